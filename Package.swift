@@ -1,0 +1,76 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// NukeCodecs: a minimal core plus one optional product per format.
+//
+// Every target names its folder with `path:`. A plugin folder (Sources/Plugins/<Format>)
+// holds the three targets of its format: the system library, our C shim, the Swift module.
+// The core links no codec library: an app that depends on NukeCore alone builds without any.
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+/// The three targets of a codec plugin, plus its test target.
+func plugin(
+    _ format: String,
+    pkgConfig: String,
+    apt: [String],
+    brew: [String],
+    testResources: [Resource] = []
+) -> [Target] {
+    let base = "Sources/Plugins/\(format)"
+    return [
+        .systemLibrary(
+            name: "CLib\(format)", path: "\(base)/CLib\(format)", pkgConfig: pkgConfig,
+            providers: [.apt(apt), .brew(brew)]
+        ),
+        .target(name: "C\(format)Shim", dependencies: [.target(name: "CLib\(format)")], path: "\(base)/C\(format)Shim"),
+        .target(
+            name: "Nuke\(format)", dependencies: ["NukeCore", .target(name: "C\(format)Shim"), .target(name: "CLib\(format)")],
+            path: "\(base)/Nuke\(format)", swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), "NukeCore", "NukeConformance"],
+            path: "Tests/Nuke\(format)Tests", swiftSettings: swiftSettings
+        ),
+    ]
+}
+
+let package = Package(
+    name: "NukeCodecs",
+    products: [
+        .library(name: "NukeCore", targets: ["NukeCore"]),
+        .library(name: "NukeJPEG", targets: ["NukeJPEG"]),
+        .library(name: "NukePNG", targets: ["NukePNG"]),
+        .library(name: "NukeConformance", targets: ["NukeConformance"]),
+        .executable(name: "nuke", targets: ["nuke"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: - Core (links no codec library)
+        .target(name: "CNukeCore", path: "Sources/CNukeCore"),
+        .target(name: "NukeCore", dependencies: ["CNukeCore"], path: "Sources/NukeCore", swiftSettings: swiftSettings),
+        .testTarget(name: "NukeCoreTests", dependencies: ["NukeCore"], path: "Tests/NukeCoreTests", swiftSettings: swiftSettings),
+
+        // MARK: - Conformance kit (reused by third-party plugins)
+        .target(name: "NukeConformance", dependencies: ["NukeCore"], path: "Sources/NukeConformance", swiftSettings: swiftSettings),
+
+        // MARK: - Command-line tool
+        .executableTarget(
+            name: "nuke",
+            dependencies: [
+                "NukeCore", "NukeJPEG", "NukePNG",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/nuke", swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "nukeTests", dependencies: ["nuke"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
+    ]
+        // MARK: - JPEG (libjpeg-turbo)
+        + plugin("JPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"], brew: ["jpeg-turbo"])
+        // MARK: - PNG (libpng)
+        + plugin("PNG", pkgConfig: "libpng", apt: ["libpng-dev"], brew: ["libpng"])
+)

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A decoded image with what the decoder knows about it.
+public struct ImageContainer: Sendable {
+    /// The image.
+    public var image: Image
+    /// The format it was decoded from.
+    public var type: ImageType?
+    /// `true` for a progressive preview, `false` for the final image.
+    public var isPreview: Bool
+    /// The original data, when the decoder chose to attach it.
+    public var data: Data?
+    /// Extra information, such as ``UserInfoKey/scanNumberKey``.
+    public var userInfo: [UserInfoKey: any Sendable]
+
+    public init(image: Image, type: ImageType? = nil, isPreview: Bool = false, data: Data? = nil, userInfo: [UserInfoKey: any Sendable] = [:]) {
+        self.image = image
+        self.type = type
+        self.isPreview = isPreview
+        self.data = data
+        self.userInfo = userInfo
+    }
+
+    /// A key in ``userInfo``.
+    public struct UserInfoKey: Hashable, Sendable, ExpressibleByStringLiteral {
+        public let rawValue: String
+
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { self.rawValue = value }
+
+        /// The number of progressive JPEG scans (or PNG passes) a preview shows (`Int`).
+        public static let scanNumberKey: UserInfoKey = "com.github/kean/nuke/scan-number"
+        /// How many complete rows a preview of a non-interlaced image holds (`Int`).
+        public static let rowCountKey: UserInfoKey = "nukecodecs/row-count"
+        /// How many bytes of input the decoder has consumed (`Int`).
+        public static let bytesConsumedKey: UserInfoKey = "nukecodecs/bytes-consumed"
+        /// The scale a scaled decode applied, as a `Double` (for JPEG, N/8).
+        public static let decodeScaleKey: UserInfoKey = "nukecodecs/decode-scale"
+        /// The image's full size before a scaled decode, as an ``ImageSize``.
+        public static let originalSizeKey: UserInfoKey = "nukecodecs/original-size"
+        /// `true` when the file is progressive (JPEG) or interlaced (PNG), as a `Bool`.
+        public static let isProgressiveKey: UserInfoKey = "nukecodecs/is-progressive"
+    }
+}

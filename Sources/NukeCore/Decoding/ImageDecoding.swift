@@ -1,0 +1,47 @@
+import Foundation
+
+/// Decodes image data.
+///
+/// One decoder instance serves one decoding session: a progressive download calls
+/// ``decodePartiallyDownloadedData(_:)`` with ever longer prefixes of the same data and
+/// then ``decode(_:)`` with all of it. `data` only ever grows by appending, so an incremental
+/// decoder feeds its C library just the bytes it has not seen and total work stays linear in
+/// the file size. Calls on one instance never overlap; a decoder is `Sendable` so the
+/// session may move between threads.
+public protocol ImageDecoding: Sendable {
+    /// Decodes the complete image.
+    ///
+    /// - Parameter data: All of the image's bytes.
+    /// - Returns: The decoded image.
+    /// - Throws: ``ImageCodecError`` describing the failure: incomplete or corrupt data,
+    ///   a limit exceeded, an unsupported feature.
+    func decode(_ data: Data) throws -> ImageContainer
+
+    /// Decodes a preview from a partially downloaded image.
+    ///
+    /// - Parameter data: The bytes received so far.
+    /// - Returns: A preview (``ImageContainer/isPreview`` is `true`) when enough new data has
+    ///   arrived for one, otherwise `nil`. The default returns `nil`.
+    func decodePartiallyDownloadedData(_ data: Data) -> ImageContainer?
+}
+
+extension ImageDecoding {
+    public func decodePartiallyDownloadedData(_ data: Data) -> ImageContainer? { nil }
+}
+
+/// A decoder the registry can create for data it recognises.
+public protocol ImageDecoderRegistering: ImageDecoding {
+    /// Creates a decoder for complete data, or returns `nil` when the data is not this
+    /// decoder's format. Must be cheap: look at the first bytes, do not decode.
+    init?(data: Data, context: ImageDecodingContext)
+
+    /// Creates a decoder for a partially downloaded image, or returns `nil` when the decoder
+    /// does not decode progressively or the data is not its format. The default returns `nil`.
+    init?(partiallyDownloadedData data: Data, context: ImageDecodingContext)
+}
+
+extension ImageDecoderRegistering {
+    public init?(partiallyDownloadedData data: Data, context: ImageDecodingContext) {
+        return nil
+    }
+}

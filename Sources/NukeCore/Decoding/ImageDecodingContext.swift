@@ -1,0 +1,84 @@
+import Foundation
+
+/// What a decoder is told when it is created: the data, whether it is complete, the
+/// requested size, the limits and the caller's extra information.
+public struct ImageDecodingContext: Sendable {
+    /// The data received so far (all of it when ``isCompleted``).
+    public var data: Data
+    /// `true` when ``data`` is the complete file.
+    public var isCompleted: Bool
+    /// The format sniffed from ``data``, if recognised.
+    public var type: ImageType?
+    /// The size the caller will display the image at, in pixels. A decoder that can scale
+    /// while decoding (JPEG's DCT scaling, WebP's scaler) returns the smallest image it can
+    /// make that still covers this size, as ``contentMode`` defines; others ignore it.
+    public var targetSize: ImageSize?
+    /// How ``targetSize`` is covered.
+    public var contentMode: ContentMode
+    /// Keep 16 bits per channel when the file has them (default: decode to 8 bits).
+    public var prefersHighBitDepth: Bool
+    /// Bounds checked after the header and before pixel memory is allocated.
+    public var limits: ImageLimits
+    /// Lets the caller stop a decode in progress; decoders check it between rows or scans.
+    public var cancellation: ImageDecodingCancellation?
+    /// Anything else the caller wants decoders to see.
+    public var userInfo: [String: any Sendable]
+
+    /// How a scaled decode covers ``targetSize``.
+    public enum ContentMode: Sendable, Hashable {
+        /// Both sides at least as large as the target's (the image fills the target).
+        case aspectFill
+        /// At least one side as large as the target's, the other may be smaller (the image
+        /// fits inside the target).
+        case aspectFit
+    }
+
+    public init(
+        data: Data,
+        isCompleted: Bool = true,
+        targetSize: ImageSize? = nil,
+        contentMode: ContentMode = .aspectFill,
+        prefersHighBitDepth: Bool = false,
+        limits: ImageLimits = .default,
+        cancellation: ImageDecodingCancellation? = nil,
+        userInfo: [String: any Sendable] = [:]
+    ) {
+        self.data = data
+        self.isCompleted = isCompleted
+        self.type = ImageType(data)
+        self.targetSize = targetSize
+        self.contentMode = contentMode
+        self.prefersHighBitDepth = prefersHighBitDepth
+        self.limits = limits
+        self.cancellation = cancellation
+        self.userInfo = userInfo
+    }
+
+    /// `true` when the caller cancelled through ``cancellation`` or the current task is cancelled.
+    public var isCancelled: Bool {
+        (cancellation?.isCancelled ?? false) || Task.isCancelled
+    }
+
+    /// The smallest scale factor (≤ 1) at which an image of the given size still covers
+    /// ``targetSize`` per ``contentMode``; 1 when there is no target.
+    public func minimumScale(width: Int, height: Int) -> Double {
+        guard let target = targetSize, width > 0, height > 0 else { return 1 }
+        let sx = Double(target.width) / Double(width)
+        let sy = Double(target.height) / Double(height)
+        let scale = contentMode == .aspectFill ? max(sx, sy) : min(sx, sy)
+        return min(1, max(scale, 0))
+    }
+}
+
+/// A size in pixels.
+public struct ImageSize: Sendable, Hashable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var description: String { "\(width)×\(height)" }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A namespace for encoders NukeCore provides.
+public enum ImageEncoders {}
+
+extension ImageEncoders {
+    /// Chooses the format by the image, as Nuke's default encoder does: opaque images as
+    /// JPEG, images with alpha as PNG, and HEIF when ``isHEIFPreferred`` is set and a HEIF
+    /// encoder is registered.
+    public struct Default: ImageEncoding, Sendable {
+        /// 0…1, passed to lossy encoders. Default 0.8.
+        public var compressionQuality: Double
+        /// Prefer HEIF for every image when a HEIF encoder is registered.
+        public var isHEIFPreferred: Bool
+        /// Where encoders are looked up. Default: ``ImageEncoderRegistry/shared``.
+        public var registry: ImageEncoderRegistry
+
+        public init(compressionQuality: Double = 0.8, isHEIFPreferred: Bool = false, registry: ImageEncoderRegistry = .shared) {
+            self.compressionQuality = compressionQuality
+            self.isHEIFPreferred = isHEIFPreferred
+            self.registry = registry
+        }
+
+        /// The format ``encode(_:)`` will write for `image`.
+        public func preferredType(for image: Image) -> ImageType {
+            if isHEIFPreferred {
+                let formats = Set(registry.registeredFormats)
+                if formats.contains(.heic) { return .heic }
+                if formats.contains(.heif) { return .heif }
+            }
+            return image.hasAlpha ? .png : .jpeg
+        }
+
+        /// Encodes `image` in ``preferredType(for:)``.
+        ///
+        /// - Throws: ``ImageCodecError`` `.noCodec` when that format has no encoder linked.
+        public func encode(_ image: Image) throws -> Data {
+            try registry.encode(image, as: preferredType(for: image), options: ImageEncodingOptions(quality: compressionQuality))
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Encodes images.
+public protocol ImageEncoding: Sendable {
+    /// Encodes an image.
+    ///
+    /// - Parameter image: The image; its ``Image/colorInfo`` ICC profile is embedded where
+    ///   the format can carry one.
+    /// - Returns: The encoded file.
+    /// - Throws: ``ImageCodecError`` when the image cannot be encoded in this format.
+    func encode(_ image: Image) throws -> Data
+}
+
+/// Options for an encoder.
+public struct ImageEncodingOptions: Sendable, Hashable {
+    /// 0…1; lossy formats map it to their quality scale (JPEG 0–100). Default 0.8, as Nuke.
+    public var quality: Double
+    /// Write a progressive JPEG or an interlaced PNG.
+    public var isProgressive: Bool
+    /// Lossless encoding where the format offers both (WebP, AVIF).
+    public var isLossless: Bool
+    /// zlib level 0–9 for PNG; `nil` for the codec's default.
+    public var compressionLevel: Int?
+    /// Keep 16 bits per channel where the format can (PNG); otherwise 8.
+    public var prefersHighBitDepth: Bool
+    /// Embed the image's ICC profile. Default `true`.
+    public var preservesColorProfile: Bool
+
+    public init(
+        quality: Double = 0.8,
+        isProgressive: Bool = false,
+        isLossless: Bool = false,
+        compressionLevel: Int? = nil,
+        prefersHighBitDepth: Bool = false,
+        preservesColorProfile: Bool = true
+    ) {
+        self.quality = quality
+        self.isProgressive = isProgressive
+        self.isLossless = isLossless
+        self.compressionLevel = compressionLevel
+        self.prefersHighBitDepth = prefersHighBitDepth
+        self.preservesColorProfile = preservesColorProfile
+    }
+}

@@ -1,0 +1,107 @@
+/// The one error type NukeCore and its codec plugins throw.
+///
+/// It tells *what* went wrong (``code``), *when* (``stage``), for which ``format``, in which
+/// ``codec``, and keeps the C library's own message. Incomplete input (a truncated download)
+/// is told apart from corrupt input, so a caller can wait for more bytes or give up.
+///
+/// When ``ImageDecoderRegistry/decode(_:)`` tries several decoders, the error it throws is the
+/// first decoder's, with every attempt listed in ``attempts``.
+public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong. An extensible set of codes.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The data ends before the image does: more bytes may make it decodable.
+        public static let incomplete = Code(rawValue: "incomplete")
+        /// The data is malformed and no amount of additional bytes will fix it.
+        public static let corrupt = Code(rawValue: "corrupt")
+        /// The data is valid but uses a feature the codec does not support.
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// The image exceeds one of the ``ImageLimits``.
+        public static let limitExceeded = Code(rawValue: "limit exceeded")
+        /// No registered decoder or encoder handles the format.
+        public static let noCodec = Code(rawValue: "no codec")
+        /// The operation was cancelled.
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// Encoding failed.
+        public static let encodingFailed = Code(rawValue: "encoding failed")
+        /// The codec failed for a reason unrelated to the input (for example, out of memory).
+        public static let internalFailure = Code(rawValue: "internal failure")
+
+        public var description: String { rawValue }
+    }
+
+    /// When the error happened. An extensible set of stages.
+    public struct Stage: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let sniffing = Stage(rawValue: "sniffing")
+        public static let header = Stage(rawValue: "header")
+        public static let decoding = Stage(rawValue: "decoding")
+        public static let encoding = Stage(rawValue: "encoding")
+        public static let registry = Stage(rawValue: "registry")
+
+        public var description: String { rawValue }
+    }
+
+    public var code: Code
+    public var stage: Stage
+    /// The format being decoded or encoded, when known.
+    public var format: ImageType?
+    /// The codec, such as `"libjpeg-turbo 2.1.5"` or a custom decoder's name.
+    public var codec: String?
+    /// The reason, in the C library's own words where it gave any.
+    public var message: String
+    /// Every decoder tried, in order, when a registry fell through several of them.
+    public var attempts: [ImageCodecError]
+
+    public init(
+        _ code: Code,
+        stage: Stage,
+        format: ImageType? = nil,
+        codec: String? = nil,
+        message: String,
+        attempts: [ImageCodecError] = []
+    ) {
+        self.code = code
+        self.stage = stage
+        self.format = format
+        self.codec = codec
+        self.message = message
+        self.attempts = attempts
+    }
+
+    /// `true` when the input ended too early: more data may make it decodable.
+    public var isIncomplete: Bool { code == .incomplete }
+
+    /// `true` when the input is malformed.
+    public var isCorrupt: Bool { code == .corrupt }
+
+    public var description: String {
+        var text = "\(format?.name ?? "image") \(stage) failed"
+        if let codec { text += " (\(codec))" }
+        text += ": \(code): \(message)"
+        if attempts.count > 1 {
+            let tried = attempts.map { "\($0.codec ?? "decoder"): \($0.code): \($0.message)" }
+            text += " [tried: " + tried.joined(separator: "; ") + "]"
+        }
+        return text
+    }
+}
+
+extension ImageCodecError {
+    /// Wraps any error a decoder threw into an ``ImageCodecError``, keeping one that already is.
+    static func wrapping(_ error: any Error, stage: Stage, format: ImageType?, codec: String?) -> ImageCodecError {
+        if var error = error as? ImageCodecError {
+            if error.format == nil { error.format = format }
+            if error.codec == nil { error.codec = codec }
+            return error
+        }
+        if error is CancellationError {
+            return ImageCodecError(.cancelled, stage: stage, format: format, codec: codec, message: "cancelled")
+        }
+        return ImageCodecError(.corrupt, stage: stage, format: format, codec: codec, message: String(describing: error))
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// An image format, identified by a uniform type identifier.
+///
+/// An extensible struct rather than an enum: a plugin for a format NukeCore does not know
+/// declares its own constant and, if it wants sniffing, registers a matcher with
+/// ``register(_:name:filenameExtensions:matches:)``.
+public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The identifier, such as `"public.jpeg"`.
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public static let jpeg: ImageType = "public.jpeg"
+    public static let png: ImageType = "public.png"
+    public static let gif: ImageType = "com.compuserve.gif"
+    public static let webp: ImageType = "public.webp"
+    public static let heic: ImageType = "public.heic"
+    public static let heif: ImageType = "public.heif"
+    public static let avif: ImageType = "public.avif"
+    public static let svg: ImageType = "public.svg-image"
+
+    /// A short human-readable name such as `"JPEG"`.
+    public var name: String {
+        if let custom = ImageType.customTypes.withLock({ $0[self]?.name }) { return custom }
+        switch self {
+        case .jpeg: return "JPEG"
+        case .png: return "PNG"
+        case .gif: return "GIF"
+        case .webp: return "WebP"
+        case .heic: return "HEIC"
+        case .heif: return "HEIF"
+        case .avif: return "AVIF"
+        case .svg: return "SVG"
+        default: return rawValue
+        }
+    }
+
+    /// The usual filename extensions, preferred first.
+    public var filenameExtensions: [String] {
+        if let custom = ImageType.customTypes.withLock({ $0[self]?.extensions }) { return custom }
+        switch self {
+        case .jpeg: return ["jpg", "jpeg", "jpe", "jfif"]
+        case .png: return ["png"]
+        case .gif: return ["gif"]
+        case .webp: return ["webp"]
+        case .heic: return ["heic", "heics"]
+        case .heif: return ["heif", "heifs", "hif"]
+        case .avif: return ["avif", "avifs"]
+        case .svg: return ["svg"]
+        default: return []
+        }
+    }
+
+    /// The type whose extensions include `filenameExtension` (case-insensitive), if any.
+    public init?(filenameExtension: String) {
+        let ext = filenameExtension.lowercased()
+        let known: [ImageType] = [.jpeg, .png, .gif, .webp, .heic, .heif, .avif, .svg]
+            + ImageType.customTypes.withLock { Array($0.keys) }
+        guard let match = known.first(where: { $0.filenameExtensions.contains(ext) }) else { return nil }
+        self = match
+    }
+
+    public var description: String { name }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// Reads and writes Netpbm files: PAM (`P7`), PPM (`P6`) and PGM (`P5`).
+///
+/// PAM holds decoded pixels exactly as they are (gray, gray+alpha, RGB or RGBA; 8 or 16
+/// bits), which makes it the format for comparing decoders with other tools. 16-bit samples
+/// are big-endian in the file, as Netpbm specifies.
+public enum Netpbm {
+    /// Writes a bitmap as PAM, with straight alpha.
+    public static func pam(_ bitmap: Bitmap) -> Data {
+        let source = bitmap.unpremultiplied()
+        let tupleType: String
+        switch source.pixelFormat.channels {
+        case .gray: tupleType = "GRAYSCALE"
+        case .grayAlpha: tupleType = "GRAYSCALE_ALPHA"
+        case .rgb: tupleType = "RGB"
+        case .rgba: tupleType = "RGB_ALPHA"
+        }
+        let maxval = source.pixelFormat.bitsPerChannel == 8 ? 255 : 65535
+        let header = "P7\nWIDTH \(source.width)\nHEIGHT \(source.height)\nDEPTH \(source.pixelFormat.channelCount)\nMAXVAL \(maxval)\nTUPLTYPE \(tupleType)\nENDHDR\n"
+        return Data(header.utf8) + samples(source)
+    }
+
+    /// Writes a bitmap as PPM (colour) or PGM (gray), dropping alpha.
+    public static func pnm(_ bitmap: Bitmap) -> Data {
+        let gray = bitmap.pixelFormat.isGray
+        let wide = bitmap.pixelFormat.bitsPerChannel == 16
+        let format: PixelFormat = gray ? (wide ? .gray16 : .gray8) : (wide ? .rgb16 : .rgb8)
+        let source = bitmap.converted(to: format)
+        let header = "\(gray ? "P5" : "P6")\n\(source.width) \(source.height)\n\(wide ? 65535 : 255)\n"
+        return Data(header.utf8) + samples(source)
+    }
+
+    private static func samples(_ bitmap: Bitmap) -> Data {
+        var packed = bitmap.packedBytes
+        if bitmap.pixelFormat.bitsPerChannel == 16 {
+            packed.withUnsafeMutableBytes { raw in
+                for i in stride(from: 0, to: raw.count - 1, by: 2) {
+                    let v = raw.loadUnaligned(fromByteOffset: i, as: UInt16.self)
+                    raw.storeBytes(of: v.bigEndian, toByteOffset: i, as: UInt16.self)
+                }
+            }
+        }
+        return Data(packed)
+    }
+
+    /// Reads a PAM, PPM or PGM file (binary forms only).
+    ///
+    /// - Throws: ``ImageCodecError`` with code `.corrupt` or `.incomplete`.
+    public static func decode(_ data: Data) throws -> Bitmap {
+        let bytes = [UInt8](data)
+        func fail(_ code: ImageCodecError.Code, _ message: String) -> ImageCodecError {
+            ImageCodecError(code, stage: .decoding, format: "public.pbm", codec: "Netpbm", message: message)
+        }
+        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "P") else { throw fail(.corrupt, "not a Netpbm file") }
+        var index = 2
+        func token() -> String? {
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "#") {
+                    while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+                } else if bytes[index] == 0x20 || (0x09...0x0D).contains(bytes[index]) {
+                    index += 1
+                } else { break }
+            }
+            let start = index
+            while index < bytes.count, !(bytes[index] == 0x20 || (0x09...0x0D).contains(bytes[index])) { index += 1 }
+            return start < index ? String(decoding: bytes[start..<index], as: UTF8.self) : nil
+        }
+        var width = 0, height = 0, depth = 0, maxval = 0
+        var tupleType = ""
+        switch bytes[1] {
+        case UInt8(ascii: "7"):
+            while let key = token(), key != "ENDHDR" {
+                switch key {
+                case "WIDTH": width = Int(token() ?? "") ?? 0
+                case "HEIGHT": height = Int(token() ?? "") ?? 0
+                case "DEPTH": depth = Int(token() ?? "") ?? 0
+                case "MAXVAL": maxval = Int(token() ?? "") ?? 0
+                case "TUPLTYPE": tupleType = token() ?? ""
+                default: throw fail(.corrupt, "unknown PAM header field \(key)")
+                }
+            }
+        case UInt8(ascii: "5"), UInt8(ascii: "6"):
+            depth = bytes[1] == UInt8(ascii: "5") ? 1 : 3
+            width = Int(token() ?? "") ?? 0
+            height = Int(token() ?? "") ?? 0
+            maxval = Int(token() ?? "") ?? 0
+        default:
+            throw fail(.corrupt, "unsupported Netpbm type P\(Character(UnicodeScalar(bytes[1])))")
+        }
+        index += 1  // the single white-space byte before the samples
+        guard width > 0, height > 0, (1...4).contains(depth), maxval == 255 || maxval == 65535 else {
+            throw fail(.corrupt, "unsupported header: \(width)×\(height) depth \(depth) maxval \(maxval) \(tupleType)")
+        }
+        let channels: PixelFormat.Channels = [.gray, .grayAlpha, .rgb, .rgba][depth - 1]
+        let format = PixelFormat(channels: channels, bitsPerChannel: maxval == 255 ? 8 : 16)
+        let count = width * height * format.bytesPerPixel
+        guard bytes.count - index >= count else { throw fail(.incomplete, "expected \(count) bytes of samples") }
+        var samples = Array(bytes[index..<(index + count)])
+        if format.bitsPerChannel == 16 {
+            samples.withUnsafeMutableBytes { raw in
+                for i in stride(from: 0, to: raw.count - 1, by: 2) {
+                    let v = raw.loadUnaligned(fromByteOffset: i, as: UInt16.self)
+                    raw.storeBytes(of: UInt16(bigEndian: v), toByteOffset: i, as: UInt16.self)
+                }
+            }
+        }
+        return Bitmap(width: width, height: height, pixelFormat: format, bytes: samples)
+    }
+}

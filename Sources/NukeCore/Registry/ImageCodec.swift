@@ -1,0 +1,109 @@
+import Foundation
+
+/// What a codec plugin offers: its format, capabilities, C library, and how to make its
+/// decoder and encoder.
+///
+/// A plugin announces one with ``ImageCodecs/announce(_:)`` from a record in the
+/// `nuke_codecs` linker section (see ``ImageCodecs``); an app may also register one directly
+/// with ``ImageDecoderRegistry/register(_:)-(ImageCodec)`` and ``ImageEncoderRegistry/register(_:)``.
+public struct ImageCodec: Sendable {
+    public var info: ImageCodecInfo
+    /// Creates a decoder for the context, or returns `nil` when the data is not this codec's.
+    public var makeDecoder: (@Sendable (ImageDecodingContext) -> (any ImageDecoding)?)?
+    /// Creates an encoder with the options.
+    public var makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)?
+
+    public init(
+        info: ImageCodecInfo,
+        makeDecoder: (@Sendable (ImageDecodingContext) -> (any ImageDecoding)?)? = nil,
+        makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)? = nil
+    ) {
+        self.info = info
+        self.makeDecoder = makeDecoder
+        self.makeEncoder = makeEncoder
+    }
+
+    /// Creates a codec whose decoder is an ``ImageDecoderRegistering`` type.
+    public init<D: ImageDecoderRegistering>(
+        info: ImageCodecInfo,
+        decoder: D.Type,
+        makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)? = nil
+    ) {
+        self.init(info: info, makeDecoder: { D.make(context: $0) }, makeEncoder: makeEncoder)
+    }
+}
+
+extension ImageDecoderRegistering {
+    /// Calls the initialiser that fits the context: complete or partially downloaded data.
+    static func make(context: ImageDecodingContext) -> (any ImageDecoding)? {
+        context.isCompleted
+            ? Self(data: context.data, context: context)
+            : Self(partiallyDownloadedData: context.data, context: context)
+    }
+}
+
+/// A description of a codec, for listings such as `nuke formats`.
+public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
+    /// A short name, such as `"NukeJPEG"` or a custom decoder's name.
+    public var name: String
+    /// The format.
+    public var type: ImageType
+    public var capabilities: ImageCodecCapabilities
+    /// The C library, such as `"libjpeg-turbo"`; empty for pure Swift code.
+    public var library: String
+    /// The C library's version as it reports it at run time, such as `"2.1.5"`.
+    public var libraryVersion: String
+    /// Higher is tried first; among equals, the later registration is tried first.
+    public var priority: Int
+
+    public init(
+        name: String,
+        type: ImageType,
+        capabilities: ImageCodecCapabilities,
+        library: String = "",
+        libraryVersion: String = "",
+        priority: Int = 0
+    ) {
+        self.name = name
+        self.type = type
+        self.capabilities = capabilities
+        self.library = library
+        self.libraryVersion = libraryVersion
+        self.priority = priority
+    }
+
+    /// `"libjpeg-turbo 2.1.5"`, or the name when there is no library.
+    public var codecDescription: String {
+        library.isEmpty ? name : (libraryVersion.isEmpty ? library : "\(library) \(libraryVersion)")
+    }
+
+    public var description: String { "\(name) [\(type.name)] \(capabilities) \(codecDescription)" }
+}
+
+/// What a codec can do.
+public struct ImageCodecCapabilities: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let decode = ImageCodecCapabilities(rawValue: 1 << 0)
+    public static let encode = ImageCodecCapabilities(rawValue: 1 << 1)
+    /// Previews from partial data.
+    public static let progressive = ImageCodecCapabilities(rawValue: 1 << 2)
+    /// Decodes to a smaller size directly (honours ``ImageDecodingContext/targetSize``).
+    public static let scaledDecode = ImageCodecCapabilities(rawValue: 1 << 3)
+    /// Decodes and encodes several frames.
+    public static let animation = ImageCodecCapabilities(rawValue: 1 << 4)
+    /// Decodes or encodes 16 bits per channel.
+    public static let highBitDepth = ImageCodecCapabilities(rawValue: 1 << 5)
+
+    /// The names of the capabilities present, in a fixed order.
+    public var names: [String] {
+        let all: [(ImageCodecCapabilities, String)] = [
+            (.decode, "decode"), (.encode, "encode"), (.progressive, "progressive"),
+            (.scaledDecode, "scaled-decode"), (.animation, "animation"), (.highBitDepth, "16-bit"),
+        ]
+        return all.filter { contains($0.0) }.map(\.1)
+    }
+
+    public var description: String { names.joined(separator: ",") }
+}

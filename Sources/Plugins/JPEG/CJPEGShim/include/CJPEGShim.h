@@ -1,0 +1,2 @@
+#include <stddef.h>
+int nukejpeg_placeholder(void);

@@ -1,0 +1,2 @@
+#include "CJPEGShim.h"
+int nukejpeg_placeholder(void) { return 0; }

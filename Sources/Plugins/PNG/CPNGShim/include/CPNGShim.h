@@ -1,0 +1,2 @@
+#include <stddef.h>
+int nukepng_placeholder(void);

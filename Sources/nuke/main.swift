@@ -1,0 +1,2 @@
+import NukeCore
+for codec in ImageCodecs.linked { print(codec.info) }
