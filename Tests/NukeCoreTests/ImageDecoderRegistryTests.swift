@@ -1,0 +1,153 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import NukeCore
+
+struct ImageDecoderRegistryTests {
+    let jpegLike = Data([0xFF, 0xD8, 0xFF, 0xDB, 0, 0, 0, 0, 0, 0, 0, 0])
+    let magic = Data([MagicDecoder.magic, 1, 2, 3])
+
+    @Test func emptyRegistryHasNoDecoders() {
+        let registry = ImageDecoderRegistry()
+        #expect(registry.registeredCodecs.isEmpty)
+        #expect(registry.decoder(for: registry.makeContext(for: jpegLike)) == nil)
+        let error = #expect(throws: ImageCodecError.self) { try registry.decode(jpegLike) }
+        #expect(error?.code == .noCodec)
+        #expect(error?.format == .jpeg)
+        #expect(error?.message.contains("no decoder is registered for JPEG") == true)
+    }
+
+    @Test func registersDecoderType() throws {
+        let registry = ImageDecoderRegistry()
+        let registration = registry.register(MagicDecoder.self)
+        #expect(try registry.decode(magic).testSample == 1)
+        #expect(registry.decoder(for: registry.makeContext(for: jpegLike)) == nil)
+        registry.unregister(registration)
+        #expect(throws: ImageCodecError.self) { try registry.decode(magic) }
+        registry.unregister(registration)  // twice is harmless
+    }
+
+    @Test func closureRegistrationAndTypeFilter() throws {
+        let registry = ImageDecoderRegistry()
+        registry.register(for: .jpeg, name: "fake-jpeg") { _ in MagicDecoder(sample: 7) }
+        #expect(try registry.decode(jpegLike).testSample == 7)
+        // The type filter keeps it away from other formats.
+        #expect(throws: ImageCodecError.self) { try registry.decode(magic) }
+        #expect(registry.registeredFormats == [.jpeg])
+    }
+
+    @Test func newestRegistrationWinsAmongEqualPriorities() throws {
+        let registry = ImageDecoderRegistry()
+        registry.register(for: .jpeg) { _ in MagicDecoder(sample: 1) }
+        let second = registry.register(for: .jpeg) { _ in MagicDecoder(sample: 2) }
+        #expect(try registry.decode(jpegLike).testSample == 2)
+        registry.unregister(second)
+        #expect(try registry.decode(jpegLike).testSample == 1)
+    }
+
+    @Test func higherPriorityWinsRegardlessOfOrder() throws {
+        let registry = ImageDecoderRegistry()
+        registry.register(for: .jpeg, priority: 10) { _ in MagicDecoder(sample: 10) }
+        registry.register(for: .jpeg, priority: 0) { _ in MagicDecoder(sample: 0) }
+        registry.register(for: .jpeg, priority: 5) { _ in MagicDecoder(sample: 5) }
+        #expect(try registry.decode(jpegLike).testSample == 10)
+        #expect(registry.registeredCodecs.map(\.priority) == [10, 5, 0])
+    }
+
+    @Test func codecOrderIsPriorityThenRegistrationOrder() {
+        let a = ImageCodec(info: ImageCodecInfo(name: "A", type: .png, capabilities: .decode)) { _ in nil }
+        let b = ImageCodec(info: ImageCodecInfo(name: "B", type: .jpeg, capabilities: .decode, priority: 1)) { _ in nil }
+        let c = ImageCodec(info: ImageCodecInfo(name: "C", type: .gif, capabilities: .decode)) { _ in nil }
+        let registry = ImageDecoderRegistry(codecs: [b, a, c])
+        #expect(registry.registeredCodecs.map(\.name) == ["B", "A", "C"])
+    }
+
+    @Test func fallsThroughAndReportsEveryCodecTried() throws {
+        let registry = ImageDecoderRegistry()
+        let corrupt = ImageCodecError(.corrupt, stage: .decoding, codec: "second", message: "bad huffman")
+        let incomplete = ImageCodecError(.incomplete, stage: .decoding, codec: "first", message: "premature end")
+        registry.register(for: .jpeg, name: "second") { _ in FailingDecoder(error: corrupt) }
+        registry.register(for: .jpeg, name: "first") { _ in FailingDecoder(error: incomplete) }
+        let error = #expect(throws: ImageCodecError.self) { try registry.decode(jpegLike) }
+        #expect(error?.code == .incomplete)  // the first candidate's error
+        #expect(error?.attempts.map(\.codec) == ["first", "second"])
+        #expect(error?.description.contains("bad huffman") == true)
+        #expect(error?.description.contains("premature end") == true)
+
+        // A working decoder with lower priority is reached.
+        registry.register(for: .jpeg, priority: -1, name: "works") { _ in MagicDecoder(sample: 3) }
+        #expect(try registry.decode(jpegLike).testSample == 3)
+    }
+
+    @Test func wrapsForeignErrors() {
+        let registry = ImageDecoderRegistry()
+        registry.register(for: .jpeg, name: "foreign") { _ in ForeignErrorDecoder() }
+        let error = #expect(throws: ImageCodecError.self) { try registry.decode(jpegLike) }
+        #expect(error?.format == .jpeg)
+        #expect(error?.codec == "foreign")
+        #expect(error?.message.contains("Oops") == true)
+    }
+
+    @Test func cancellationStopsFallThrough() {
+        let registry = ImageDecoderRegistry()
+        let cancelled = ImageCodecError(.cancelled, stage: .decoding, message: "cancelled")
+        registry.register(for: .jpeg, priority: -1) { _ in MagicDecoder(sample: 3) }
+        registry.register(for: .jpeg) { _ in FailingDecoder(error: cancelled) }
+        let error = #expect(throws: ImageCodecError.self) { try registry.decode(jpegLike) }
+        #expect(error?.code == .cancelled)
+    }
+
+    @Test func noUserCodeRunsUnderTheLock() throws {
+        // A matcher that re-enters the registry would deadlock if it ran under the lock.
+        let registry = ImageDecoderRegistry()
+        registry.register(for: .jpeg) { [registry] _ in
+            _ = registry.registeredCodecs
+            registry.register(for: .png) { _ in nil }
+            return MagicDecoder(sample: 4)
+        }
+        #expect(try registry.decode(jpegLike).testSample == 4)
+    }
+
+    @Test func limitsFlowIntoContexts() {
+        let registry = ImageDecoderRegistry()
+        registry.limits = ImageLimits(maxPixelCount: 42)
+        let seen = Mutex<Int?>(nil)
+        registry.register(for: .jpeg) { context in
+            seen.withLock { $0 = context.limits.maxPixelCount }
+            return MagicDecoder(sample: 0)
+        }
+        _ = try? registry.decode(jpegLike)
+        #expect(seen.withLock { $0 } == 42)
+        #expect(registry.makeContext(for: jpegLike).type == .jpeg)
+    }
+
+    @Test func concurrentRegistrationAndDecoding() async throws {
+        let registry = ImageDecoderRegistry()
+        registry.register(MagicDecoder.self)
+        let data = magic
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<200 {
+                group.addTask { () throws -> Void in
+                    if i.isMultiple(of: 2) {
+                        let token = registry.register(for: .png) { _ in nil }
+                        registry.unregister(token)
+                    } else {
+                        #expect(try registry.decode(data).testSample == 1)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(registry.registeredCodecs.count == 1)
+    }
+
+    @Test func emptyDecoderAttachesData() throws {
+        let decoder = ImageDecoders.Empty(type: .jpeg, isProgressive: true)
+        let container = try decoder.decode(jpegLike)
+        #expect(container.data == jpegLike)
+        #expect(container.type == .jpeg)
+        #expect(container.image.width == 0)
+        #expect(decoder.decodePartiallyDownloadedData(jpegLike)?.isPreview == true)
+        #expect(ImageDecoders.Empty().decodePartiallyDownloadedData(jpegLike) == nil)
+    }
+}

@@ -1,3 +1,0 @@
-import Testing
-@testable import NukeCore
-@Test func placeholderBuild() { #expect(ImageType.jpeg.name == "JPEG") }

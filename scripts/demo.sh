@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The main job on a bundled example: replays a progressive JPEG through the decoding session
+# as if it were downloading (writing every preview), then converts it to PNG.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+"$root/scripts/install-deps.sh"
+swift build -c release --product nuke
+nuke="$(swift build -c release --show-bin-path)/nuke"
+out="$root/out"
+mkdir -p "$out"
+"$nuke" formats
+"$nuke" info Examples/progressive.jpg
+"$nuke" progressive Examples/progressive.jpg --chunks 32 --output-dir "$out/progressive"
+ls -l "$out/progressive"
+"$nuke" convert Examples/progressive.jpg "$out/progressive.png"
+"$nuke" info "$out/progressive.png"
+echo "demo: previews and the converted image are in $out"

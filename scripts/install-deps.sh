@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the system packages NukeCodecs builds against, when they are missing.
+# Debian names libjpeg-turbo's headers libjpeg62-turbo-dev, Ubuntu libjpeg-turbo8-dev.
+set -euo pipefail
+
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+missing=()
+have pkg-config || missing+=(pkg-config)
+have libpng-dev || missing+=(libpng-dev)
+have libjpeg62-turbo-dev || have libjpeg-turbo8-dev || missing+=(libjpeg-turbo)
+for extra in "$@"; do have "$extra" || missing+=("$extra"); done
+
+if ((${#missing[@]} == 0)); then
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null; then
+    echo "install-deps: missing ${missing[*]}, and this is not a Debian or Ubuntu system (apt-get not found)." >&2
+    echo "install-deps: install libjpeg-turbo, libpng and pkg-config with your package manager." >&2
+    exit 1
+fi
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+packages=()
+for package in "${missing[@]}"; do
+    if [ "$package" = libjpeg-turbo ]; then
+        if apt-cache show libjpeg62-turbo-dev >/dev/null 2>&1; then
+            packages+=(libjpeg62-turbo-dev)
+        else
+            packages+=(libjpeg-turbo8-dev)
+        fi
+    else
+        packages+=("$package")
+    fi
+done
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" >&2

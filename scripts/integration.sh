@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the apps in IntegrationTests/ as separate packages that depend on this checkout:
+# one with NukeCore alone (it must not link any codec library) and one with NukeCore and
+# NukeJPEG (JPEG decodes with no registration call, PNG is a clear error, a custom decoder
+# registered at startup wins).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+ln -s "$root" "$work/NukeCodecs"
+cp -R "$root/IntegrationTests/CoreOnlyApp" "$root/IntegrationTests/JPEGApp" "$work/"
+
+echo "integration: building CoreOnlyApp (NukeCore only)"
+swift build --package-path "$work/CoreOnlyApp" -q
+core_bin="$(swift build --package-path "$work/CoreOnlyApp" --show-bin-path)/CoreOnlyApp"
+if ldd "$core_bin" | grep -E "libjpeg|libpng"; then
+    echo "integration: FAIL: an app depending on NukeCore alone links a codec library" >&2
+    exit 1
+fi
+"$core_bin"
+
+echo "integration: building JPEGApp (NukeCore + NukeJPEG)"
+swift build --package-path "$work/JPEGApp" -q
+jpeg_bin="$(swift build --package-path "$work/JPEGApp" --show-bin-path)/JPEGApp"
+"$jpeg_bin" "$root/Examples/progressive.jpg" "$root/Examples/logo.png"
+echo "integration: OK"
