@@ -68,6 +68,14 @@ let package = Package(
             path: "Sources/nuke", swiftSettings: swiftSettings
         ),
         .testTarget(name: "nukeTests", dependencies: ["nuke"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
+
+        // MARK: - Benchmarks (ratios against the C libraries called directly)
+        .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG"], path: "Benchmarks/CBenchmarkBaseline"),
+        .executableTarget(
+            name: "NukeBenchmarks",
+            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "CBenchmarkBaseline"],
+            path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
+        ),
     ]
         // MARK: - JPEG (libjpeg-turbo)
         + plugin("JPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"], brew: ["jpeg-turbo"])

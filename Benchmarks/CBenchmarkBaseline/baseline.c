@@ -1,0 +1,228 @@
+#include "CBenchmarkBaseline.h"
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+#include <png.h>
+
+// MARK: - JPEG
+
+struct baseline_jpeg_error {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+};
+
+static void baseline_jpeg_error_exit(j_common_ptr cinfo) {
+    struct baseline_jpeg_error *err = (struct baseline_jpeg_error *)cinfo->err;
+    longjmp(err->jump, 1);
+}
+
+static void baseline_jpeg_silence(j_common_ptr cinfo, int level) { (void)cinfo; (void)level; }
+
+int baseline_jpeg_decode(const uint8_t *data, size_t size, int scale_num,
+                         uint8_t *out, size_t out_size, int *width, int *height, int *components) {
+    struct jpeg_decompress_struct cinfo;
+    struct baseline_jpeg_error err;
+    cinfo.err = jpeg_std_error(&err.pub);
+    err.pub.error_exit = baseline_jpeg_error_exit;
+    err.pub.emit_message = baseline_jpeg_silence;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)size);
+    jpeg_read_header(&cinfo, TRUE);
+    if (cinfo.jpeg_color_space != JCS_GRAYSCALE) cinfo.out_color_space = JCS_EXT_RGB;
+    cinfo.scale_num = (unsigned int)scale_num;
+    cinfo.scale_denom = 8;
+    jpeg_calc_output_dimensions(&cinfo);
+    *width = (int)cinfo.output_width;
+    *height = (int)cinfo.output_height;
+    *components = cinfo.out_color_components;
+    size_t stride = (size_t)cinfo.output_width * (size_t)cinfo.out_color_components;
+    if (out == NULL || out_size < stride * cinfo.output_height) {
+        jpeg_destroy_decompress(&cinfo);
+        return out == NULL ? 0 : -1;
+    }
+    jpeg_start_decompress(&cinfo);
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW rows[8];
+        int n = 0;
+        for (; n < 8 && cinfo.output_scanline + (unsigned)n < cinfo.output_height; n++)
+            rows[n] = out + (cinfo.output_scanline + (size_t)n) * stride;
+        jpeg_read_scanlines(&cinfo, rows, (JDIMENSION)n);
+    }
+    jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    return 0;
+}
+
+// A suspending source over a buffer that grows as chunks "arrive".
+struct baseline_source {
+    struct jpeg_source_mgr pub;
+    size_t available;   // bytes of `data` delivered so far
+    size_t consumed;    // bytes handed to libjpeg so far
+    const uint8_t *data;
+    size_t skip;        // bytes still to skip once they arrive
+};
+
+static void baseline_init_source(j_decompress_ptr cinfo) { (void)cinfo; }
+static void baseline_term_source(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean baseline_fill(j_decompress_ptr cinfo) {
+    struct baseline_source *src = (struct baseline_source *)cinfo->src;
+    // Expose everything delivered past the read position; suspend when there is nothing new.
+    size_t position = (size_t)(src->pub.next_input_byte - src->data);
+    if (position >= src->available) return FALSE;
+    src->pub.bytes_in_buffer = src->available - position;
+    return TRUE;
+}
+
+static void baseline_skip(j_decompress_ptr cinfo, long count) {
+    struct baseline_source *src = (struct baseline_source *)cinfo->src;
+    if (count <= 0) return;
+    if ((size_t)count <= src->pub.bytes_in_buffer) {
+        src->pub.next_input_byte += count;
+        src->pub.bytes_in_buffer -= (size_t)count;
+    } else {
+        src->skip = (size_t)count - src->pub.bytes_in_buffer;
+        src->pub.next_input_byte += src->pub.bytes_in_buffer;
+        src->pub.bytes_in_buffer = 0;
+    }
+}
+
+static void baseline_deliver(struct baseline_source *src, size_t available) {
+    src->available = available;
+    size_t position = (size_t)(src->pub.next_input_byte - src->data);
+    if (src->skip > 0) {
+        size_t step = available - position - src->pub.bytes_in_buffer;
+        if (step > src->skip) step = src->skip;
+        position += step;
+        src->skip -= step;
+        src->pub.next_input_byte = src->data + position;
+    }
+    src->pub.bytes_in_buffer = available - position;
+}
+
+static void baseline_render(j_decompress_ptr cinfo, int scan, uint8_t *out) {
+    jpeg_start_output(cinfo, scan);
+    size_t stride = (size_t)cinfo->output_width * (size_t)cinfo->out_color_components;
+    while (cinfo->output_scanline < cinfo->output_height) {
+        JSAMPROW row = out + cinfo->output_scanline * stride;
+        jpeg_read_scanlines(cinfo, &row, 1);
+    }
+    jpeg_finish_output(cinfo);
+}
+
+int baseline_jpeg_progressive(const uint8_t *data, size_t size, int chunks,
+                              uint8_t *out, size_t out_size) {
+    struct jpeg_decompress_struct cinfo;
+    struct baseline_jpeg_error err;
+    struct baseline_source src;
+    cinfo.err = jpeg_std_error(&err.pub);
+    err.pub.error_exit = baseline_jpeg_error_exit;
+    err.pub.emit_message = baseline_jpeg_silence;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    memset(&src, 0, sizeof src);
+    src.data = data;
+    src.pub.next_input_byte = data;
+    src.pub.init_source = baseline_init_source;
+    src.pub.fill_input_buffer = baseline_fill;
+    src.pub.skip_input_data = baseline_skip;
+    src.pub.resync_to_restart = jpeg_resync_to_restart;
+    src.pub.term_source = baseline_term_source;
+    cinfo.src = &src.pub;
+
+    int phase = 0;  // 0 header, 1 started, 2 done
+    int previews = 0, shown = 0;
+    size_t chunk = (size + (size_t)chunks - 1) / (size_t)chunks;
+    for (size_t delivered = chunk; phase < 2; delivered += chunk) {
+        if (delivered > size) delivered = size;
+        baseline_deliver(&src, delivered);
+        if (phase == 0) {
+            if (jpeg_read_header(&cinfo, TRUE) == JPEG_SUSPENDED) continue;
+            if (cinfo.jpeg_color_space != JCS_GRAYSCALE) cinfo.out_color_space = JCS_EXT_RGB;
+            cinfo.buffered_image = TRUE;
+            jpeg_calc_output_dimensions(&cinfo);
+            if ((size_t)cinfo.output_width * cinfo.output_height * (size_t)cinfo.out_color_components > out_size) {
+                jpeg_destroy_decompress(&cinfo);
+                return -1;
+            }
+            if (!jpeg_start_decompress(&cinfo)) continue;
+            phase = 1;
+        }
+        for (;;) {
+            int status = jpeg_consume_input(&cinfo);
+            if (status == JPEG_SUSPENDED) break;
+            if (status == JPEG_REACHED_EOI) { phase = 2; break; }
+        }
+        // Render the newest completely received scan.
+        int complete = phase == 2 ? cinfo.input_scan_number : cinfo.input_scan_number - 1;
+        if (complete > shown) {
+            baseline_render(&cinfo, complete, out);
+            shown = complete;
+            previews++;
+        }
+        if (delivered == size && phase != 2) break;
+    }
+    if (phase == 2) jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    return phase == 2 ? previews : -1;
+}
+
+// MARK: - PNG
+
+struct baseline_png_reader {
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+};
+
+static void baseline_png_read(png_structp png, png_bytep out, size_t length) {
+    struct baseline_png_reader *reader = png_get_io_ptr(png);
+    if (reader->offset + length > reader->size) png_error(png, "truncated");
+    memcpy(out, reader->data + reader->offset, length);
+    reader->offset += length;
+}
+
+int baseline_png_decode(const uint8_t *data, size_t size,
+                        uint8_t *out, size_t out_size, int *width, int *height, int *components) {
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    if (!png) return -1;
+    png_infop info = png_create_info_struct(png);
+    png_bytep *rows = NULL;
+    if (!info || setjmp(png_jmpbuf(png))) {
+        free(rows);
+        png_destroy_read_struct(&png, &info, NULL);
+        return -1;
+    }
+    struct baseline_png_reader reader = { data, size, 0 };
+    png_set_read_fn(png, &reader, baseline_png_read);
+    png_read_info(png, info);
+    png_set_expand(png);
+    png_set_scale_16(png);
+    int passes = png_set_interlace_handling(png);
+    (void)passes;
+    png_read_update_info(png, info);
+    *width = (int)png_get_image_width(png, info);
+    *height = (int)png_get_image_height(png, info);
+    *components = png_get_channels(png, info);
+    size_t stride = png_get_rowbytes(png, info);
+    if (out == NULL || out_size < stride * (size_t)*height) {
+        png_destroy_read_struct(&png, &info, NULL);
+        return out == NULL ? 0 : -1;
+    }
+    rows = malloc(sizeof(png_bytep) * (size_t)*height);
+    for (int y = 0; y < *height; y++) rows[y] = out + (size_t)y * stride;
+    png_read_image(png, rows);
+    png_read_end(png, NULL);
+    free(rows);
+    png_destroy_read_struct(&png, &info, NULL);
+    return 0;
+}

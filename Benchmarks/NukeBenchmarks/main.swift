@@ -1,0 +1,209 @@
+import CBenchmarkBaseline
+import Foundation
+import NukeCore
+import NukeJPEG
+import NukePNG
+
+// Prints the framework's cost as ratios against the C libraries called directly, all
+// measured in this one run (the machines are shared and noisy: only ratios mean anything).
+// Usage: NukeBenchmarks [--quick]
+
+let quick = CommandLine.arguments.contains("--quick")
+let rounds = quick ? 5 : 15
+
+/// The median wall time of `body`, in seconds, over `rounds` runs interleaved with the others.
+func measure(_ bodies: [() -> Void]) -> [Double] {
+    var samples = Array(repeating: [Double](), count: bodies.count)
+    for body in bodies { body() }  // warm up
+    let clock = ContinuousClock()
+    for _ in 0..<rounds {
+        for (index, body) in bodies.enumerated() {
+            let elapsed = clock.measure(body)
+            samples[index].append(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+        }
+    }
+    return samples.map { $0.sorted()[$0.count / 2] }
+}
+
+struct Row {
+    var name: String
+    var ratio: Double
+    var goal: String
+    var met: Bool
+}
+var rows: [Row] = []
+
+@MainActor
+func report(_ name: String, _ ratio: Double, goal: String, met: Bool) {
+    rows.append(Row(name: name, ratio: ratio, goal: goal, met: met))
+    let mark = met ? "ok " : "MISS"
+    print(String(format: "%@  %-62@ %7.2f   goal %@", mark, name as NSString, ratio, goal))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("NukeBenchmarks: \(message)\n".utf8))
+    exit(1)
+}
+
+// MARK: - Inputs: a synthetic photograph-like image, encoded by the plugins
+
+let width = quick ? 800 : 1600
+let height = quick ? 600 : 1200
+let photo = Bitmap(width: width, height: height, pixelFormat: .rgb8) { buffer in
+    var seed: UInt32 = 12345
+    for y in 0..<height {
+        for x in 0..<width {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let noise = Int(seed >> 28) - 8
+            let i = (y * width + x) * 3
+            let fx = Double(x) / Double(width), fy = Double(y) / Double(height)
+            buffer[i] = UInt8(clamping: Int(127 + 100 * sin(fx * 9 + fy * 3)) + noise)
+            buffer[i + 1] = UInt8(clamping: Int(127 + 90 * cos(fy * 7 - fx * 2)) + noise)
+            buffer[i + 2] = UInt8(clamping: Int(255 * fx * fy) + noise)
+        }
+    }
+}
+let image = Image(bitmap: photo)
+let withAlpha = Image(bitmap: photo.converted(to: .rgba8))
+
+func encode(_ image: Image, _ type: ImageType, progressive: Bool) -> Data {
+    do {
+        return try ImageEncoderRegistry.shared.encode(image, as: type, options: ImageEncodingOptions(quality: 0.85, isProgressive: progressive))
+    } catch {
+        fail("cannot make the \(type.name) input: \(error)")
+    }
+}
+
+let baselineJPEG = encode(image, .jpeg, progressive: false)
+let progressiveJPEG = encode(image, .jpeg, progressive: true)
+let plainPNG = encode(withAlpha, .png, progressive: false)
+let interlacedPNG = encode(withAlpha, .png, progressive: true)
+print("inputs: \(width)×\(height); JPEG \(baselineJPEG.count) B baseline, \(progressiveJPEG.count) B progressive; PNG \(plainPNG.count) B, \(interlacedPNG.count) B interlaced; \(rounds) rounds, medians")
+print("")
+
+// MARK: - Helpers over the framework
+
+func decoder(_ data: Data, completed: Bool = true, target: ImageSize? = nil) -> any ImageDecoding {
+    var context = ImageDecodingContext(data: data, isCompleted: completed, limits: .unlimited)
+    context.targetSize = target
+    guard let decoder = ImageDecoderRegistry.shared.decoder(for: context) else { fail("no decoder for \(context.type?.name ?? "data")") }
+    return decoder
+}
+
+func frameworkDecode(_ data: Data, target: ImageSize? = nil) {
+    do { _ = try decoder(data, target: target).decode(data) } catch { fail("decode failed: \(error)") }
+}
+
+/// Feeds `data` in `chunks` pieces to one decoder, as a download would; returns the previews.
+@discardableResult
+func frameworkProgressive(_ data: Data, chunks: Int) -> Int {
+    let step = (data.count + chunks - 1) / chunks
+    let session = decoder(data.prefix(step), completed: false)
+    var previews = 0
+    var end = step
+    while end < data.count {
+        if session.decodePartiallyDownloadedData(data.prefix(end)) != nil { previews += 1 }
+        end += step
+    }
+    do { _ = try session.decode(data) } catch { fail("final decode failed: \(error)") }
+    return previews + 1
+}
+
+/// What a naive viewer does: decode the whole prefix from scratch at every chunk.
+func redecodeEveryChunk(_ data: Data, chunks: Int) {
+    let step = (data.count + chunks - 1) / chunks
+    var end = step
+    while end < data.count {
+        _ = try? decoder(data, completed: true).decode(data.prefix(end))
+        end += step
+    }
+    frameworkDecode(data)
+}
+
+func cJPEG(_ data: Data, scale: Int32 = 8) {
+    data.withUnsafeBytes { raw in
+        let base = raw.bindMemory(to: UInt8.self).baseAddress!
+        var w: Int32 = 0, h: Int32 = 0, c: Int32 = 0
+        guard baseline_jpeg_decode(base, raw.count, scale, nil, 0, &w, &h, &c) == 0 else { fail("C JPEG header failed") }
+        let count = Int(w) * Int(h) * Int(c)
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        defer { out.deallocate() }
+        guard baseline_jpeg_decode(base, raw.count, scale, out, count, &w, &h, &c) == 0 else { fail("C JPEG decode failed") }
+    }
+}
+
+func cJPEGProgressive(_ data: Data, chunks: Int32) -> Int {
+    data.withUnsafeBytes { raw in
+        let count = width * height * 3
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        defer { out.deallocate() }
+        let previews = baseline_jpeg_progressive(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, chunks, out, count)
+        guard previews > 0 else { fail("C progressive JPEG failed") }
+        return Int(previews)
+    }
+}
+
+func cPNG(_ data: Data) {
+    data.withUnsafeBytes { raw in
+        let base = raw.bindMemory(to: UInt8.self).baseAddress!
+        var w: Int32 = 0, h: Int32 = 0, c: Int32 = 0
+        guard baseline_png_decode(base, raw.count, nil, 0, &w, &h, &c) == 0 else { fail("C PNG header failed") }
+        let count = Int(w) * Int(h) * Int(c)
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        defer { out.deallocate() }
+        guard baseline_png_decode(base, raw.count, out, count, &w, &h, &c) == 0 else { fail("C PNG decode failed") }
+    }
+}
+
+// MARK: - Decode ≤ 1.05 × the C library
+
+print("ratio = framework ÷ reference (lower is better unless noted)")
+var t = measure([{ frameworkDecode(baselineJPEG) }, { cJPEG(baselineJPEG) }])
+report("JPEG baseline decode ÷ libjpeg-turbo direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+t = measure([{ frameworkDecode(progressiveJPEG) }, { cJPEG(progressiveJPEG) }])
+report("JPEG progressive decode ÷ libjpeg-turbo direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+let quarter = ImageSize(width: width / 4, height: height / 4)
+t = measure([{ frameworkDecode(baselineJPEG, target: quarter) }, { cJPEG(baselineJPEG, scale: 2) }])
+report("JPEG scaled decode (2/8) ÷ libjpeg-turbo direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+t = measure([{ frameworkDecode(plainPNG) }, { cPNG(plainPNG) }])
+report("PNG decode ÷ libpng direct (png_read_image)", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+t = measure([{ frameworkDecode(interlacedPNG) }, { cPNG(interlacedPNG) }])
+report("PNG interlaced decode ÷ libpng direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+
+// MARK: - Progressive decoding in 32 chunks
+
+print("")
+let frameworkPreviews = frameworkProgressive(progressiveJPEG, chunks: 32)
+let cPreviews = cJPEGProgressive(progressiveJPEG, chunks: 32)
+print("progressive JPEG in 32 chunks: framework rendered \(frameworkPreviews) images, C baseline \(cPreviews)")
+t = measure([{ frameworkProgressive(progressiveJPEG, chunks: 32) }, { _ = cJPEGProgressive(progressiveJPEG, chunks: 32) }])
+report("JPEG progressive, 32 chunks ÷ libjpeg-turbo driven incrementally", t[0] / t[1], goal: "≤ 1.10", met: t[0] / t[1] <= 1.10)
+t = measure([{ frameworkProgressive(progressiveJPEG, chunks: 32) }, { redecodeEveryChunk(progressiveJPEG, chunks: 32) }])
+report("JPEG progressive: re-decoding every prefix ÷ incremental (higher is better)", t[1] / t[0], goal: "≥ 8", met: t[1] / t[0] >= 8)
+t = measure([{ frameworkProgressive(baselineJPEG, chunks: 32) }, { frameworkDecode(baselineJPEG) }])
+report("JPEG baseline, 32 chunks ÷ one one-shot decode", t[0] / t[1], goal: "≤ 1.25", met: t[0] / t[1] <= 1.25)
+t = measure([{ frameworkProgressive(plainPNG, chunks: 32) }, { frameworkDecode(plainPNG) }])
+report("PNG, 32 chunks ÷ one one-shot decode", t[0] / t[1], goal: "≤ 1.25", met: t[0] / t[1] <= 1.25)
+t = measure([{ frameworkProgressive(interlacedPNG, chunks: 32) }, { frameworkDecode(interlacedPNG) }])
+report("PNG interlaced, 32 chunks (previews per pass) ÷ one-shot", t[0] / t[1], goal: "(informational)", met: true)
+
+// MARK: - Sniffing and dispatch under a microsecond
+
+print("")
+let iterations = 100_000
+let clock = ContinuousClock()
+var found = 0
+let sniff = clock.measure {
+    for _ in 0..<iterations where ImageType(progressiveJPEG) != nil { found += 1 }
+}
+let sniffNanos = Double(sniff.components.attoseconds) / 1e9 / Double(iterations) + Double(sniff.components.seconds) * 1e9 / Double(iterations)
+report("sniffing, nanoseconds per call", sniffNanos, goal: "< 1000", met: sniffNanos < 1000)
+let context = ImageDecodingContext(data: progressiveJPEG)
+let dispatch = clock.measure {
+    for _ in 0..<iterations where ImageDecoderRegistry.shared.decoder(for: context) != nil { found += 1 }
+}
+let dispatchNanos = Double(dispatch.components.attoseconds) / 1e9 / Double(iterations) + Double(dispatch.components.seconds) * 1e9 / Double(iterations)
+report("registry dispatch (decoder(for:)), nanoseconds per call", dispatchNanos, goal: "< 1000", met: dispatchNanos < 1000)
+
+print("")
+print("\(rows.filter(\.met).count) of \(rows.count) goals met")
