@@ -16,8 +16,11 @@ func measure(_ bodies: [() -> Void]) -> [Double] {
     var samples = Array(repeating: [Double](), count: bodies.count)
     for body in bodies { body() }  // warm up
     let clock = ContinuousClock()
-    for _ in 0..<rounds {
-        for (index, body) in bodies.enumerated() {
+    for round in 0..<rounds {
+        // Alternate the order so that neither side always runs on a warmer cache.
+        let order = round.isMultiple(of: 2) ? Array(bodies.indices) : bodies.indices.reversed()
+        for index in order {
+            let body = bodies[index]
             let elapsed = clock.measure(body)
             samples[index].append(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
         }
@@ -109,26 +112,33 @@ func frameworkProgressive(_ data: Data, chunks: Int) -> Int {
     return previews + 1
 }
 
-/// What a naive viewer does: decode the whole prefix from scratch at every chunk.
+/// What a naive viewer does: decode the whole prefix from scratch at every chunk and show
+/// it. libjpeg called directly pads a truncated file with gray and renders it, as such a
+/// viewer would; our decoders refuse truncated data, so they would make this look cheaper.
 func redecodeEveryChunk(_ data: Data, chunks: Int) {
     let step = (data.count + chunks - 1) / chunks
     var end = step
     while end < data.count {
-        _ = try? decoder(data, completed: true).decode(data.prefix(end))
+        cJPEG(data.prefix(end), tolerateTruncation: true)
         end += step
     }
-    frameworkDecode(data)
+    cJPEG(data)
 }
 
-func cJPEG(_ data: Data, scale: Int32 = 8) {
+func cJPEG(_ data: Data, scale: Int32 = 8, tolerateTruncation: Bool = false) {
     data.withUnsafeBytes { raw in
         let base = raw.bindMemory(to: UInt8.self).baseAddress!
         var w: Int32 = 0, h: Int32 = 0, c: Int32 = 0
-        guard baseline_jpeg_decode(base, raw.count, scale, nil, 0, &w, &h, &c) == 0 else { fail("C JPEG header failed") }
+        guard baseline_jpeg_decode(base, raw.count, scale, nil, 0, &w, &h, &c) == 0 else {
+            if tolerateTruncation { return }  // not even the header yet
+            fail("C JPEG header failed")
+        }
         let count = Int(w) * Int(h) * Int(c)
         let out = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
         defer { out.deallocate() }
-        guard baseline_jpeg_decode(base, raw.count, scale, out, count, &w, &h, &c) == 0 else { fail("C JPEG decode failed") }
+        guard baseline_jpeg_decode(base, raw.count, scale, out, count, &w, &h, &c) == 0 || tolerateTruncation else {
+            fail("C JPEG decode failed")
+        }
     }
 }
 
@@ -179,7 +189,7 @@ print("progressive JPEG in 32 chunks: framework rendered \(frameworkPreviews) im
 t = measure([{ frameworkProgressive(progressiveJPEG, chunks: 32) }, { _ = cJPEGProgressive(progressiveJPEG, chunks: 32) }])
 report("JPEG progressive, 32 chunks ÷ libjpeg-turbo driven incrementally", t[0] / t[1], goal: "≤ 1.10", met: t[0] / t[1] <= 1.10)
 t = measure([{ frameworkProgressive(progressiveJPEG, chunks: 32) }, { redecodeEveryChunk(progressiveJPEG, chunks: 32) }])
-report("JPEG progressive: re-decoding every prefix ÷ incremental (higher is better)", t[1] / t[0], goal: "≥ 8", met: t[1] / t[0] >= 8)
+report("JPEG progressive: libjpeg re-decoding every prefix ÷ incremental (higher is better)", t[1] / t[0], goal: "≥ 8", met: t[1] / t[0] >= 8)
 t = measure([{ frameworkProgressive(baselineJPEG, chunks: 32) }, { frameworkDecode(baselineJPEG) }])
 report("JPEG baseline, 32 chunks ÷ one one-shot decode", t[0] / t[1], goal: "≤ 1.25", met: t[0] / t[1] <= 1.25)
 t = measure([{ frameworkProgressive(plainPNG, chunks: 32) }, { frameworkDecode(plainPNG) }])

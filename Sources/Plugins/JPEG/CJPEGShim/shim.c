@@ -1,2 +1,675 @@
+// The C layer of NukeJPEG: every libjpeg call that can fail runs inside a function here that
+// sets a jump buffer first, so libjpeg's `error_exit` longjmps back into this file, never
+// across a Swift frame. See CJPEGShim.h for the contract of each function.
+
 #include "CJPEGShim.h"
-int nukejpeg_placeholder(void) { return 0; }
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <jpeglib.h>
+#include <jerror.h>
+
+#define NUKEJPEG_STRINGIFY2(x) #x
+#define NUKEJPEG_STRINGIFY(x) NUKEJPEG_STRINGIFY2(x)
+
+const char *nukejpeg_library_version(void) {
+    return NUKEJPEG_STRINGIFY(LIBJPEG_TURBO_VERSION);
+}
+
+void nukejpeg_free(void *pointer) {
+    free(pointer);
+}
+
+// MARK: - Errors
+
+struct nukejpeg_error_mgr {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    int status;
+    int warnings;
+    /// Set while decoding: running out of data is fatal (incomplete), not a warning.
+    int eof_is_fatal;
+    char message[JMSG_LENGTH_MAX];
+    char first_warning[JMSG_LENGTH_MAX];
+};
+
+/// Maps a libjpeg message code to our status.
+static int nukejpeg_classify(int code) {
+    switch (code) {
+    case JERR_BAD_PRECISION:
+    case JERR_SOF_UNSUPPORTED:
+    case JERR_NOT_COMPILED:
+    case JERR_ARITH_NOTIMPL:
+    case JERR_CONVERSION_NOTIMPL:
+    case JERR_BAD_J_COLORSPACE:
+        return NUKEJPEG_UNSUPPORTED;
+    case JERR_NO_BACKING_STORE:
+    case JERR_WIDTH_OVERFLOW:
+    case JERR_IMAGE_TOO_BIG:
+        return NUKEJPEG_LIMIT;
+    case JERR_OUT_OF_MEMORY:
+    case JERR_BAD_STATE:
+    case JERR_VIRTUAL_BUG:
+        return NUKEJPEG_INTERNAL;
+    case JERR_INPUT_EOF:
+    case JERR_INPUT_EMPTY:
+    case JWRN_JPEG_EOF:
+        return NUKEJPEG_INCOMPLETE;
+    default:
+        return NUKEJPEG_CORRUPT;
+    }
+}
+
+static void nukejpeg_error_exit(j_common_ptr cinfo) {
+    struct nukejpeg_error_mgr *err = (struct nukejpeg_error_mgr *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, err->message);
+    err->status = nukejpeg_classify(err->pub.msg_code);
+    longjmp(err->jump, 1);
+}
+
+static void nukejpeg_emit_message(j_common_ptr cinfo, int msg_level) {
+    struct nukejpeg_error_mgr *err = (struct nukejpeg_error_mgr *)cinfo->err;
+    if (msg_level >= 0) return;  // trace messages
+    if (err->pub.msg_code == JWRN_JPEG_EOF && err->eof_is_fatal) {
+        // libjpeg would pad the rest of the image with gray and "succeed": the data was cut.
+        (*cinfo->err->format_message)(cinfo, err->message);
+        err->status = NUKEJPEG_INCOMPLETE;
+        longjmp(err->jump, 1);
+    }
+    if (err->warnings == 0) (*cinfo->err->format_message)(cinfo, err->first_warning);
+    err->warnings += 1;
+    err->pub.num_warnings += 1;
+}
+
+static void nukejpeg_output_message(j_common_ptr cinfo) {
+    (void)cinfo;  // never print to stderr
+}
+
+static void nukejpeg_init_error(struct nukejpeg_error_mgr *err) {
+    jpeg_std_error(&err->pub);
+    err->pub.error_exit = nukejpeg_error_exit;
+    err->pub.emit_message = nukejpeg_emit_message;
+    err->pub.output_message = nukejpeg_output_message;
+    err->status = NUKEJPEG_OK;
+    err->message[0] = 0;
+    err->first_warning[0] = 0;
+}
+
+// MARK: - Decoder
+
+struct nukejpeg_decoder {
+    struct jpeg_decompress_struct cinfo;  // first: a j_decompress_ptr is a nukejpeg_decoder *
+    struct nukejpeg_error_mgr err;
+    struct jpeg_source_mgr src;
+    struct jpeg_progress_mgr progress;
+    uint64_t max_scans;
+    /// The status that ended this decoder; every later call returns it.
+    int failed;
+    int created;
+    /// Output parameters were set (jpeg_start_decompress may be resumed after a suspension).
+    int configured;
+    // Incremental input: the unconsumed tail plus appended bytes.
+    uint8_t *buffer;
+    size_t capacity;
+    /// Valid bytes in `buffer` (consumed, exposed to libjpeg, and not yet exposed).
+    size_t data_length;
+    /// Arithmetic-coded data: expose bytes only up to the last SOS or EOI marker, so that
+    /// libjpeg's arithmetic decoder (which cannot suspend) always has a whole scan.
+    int gated;
+    size_t exposed_end;
+    size_t scanned;
+    /// Offset of the length field of an SOS segment not yet wholly received, when `has_pending_sos`.
+    size_t pending_sos_length;
+    int has_pending_sos;
+    /// libjpeg is between scans (reading markers, which can suspend), not in entropy data.
+    int between_scans;
+    int end_of_input;
+    uint64_t skip_pending;
+    uint64_t total_input;
+    // CMYK output is converted to RGB a row at a time.
+    int cmyk;
+    int cmyk_inverted;
+    uint8_t *row;
+};
+
+/// Records our own failure (not libjpeg's) and jumps back to the protected shim function.
+static void nukejpeg_fail(nukejpeg_decoder *d, int status, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(d->err.message, sizeof d->err.message, format, args);
+    va_end(args);
+    d->err.status = status;
+    longjmp(d->err.jump, 1);
+}
+
+#define NUKEJPEG_PROTECT(d)                   \
+    if ((d)->failed) return (d)->failed;      \
+    if (setjmp((d)->err.jump)) {              \
+        (d)->failed = (d)->err.status;        \
+        if (!(d)->failed) (d)->failed = NUKEJPEG_INTERNAL; \
+        return (d)->failed;                   \
+    }
+
+static void nukejpeg_src_init(j_decompress_ptr cinfo) {
+    (void)cinfo;
+}
+
+static boolean nukejpeg_src_fill(j_decompress_ptr cinfo) {
+    static const JOCTET eoi[2] = { 0xFF, JPEG_EOI };
+    nukejpeg_decoder *d = (nukejpeg_decoder *)cinfo;
+    if (!d->end_of_input) return FALSE;  // suspend: more bytes may come
+    WARNMS(cinfo, JWRN_JPEG_EOF);        // fatal while decoding (see nukejpeg_emit_message)
+    cinfo->src->next_input_byte = eoi;
+    cinfo->src->bytes_in_buffer = 2;
+    return TRUE;
+}
+
+/// The offset of libjpeg's read position in `buffer` (incremental mode).
+static size_t nukejpeg_position(const nukejpeg_decoder *d) {
+    const uint8_t *next = d->src.next_input_byte;
+    if (!d->buffer || !next || next < d->buffer || next > d->buffer + d->data_length) return d->data_length;
+    return (size_t)(next - d->buffer);
+}
+
+/// Sets how many bytes libjpeg sees: all of them, or when gated, up to and including the last
+/// SOS/EOI marker found (entropy-coded data never holds FF DA or FF D9, FF being stuffed).
+static void nukejpeg_expose(nukejpeg_decoder *d) {
+    size_t position = nukejpeg_position(d);
+    if (!d->gated || d->end_of_input) {
+        d->exposed_end = d->data_length;
+    } else {
+        // Expose through the SOS segment (not just its marker) so that libjpeg can read the
+        // next scan's header, and so learn that the previous scan is complete.
+        if (d->has_pending_sos && d->pending_sos_length + 2 <= d->data_length) {
+            size_t at = d->pending_sos_length;
+            size_t end = at + (((size_t)d->buffer[at] << 8) | d->buffer[at + 1]);
+            if (end <= d->data_length && end > d->exposed_end) d->exposed_end = end;
+            if (end <= d->data_length) d->has_pending_sos = 0;
+        }
+        size_t i = d->scanned > position + 1 ? d->scanned - 1 : position;
+        for (; i + 1 < d->data_length; i++) {
+            if (d->buffer[i] != 0xFF) continue;
+            if (d->buffer[i + 1] == 0xD9) {
+                if (i + 2 > d->exposed_end) d->exposed_end = i + 2;
+            } else if (d->buffer[i + 1] == 0xDA) {
+                size_t end = i + 2;
+                if (i + 4 <= d->data_length) {
+                    size_t segment = i + 2 + (((size_t)d->buffer[i + 2] << 8) | d->buffer[i + 3]);
+                    if (segment <= d->data_length) end = segment;
+                    else { d->pending_sos_length = i + 2; d->has_pending_sos = 1; }
+                } else {
+                    d->pending_sos_length = i + 2;
+                    d->has_pending_sos = 1;
+                }
+                if (end > d->exposed_end) d->exposed_end = end;
+            }
+        }
+        d->scanned = d->data_length;
+    }
+    if (d->exposed_end < position) d->exposed_end = position;
+    if (d->buffer) d->src.next_input_byte = d->buffer + position;
+    d->src.bytes_in_buffer = d->exposed_end - position;
+}
+
+/// Gated and nothing exposed: calling into libjpeg now could reach the arithmetic decoder,
+/// which fails instead of suspending when it runs out of bytes.
+static int nukejpeg_starved(const nukejpeg_decoder *d) {
+    return d->gated && !d->end_of_input && !d->between_scans && d->src.bytes_in_buffer == 0;
+}
+
+static void nukejpeg_src_skip(j_decompress_ptr cinfo, long num_bytes) {
+    nukejpeg_decoder *d = (nukejpeg_decoder *)cinfo;
+    struct jpeg_source_mgr *src = cinfo->src;
+    if (num_bytes <= 0) return;
+    if ((size_t)num_bytes <= src->bytes_in_buffer) {
+        src->next_input_byte += num_bytes;
+        src->bytes_in_buffer -= (size_t)num_bytes;
+        return;
+    }
+    if (d->gated && d->buffer) {
+        // Marker data may lie beyond the exposed bytes.
+        size_t position = nukejpeg_position(d);
+        size_t available = d->data_length - position;
+        if ((size_t)num_bytes <= available) {
+            src->next_input_byte = d->buffer + position + (size_t)num_bytes;
+        } else {
+            d->skip_pending += (uint64_t)num_bytes - available;
+            src->next_input_byte = d->buffer + d->data_length;
+        }
+        nukejpeg_expose(d);
+        return;
+    }
+    // Beyond what we have: drop it all and skip the rest of the bytes when they arrive.
+    d->skip_pending += (uint64_t)num_bytes - src->bytes_in_buffer;
+    if (src->next_input_byte) src->next_input_byte += src->bytes_in_buffer;
+    src->bytes_in_buffer = 0;
+}
+
+static void nukejpeg_src_term(j_decompress_ptr cinfo) {
+    (void)cinfo;
+}
+
+static void nukejpeg_progress_monitor(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return;
+    nukejpeg_decoder *d = (nukejpeg_decoder *)cinfo;
+    if ((uint64_t)d->cinfo.input_scan_number > d->max_scans) {
+        nukejpeg_fail(d, NUKEJPEG_LIMIT, "Scan number %d exceeds maximum scans (%llu)",
+                      d->cinfo.input_scan_number, (unsigned long long)d->max_scans);
+    }
+}
+
+nukejpeg_decoder *nukejpeg_decoder_create(uint64_t max_memory, uint64_t max_scans) {
+    nukejpeg_decoder *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    nukejpeg_init_error(&d->err);
+    d->err.eof_is_fatal = 1;
+    d->cinfo.err = &d->err.pub;
+    d->max_scans = max_scans;
+    if (setjmp(d->err.jump)) {
+        if (d->created) jpeg_destroy_decompress(&d->cinfo);
+        free(d);
+        return NULL;
+    }
+    jpeg_create_decompress(&d->cinfo);
+    d->created = 1;
+    d->cinfo.mem->max_memory_to_use = max_memory > (uint64_t)LONG_MAX ? LONG_MAX : (long)max_memory;
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    d->src.init_source = nukejpeg_src_init;
+    d->src.fill_input_buffer = nukejpeg_src_fill;
+    d->src.skip_input_data = nukejpeg_src_skip;
+    d->src.resync_to_restart = jpeg_resync_to_restart;
+    d->src.term_source = nukejpeg_src_term;
+    d->src.next_input_byte = NULL;
+    d->src.bytes_in_buffer = 0;
+    d->cinfo.src = &d->src;
+    d->progress.progress_monitor = nukejpeg_progress_monitor;
+    d->cinfo.progress = &d->progress;
+    return d;
+}
+
+void nukejpeg_decoder_destroy(nukejpeg_decoder *d) {
+    if (!d) return;
+    if (d->created) jpeg_destroy_decompress(&d->cinfo);
+    free(d->buffer);
+    free(d->row);
+    free(d);
+}
+
+const char *nukejpeg_decoder_message(const nukejpeg_decoder *d) {
+    return d->err.message;
+}
+
+int nukejpeg_decoder_warning_count(const nukejpeg_decoder *d) {
+    return d->err.warnings;
+}
+
+const char *nukejpeg_decoder_first_warning(const nukejpeg_decoder *d) {
+    return d->err.first_warning;
+}
+
+void nukejpeg_decoder_set_memory_source(nukejpeg_decoder *d, const uint8_t *bytes, size_t count) {
+    d->src.next_input_byte = bytes;
+    d->src.bytes_in_buffer = bytes ? count : 0;
+    d->end_of_input = 1;
+    d->total_input = d->src.bytes_in_buffer;
+}
+
+void nukejpeg_decoder_clear_memory_source(nukejpeg_decoder *d) {
+    d->src.next_input_byte = NULL;
+    d->src.bytes_in_buffer = 0;
+}
+
+int nukejpeg_decoder_append(nukejpeg_decoder *d, const uint8_t *bytes, size_t count) {
+    if (d->failed) return d->failed;
+    if (!bytes || count == 0) return NUKEJPEG_OK;
+    d->total_input += count;
+    if (d->skip_pending > 0) {
+        size_t skipped = d->skip_pending < count ? (size_t)d->skip_pending : count;
+        bytes += skipped;
+        count -= skipped;
+        d->skip_pending -= skipped;
+        if (count == 0) return NUKEJPEG_OK;
+    }
+    // Drop the consumed bytes: keep the unconsumed tail (exposed or not) at the front.
+    size_t position = nukejpeg_position(d);
+    size_t tail = d->data_length - position;
+    size_t needed = tail + count;
+    if (needed > d->capacity) {
+        size_t capacity = d->capacity * 2;
+        if (capacity < needed) capacity = needed;
+        if (capacity < 65536) capacity = 65536;
+        uint8_t *buffer = malloc(capacity);
+        if (!buffer) {
+            snprintf(d->err.message, sizeof d->err.message, "out of memory for %zu bytes of input", capacity);
+            d->failed = NUKEJPEG_INTERNAL;
+            return d->failed;
+        }
+        if (tail) memcpy(buffer, d->buffer + position, tail);
+        free(d->buffer);
+        d->buffer = buffer;
+        d->capacity = capacity;
+    } else if (tail && position > 0) {
+        memmove(d->buffer, d->buffer + position, tail);
+    }
+    d->exposed_end = d->exposed_end > position ? d->exposed_end - position : 0;
+    d->scanned = d->scanned > position ? d->scanned - position : 0;
+    if (d->has_pending_sos) {
+        if (d->pending_sos_length >= position) d->pending_sos_length -= position;
+        else d->has_pending_sos = 0;
+    }
+    memcpy(d->buffer + tail, bytes, count);
+    d->data_length = needed;
+    d->src.next_input_byte = d->buffer;
+    nukejpeg_expose(d);
+    return NUKEJPEG_OK;
+}
+
+void nukejpeg_decoder_set_end_of_input(nukejpeg_decoder *d) {
+    d->end_of_input = 1;
+    if (d->buffer) nukejpeg_expose(d);
+}
+
+void nukejpeg_decoder_set_gated(nukejpeg_decoder *d, int gated) {
+    if (!d->buffer) return;  // memory source: all data is there
+    d->gated = gated;
+    d->exposed_end = nukejpeg_position(d);
+    d->scanned = d->exposed_end;
+    nukejpeg_expose(d);
+}
+
+uint64_t nukejpeg_decoder_bytes_consumed(const nukejpeg_decoder *d) {
+    size_t unconsumed = d->buffer ? d->data_length - nukejpeg_position(d) : d->src.bytes_in_buffer;
+    return d->total_input - unconsumed;
+}
+
+static int nukejpeg_color_space(J_COLOR_SPACE space) {
+    switch (space) {
+    case JCS_GRAYSCALE: return NUKEJPEG_COLOR_GRAY;
+    case JCS_RGB: return NUKEJPEG_COLOR_RGB;
+    case JCS_YCbCr: return NUKEJPEG_COLOR_YCBCR;
+    case JCS_CMYK: return NUKEJPEG_COLOR_CMYK;
+    case JCS_YCCK: return NUKEJPEG_COLOR_YCCK;
+    default: return NUKEJPEG_COLOR_UNKNOWN;
+    }
+}
+
+int nukejpeg_decoder_read_header(nukejpeg_decoder *d, nukejpeg_header *header) {
+    NUKEJPEG_PROTECT(d)
+    int result = jpeg_read_header(&d->cinfo, TRUE);
+    if (result == JPEG_SUSPENDED) return NUKEJPEG_SUSPENDED;
+    j_decompress_ptr cinfo = &d->cinfo;
+    header->width = cinfo->image_width;
+    header->height = cinfo->image_height;
+    header->components = cinfo->num_components;
+    header->color_space = nukejpeg_color_space(cinfo->jpeg_color_space);
+    header->data_precision = cinfo->data_precision;
+    header->is_progressive = cinfo->progressive_mode ? 1 : 0;
+    header->has_multiple_scans = jpeg_has_multiple_scans(cinfo) ? 1 : 0;
+    header->is_arithmetic = cinfo->arith_code ? 1 : 0;
+    header->saw_adobe_marker = cinfo->saw_Adobe_marker ? 1 : 0;
+    uint64_t bytes = 0;
+    for (int ci = 0; ci < cinfo->num_components; ci++) {
+        jpeg_component_info *comp = &cinfo->comp_info[ci];
+        uint64_t w = comp->width_in_blocks, h = comp->height_in_blocks;
+        uint64_t hs = comp->h_samp_factor > 0 ? (uint64_t)comp->h_samp_factor : 1;
+        uint64_t vs = comp->v_samp_factor > 0 ? (uint64_t)comp->v_samp_factor : 1;
+        w = (w + hs - 1) / hs * hs;
+        h = (h + vs - 1) / vs * vs;
+        bytes += w * h * (uint64_t)sizeof(JBLOCK);
+    }
+    header->coefficient_bytes = bytes;
+    return NUKEJPEG_OK;
+}
+
+int nukejpeg_decoder_output_size(nukejpeg_decoder *d, int scale_num, uint32_t *width, uint32_t *height) {
+    NUKEJPEG_PROTECT(d)
+    d->cinfo.scale_num = (unsigned)scale_num;
+    d->cinfo.scale_denom = 8;
+    jpeg_calc_output_dimensions(&d->cinfo);
+    *width = d->cinfo.output_width;
+    *height = d->cinfo.output_height;
+    return NUKEJPEG_OK;
+}
+
+int nukejpeg_decoder_start(nukejpeg_decoder *d, int scale_num, int buffered) {
+    NUKEJPEG_PROTECT(d)
+    j_decompress_ptr cinfo = &d->cinfo;
+    if (!d->configured) {
+        d->configured = 1;
+        // djpeg's defaults: accurate integer IDCT, fancy upsampling, block smoothing.
+        cinfo->scale_num = (unsigned)scale_num;
+        cinfo->scale_denom = 8;
+        cinfo->dct_method = JDCT_ISLOW;
+        cinfo->do_fancy_upsampling = TRUE;
+        cinfo->do_block_smoothing = TRUE;
+        cinfo->quantize_colors = FALSE;
+        cinfo->buffered_image = buffered ? TRUE : FALSE;
+        switch (cinfo->jpeg_color_space) {
+        case JCS_GRAYSCALE:
+            cinfo->out_color_space = JCS_GRAYSCALE;
+            break;
+        case JCS_CMYK:
+        case JCS_YCCK:
+            cinfo->out_color_space = JCS_CMYK;
+            d->cmyk = 1;
+            // Adobe Photoshop writes CMYK inverted (255 = no ink); others store ink amounts.
+            d->cmyk_inverted = cinfo->saw_Adobe_marker ? 1 : 0;
+            break;
+        default:
+            cinfo->out_color_space = JCS_RGB;
+            break;
+        }
+    }
+    if (!jpeg_start_decompress(cinfo)) return NUKEJPEG_SUSPENDED;
+    if (d->cmyk && !d->row) {
+        d->row = malloc((size_t)cinfo->output_width * 4);
+        if (!d->row) nukejpeg_fail(d, NUKEJPEG_INTERNAL, "out of memory for a row of %u pixels", cinfo->output_width);
+    }
+    return NUKEJPEG_OK;
+}
+
+uint32_t nukejpeg_decoder_output_width(const nukejpeg_decoder *d) {
+    return d->cinfo.output_width;
+}
+
+uint32_t nukejpeg_decoder_output_height(const nukejpeg_decoder *d) {
+    return d->cinfo.output_height;
+}
+
+int nukejpeg_decoder_output_channels(const nukejpeg_decoder *d) {
+    return d->cmyk ? 3 : d->cinfo.output_components;
+}
+
+uint32_t nukejpeg_decoder_output_scanline(const nukejpeg_decoder *d) {
+    return d->cinfo.output_scanline;
+}
+
+/// R = C×K/255 rounded, on samples where 255 means no ink (Adobe's inverted convention, which
+/// is what djpeg assumes); plain CMYK (255 = full ink) is inverted first.
+static void nukejpeg_cmyk_to_rgb(const uint8_t *in, uint8_t *out, uint32_t width, int inverted) {
+    for (uint32_t x = 0; x < width; x++) {
+        unsigned c = in[0], m = in[1], y = in[2], k = in[3];
+        if (!inverted) {
+            c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k;
+        }
+        out[0] = (uint8_t)((c * k + 127) / 255);
+        out[1] = (uint8_t)((m * k + 127) / 255);
+        out[2] = (uint8_t)((y * k + 127) / 255);
+        in += 4;
+        out += 3;
+    }
+}
+
+int nukejpeg_decoder_read_rows(nukejpeg_decoder *d, uint8_t *dest, size_t stride, uint32_t max_rows) {
+    NUKEJPEG_PROTECT(d)
+    j_decompress_ptr cinfo = &d->cinfo;
+    uint32_t done = 0;
+    while (done < max_rows && cinfo->output_scanline < cinfo->output_height) {
+        if (!cinfo->buffered_image && nukejpeg_starved(d)) return NUKEJPEG_SUSPENDED;
+        uint32_t y = cinfo->output_scanline;
+        if (d->cmyk) {
+            JSAMPROW row = d->row;
+            if (jpeg_read_scanlines(cinfo, &row, 1) == 0) return NUKEJPEG_SUSPENDED;
+            nukejpeg_cmyk_to_rgb(d->row, dest + (size_t)y * stride, cinfo->output_width, d->cmyk_inverted);
+            done += 1;
+        } else {
+            JSAMPROW rows[16];
+            uint32_t count = max_rows - done;
+            if (count > 16) count = 16;
+            if (count > cinfo->output_height - y) count = cinfo->output_height - y;
+            for (uint32_t i = 0; i < count; i++) rows[i] = dest + (size_t)(y + i) * stride;
+            JDIMENSION n = jpeg_read_scanlines(cinfo, rows, count);
+            if (n == 0) return NUKEJPEG_SUSPENDED;
+            done += n;
+        }
+    }
+    return NUKEJPEG_OK;
+}
+
+int nukejpeg_decoder_consume(nukejpeg_decoder *d, int *event) {
+    NUKEJPEG_PROTECT(d)
+    for (;;) {
+        if (nukejpeg_starved(d)) {
+            *event = NUKEJPEG_EVENT_SUSPENDED;
+            return NUKEJPEG_OK;
+        }
+        int result = jpeg_consume_input(&d->cinfo);
+        switch (result) {
+        case JPEG_SUSPENDED:
+            *event = NUKEJPEG_EVENT_SUSPENDED;
+            return NUKEJPEG_OK;
+        case JPEG_SCAN_COMPLETED:
+            d->between_scans = 1;
+            break;
+        case JPEG_REACHED_SOS:
+            d->between_scans = 0;
+            nukejpeg_progress_monitor((j_common_ptr)&d->cinfo);  // the scan cap
+            *event = NUKEJPEG_EVENT_REACHED_SOS;
+            return NUKEJPEG_OK;
+        case JPEG_REACHED_EOI:
+            d->between_scans = 1;
+            *event = NUKEJPEG_EVENT_REACHED_EOI;
+            return NUKEJPEG_OK;
+        default:
+            break;  // a row was completed: keep going
+        }
+    }
+}
+
+int nukejpeg_decoder_input_scan_number(const nukejpeg_decoder *d) {
+    return d->cinfo.input_scan_number;
+}
+
+int nukejpeg_decoder_start_output(nukejpeg_decoder *d, int scan_number) {
+    NUKEJPEG_PROTECT(d)
+    return jpeg_start_output(&d->cinfo, scan_number) ? NUKEJPEG_OK : NUKEJPEG_SUSPENDED;
+}
+
+int nukejpeg_decoder_finish_output(nukejpeg_decoder *d) {
+    NUKEJPEG_PROTECT(d)
+    return jpeg_finish_output(&d->cinfo) ? NUKEJPEG_OK : NUKEJPEG_SUSPENDED;
+}
+
+int nukejpeg_decoder_finish(nukejpeg_decoder *d) {
+    NUKEJPEG_PROTECT(d)
+    return jpeg_finish_decompress(&d->cinfo) ? NUKEJPEG_OK : NUKEJPEG_SUSPENDED;
+}
+
+int nukejpeg_decoder_exif(const nukejpeg_decoder *d, const uint8_t **bytes, size_t *count) {
+    static const uint8_t prefix[6] = { 'E', 'x', 'i', 'f', 0, 0 };
+    for (jpeg_saved_marker_ptr marker = d->cinfo.marker_list; marker; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && marker->data_length >= 6 && memcmp(marker->data, prefix, 6) == 0) {
+            *bytes = marker->data + 6;
+            *count = marker->data_length - 6;
+            return 1;
+        }
+    }
+    *bytes = NULL;
+    *count = 0;
+    return 0;
+}
+
+int nukejpeg_decoder_icc_profile(nukejpeg_decoder *d, uint8_t **bytes, size_t *count) {
+    *bytes = NULL;
+    *count = 0;
+    NUKEJPEG_PROTECT(d)
+    JOCTET *data = NULL;
+    unsigned int length = 0;
+    if (jpeg_read_icc_profile(&d->cinfo, &data, &length) && data) {
+        *bytes = data;
+        *count = length;
+    }
+    return NUKEJPEG_OK;
+}
+
+// MARK: - Encoder
+
+struct nukejpeg_encoder {
+    struct jpeg_compress_struct cinfo;
+    struct nukejpeg_error_mgr err;
+    unsigned char *output;
+    unsigned long output_count;
+    int created;
+};
+
+int nukejpeg_encode(const nukejpeg_encode_params *params, const uint8_t *pixels,
+                    uint8_t **output, size_t *output_count, char *message, size_t message_capacity) {
+    *output = NULL;
+    *output_count = 0;
+    if (message_capacity) message[0] = 0;
+    struct nukejpeg_encoder *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(message, message_capacity, "out of memory");
+        return NUKEJPEG_INTERNAL;
+    }
+    nukejpeg_init_error(&e->err);
+    e->cinfo.err = &e->err.pub;
+    if (setjmp(e->err.jump)) {
+        int status = e->err.status ? e->err.status : NUKEJPEG_INTERNAL;
+        snprintf(message, message_capacity, "%s", e->err.message);
+        if (e->created) jpeg_destroy_compress(&e->cinfo);
+        free(e->output);
+        free(e);
+        return status;
+    }
+    jpeg_create_compress(&e->cinfo);
+    e->created = 1;
+    jpeg_mem_dest(&e->cinfo, &e->output, &e->output_count);
+    e->cinfo.image_width = params->width;
+    e->cinfo.image_height = params->height;
+    e->cinfo.input_components = params->components;
+    e->cinfo.in_color_space = params->components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&e->cinfo);
+    jpeg_set_quality(&e->cinfo, params->quality, TRUE);
+    e->cinfo.dct_method = JDCT_ISLOW;
+    if (params->full_chroma && params->components == 3) {
+        e->cinfo.comp_info[0].h_samp_factor = 1;
+        e->cinfo.comp_info[0].v_samp_factor = 1;
+    }
+    if (params->progressive) jpeg_simple_progression(&e->cinfo);
+    // EXIF wants its APP1 right after SOI; JFIF and EXIF do not go together.
+    if (params->exif && params->exif_count) e->cinfo.write_JFIF_header = FALSE;
+    jpeg_start_compress(&e->cinfo, TRUE);
+    if (params->exif && params->exif_count) {
+        jpeg_write_marker(&e->cinfo, JPEG_APP0 + 1, params->exif, (unsigned)params->exif_count);
+    }
+    if (params->icc && params->icc_count) {
+        jpeg_write_icc_profile(&e->cinfo, params->icc, (unsigned)params->icc_count);
+    }
+    while (e->cinfo.next_scanline < e->cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)e->cinfo.next_scanline * params->bytes_per_row);
+        jpeg_write_scanlines(&e->cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&e->cinfo);
+    *output = e->output;
+    *output_count = e->output_count;
+    e->output = NULL;
+    jpeg_destroy_compress(&e->cinfo);
+    free(e);
+    return NUKEJPEG_OK;
+}

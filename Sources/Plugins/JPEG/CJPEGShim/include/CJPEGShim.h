@@ -1,2 +1,157 @@
+#ifndef NUKEJPEG_SHIM_H
+#define NUKEJPEG_SHIM_H
+
+// Our C layer over libjpeg-turbo. libjpeg reports fatal errors by calling `error_exit`, which
+// here longjmps back into the shim function that made the call, so a longjmp never crosses a
+// Swift frame. Every function that can fail returns a status code; the library's own message
+// is kept in the decoder (`nukejpeg_decoder_message`) or written to a caller's buffer.
+
 #include <stddef.h>
-int nukejpeg_placeholder(void);
+#include <stdint.h>
+
+/// Status codes of the shim's functions.
+enum {
+    NUKEJPEG_OK = 0,
+    /// More input is needed (incremental decoding only).
+    NUKEJPEG_SUSPENDED = 1,
+    NUKEJPEG_CORRUPT = 2,
+    /// The data ended early (libjpeg's "Premature end of JPEG file").
+    NUKEJPEG_INCOMPLETE = 3,
+    NUKEJPEG_UNSUPPORTED = 4,
+    NUKEJPEG_LIMIT = 5,
+    NUKEJPEG_INTERNAL = 6,
+};
+
+/// Events of `nukejpeg_decoder_consume`.
+enum {
+    NUKEJPEG_EVENT_SUSPENDED = 0,
+    NUKEJPEG_EVENT_REACHED_SOS = 1,
+    NUKEJPEG_EVENT_REACHED_EOI = 2,
+};
+
+/// Colour spaces as the file declares them (a subset of libjpeg's J_COLOR_SPACE).
+enum {
+    NUKEJPEG_COLOR_UNKNOWN = 0,
+    NUKEJPEG_COLOR_GRAY = 1,
+    NUKEJPEG_COLOR_RGB = 2,
+    NUKEJPEG_COLOR_YCBCR = 3,
+    NUKEJPEG_COLOR_CMYK = 4,
+    NUKEJPEG_COLOR_YCCK = 5,
+};
+
+/// What `jpeg_read_header` learned.
+typedef struct nukejpeg_header {
+    uint32_t width;
+    uint32_t height;
+    int32_t components;
+    int32_t color_space;
+    int32_t data_precision;
+    int32_t is_progressive;
+    int32_t has_multiple_scans;
+    int32_t is_arithmetic;
+    int32_t saw_adobe_marker;
+    /// Bytes of the whole-image coefficient buffer a multi-scan decode allocates.
+    uint64_t coefficient_bytes;
+} nukejpeg_header;
+
+typedef struct nukejpeg_decoder nukejpeg_decoder;
+
+/// Creates a decompressor. `max_memory` bounds what libjpeg allocates itself
+/// (`max_memory_to_use`); `max_scans` caps `input_scan_number`. Returns NULL when out of memory.
+nukejpeg_decoder *_Nullable nukejpeg_decoder_create(uint64_t max_memory, uint64_t max_scans);
+void nukejpeg_decoder_destroy(nukejpeg_decoder *_Nullable decoder);
+
+/// The message of the last failure (libjpeg's `format_message`), or "".
+const char *_Nonnull nukejpeg_decoder_message(const nukejpeg_decoder *_Nonnull decoder);
+/// The number of warnings libjpeg emitted (tolerated corrupt-data warnings).
+int nukejpeg_decoder_warning_count(const nukejpeg_decoder *_Nonnull decoder);
+/// The first warning's message, or "".
+const char *_Nonnull nukejpeg_decoder_first_warning(const nukejpeg_decoder *_Nonnull decoder);
+
+/// Reads directly from the caller's bytes, which are all the data (no copy). The pointer is
+/// used until `nukejpeg_decoder_clear_memory_source`; call that before the bytes go away.
+void nukejpeg_decoder_set_memory_source(nukejpeg_decoder *_Nonnull decoder, const uint8_t *_Nullable bytes, size_t count);
+/// Forgets the caller's bytes given to `nukejpeg_decoder_set_memory_source`.
+void nukejpeg_decoder_clear_memory_source(nukejpeg_decoder *_Nonnull decoder);
+
+/// Appends bytes to the decoder's own input buffer (incremental decoding). Consumed bytes are
+/// dropped and the unconsumed tail compacted first, so the cost is amortised linear.
+int nukejpeg_decoder_append(nukejpeg_decoder *_Nonnull decoder, const uint8_t *_Nullable bytes, size_t count);
+/// Declares that no more input will come: running out of bytes is then "Premature end of JPEG file".
+void nukejpeg_decoder_set_end_of_input(nukejpeg_decoder *_Nonnull decoder);
+/// For arithmetic-coded data (whose decoder in libjpeg cannot suspend): show libjpeg only the
+/// bytes up to the last SOS or EOI marker received, so every scan it starts is complete.
+void nukejpeg_decoder_set_gated(nukejpeg_decoder *_Nonnull decoder, int gated);
+/// Bytes of input libjpeg has consumed so far.
+uint64_t nukejpeg_decoder_bytes_consumed(const nukejpeg_decoder *_Nonnull decoder);
+
+/// `jpeg_read_header`; saves APP1 (EXIF) and APP2 (ICC) markers. NUKEJPEG_SUSPENDED when incremental input ran out.
+int nukejpeg_decoder_read_header(nukejpeg_decoder *_Nonnull decoder, nukejpeg_header *_Nonnull header);
+/// The output size at scale `scale_num`/8 (`jpeg_calc_output_dimensions`).
+int nukejpeg_decoder_output_size(nukejpeg_decoder *_Nonnull decoder, int scale_num, uint32_t *_Nonnull width, uint32_t *_Nonnull height);
+/// Sets the output parameters (djpeg defaults, RGB, gray or CMYK output, scale N/8) and calls
+/// `jpeg_start_decompress`; `buffered` selects buffered-image mode.
+int nukejpeg_decoder_start(nukejpeg_decoder *_Nonnull decoder, int scale_num, int buffered);
+/// Output size after `nukejpeg_decoder_start`.
+uint32_t nukejpeg_decoder_output_width(const nukejpeg_decoder *_Nonnull decoder);
+uint32_t nukejpeg_decoder_output_height(const nukejpeg_decoder *_Nonnull decoder);
+/// Output channels after conversion: 1 (gray) or 3 (RGB; CMYK is converted to RGB).
+int nukejpeg_decoder_output_channels(const nukejpeg_decoder *_Nonnull decoder);
+/// Rows written so far in the current output pass (`output_scanline`).
+uint32_t nukejpeg_decoder_output_scanline(const nukejpeg_decoder *_Nonnull decoder);
+
+/// `jpeg_read_scanlines`: writes up to `max_rows` rows, row `output_scanline` at
+/// `dest + output_scanline * stride`. `dest` holds `output_height * stride` bytes.
+/// Returns NUKEJPEG_SUSPENDED when incremental input ran out before any row was produced.
+int nukejpeg_decoder_read_rows(nukejpeg_decoder *_Nonnull decoder, uint8_t *_Nonnull dest, size_t stride, uint32_t max_rows);
+
+/// `jpeg_consume_input` until a new scan starts, the EOI is reached, or input runs out.
+int nukejpeg_decoder_consume(nukejpeg_decoder *_Nonnull decoder, int *_Nonnull event);
+/// `input_scan_number`.
+int nukejpeg_decoder_input_scan_number(const nukejpeg_decoder *_Nonnull decoder);
+/// `jpeg_start_output` (buffered-image mode).
+int nukejpeg_decoder_start_output(nukejpeg_decoder *_Nonnull decoder, int scan_number);
+/// `jpeg_finish_output` (buffered-image mode).
+int nukejpeg_decoder_finish_output(nukejpeg_decoder *_Nonnull decoder);
+/// `jpeg_finish_decompress`.
+int nukejpeg_decoder_finish(nukejpeg_decoder *_Nonnull decoder);
+
+/// The first APP1 marker starting "Exif\0\0": the bytes after that prefix. Valid until the
+/// decoder is destroyed. Returns 0 when there is none.
+int nukejpeg_decoder_exif(const nukejpeg_decoder *_Nonnull decoder, const uint8_t *_Nullable *_Nonnull bytes, size_t *_Nonnull count);
+/// `jpeg_read_icc_profile`: the reassembled profile, to free with `nukejpeg_free`; `*bytes`
+/// is NULL when there is none. Returns a status.
+int nukejpeg_decoder_icc_profile(nukejpeg_decoder *_Nonnull decoder, uint8_t *_Nullable *_Nonnull bytes, size_t *_Nonnull count);
+
+/// What to encode.
+typedef struct nukejpeg_encode_params {
+    uint32_t width;
+    uint32_t height;
+    /// 1 (grayscale) or 3 (RGB).
+    int32_t components;
+    size_t bytes_per_row;
+    /// 0...100.
+    int32_t quality;
+    int32_t progressive;
+    /// Full-resolution chroma (4:4:4) instead of libjpeg's default 4:2:0.
+    int32_t full_chroma;
+    const uint8_t *_Nullable icc;
+    size_t icc_count;
+    /// The EXIF block including its "Exif\0\0" prefix, written as APP1.
+    const uint8_t *_Nullable exif;
+    size_t exif_count;
+} nukejpeg_encode_params;
+
+/// Compresses to memory (`jpeg_mem_dest`). On success `*output` is malloc'ed: free it with
+/// `nukejpeg_free`. On failure the message is written to `message`.
+int nukejpeg_encode(const nukejpeg_encode_params *_Nonnull params, const uint8_t *_Nonnull pixels,
+                    uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull output_count,
+                    char *_Nonnull message, size_t message_capacity);
+
+/// `free` for buffers the shim returns.
+void nukejpeg_free(void *_Nullable pointer);
+
+/// libjpeg-turbo's version, from `LIBJPEG_TURBO_VERSION` in jconfig.h (such as "2.1.5").
+const char *_Nonnull nukejpeg_library_version(void);
+
+#endif

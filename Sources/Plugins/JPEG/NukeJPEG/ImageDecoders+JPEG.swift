@@ -1,0 +1,153 @@
+import Foundation
+import NukeCore
+import Synchronization
+
+extension ImageDecoders {
+    /// Decodes JPEG with libjpeg-turbo: baseline, progressive and arithmetic-coded files,
+    /// grayscale (to ``PixelFormat/gray8``), YCbCr and RGB (to ``PixelFormat/rgb8``), and
+    /// CMYK/YCCK (converted to ``PixelFormat/rgb8``), with progressive previews and DCT-scaled
+    /// decoding.
+    ///
+    /// Add the product to an app target and the decoder registers itself with
+    /// ``ImageDecoderRegistry/shared``:
+    ///
+    /// ```swift
+    /// .target(name: "MyApp", dependencies: [
+    ///     .product(name: "NukeJPEG", package: "NukeCodecs"),
+    /// ])
+    /// ```
+    ///
+    /// Pixels equal `djpeg -pnm` (accurate integer IDCT, fancy upsampling, block smoothing);
+    /// with a ``ImageDecodingContext/targetSize`` they equal `djpeg -scale N/8` for the
+    /// smallest N that still covers it (the container's userInfo has
+    /// ``ImageContainer/UserInfoKey/decodeScaleKey`` and
+    /// ``ImageContainer/UserInfoKey/originalSizeKey``). The EXIF orientation, the EXIF block
+    /// and the ICC profile are kept; pixels are not rotated.
+    ///
+    /// Progressive decoding: ``decodePartiallyDownloadedData(_:)`` feeds libjpeg only the
+    /// new bytes and returns a preview each time a scan of a progressive (multi-scan) file is
+    /// complete — a scan is complete when the next SOS marker or the EOI marker has arrived;
+    /// if several completed since the last call, one preview of the newest. A 10-scan file
+    /// fed in chunks therefore gives 9 previews before its last bytes, and a 10th when the EOI
+    /// arrives in partial data. Baseline files give no previews but are decoded as the bytes
+    /// arrive, so ``decode(_:)`` on the same instance only finishes the work. The final image
+    /// equals a one-shot decode. libjpeg's arithmetic decoder cannot suspend, so arithmetic-coded
+    /// data is shown to libjpeg only up to the last SOS or EOI marker received (previews come
+    /// all the same).
+    ///
+    /// Limits: the declared size is checked against ``ImageLimits`` right after the header;
+    /// the pixel buffer plus, for multi-scan files, libjpeg's coefficient buffer must fit in
+    /// ``ImageLimits/maxDecodedBytes`` (which also bounds libjpeg's own allocations), and
+    /// files with more than ``ImageLimits/maxScanCount`` scans are refused.
+    ///
+    /// 12-bit and lossless JPEGs are not supported by the system libjpeg-turbo 2.1.5 and fail
+    /// with `.unsupported`.
+    public final class JPEG: ImageDecoderRegistering, Sendable {
+        /// The context the decoder was created with: limits, target size, cancellation.
+        public let context: ImageDecodingContext
+
+        private struct State {
+            /// The incremental decode fed by ``decodePartiallyDownloadedData(_:)``.
+            var session: JPEGIncrementalDecode?
+            /// The incremental decode failed: ``decode(_:)`` starts over with a one-shot decode.
+            var sessionFailed = false
+        }
+
+        private let state = Mutex(State())
+
+        /// Creates a decoder.
+        ///
+        /// - Parameter context: Limits, target size and cancellation; the data in it is not used.
+        public init(context: ImageDecodingContext = ImageDecodingContext(data: Data())) {
+            self.context = context
+        }
+
+        /// Creates a decoder when the data starts with a JPEG signature.
+        public convenience init?(data: Data, context: ImageDecodingContext) {
+            guard Self.isJPEG(data, context: context) else { return nil }
+            self.init(context: context)
+        }
+
+        /// Creates a decoder for a partially downloaded JPEG.
+        public convenience init?(partiallyDownloadedData data: Data, context: ImageDecodingContext) {
+            guard Self.isJPEG(data, context: context) else { return nil }
+            self.init(context: context)
+        }
+
+        static func isJPEG(_ data: Data, context: ImageDecodingContext) -> Bool {
+            if context.type == .jpeg { return true }
+            return data.count >= 3 && data.starts(with: [0xFF, 0xD8, 0xFF])
+        }
+
+        /// Decodes the complete image.
+        ///
+        /// After partial calls on this instance, feeds only the bytes not yet seen and
+        /// finishes the incremental decode; otherwise decodes straight from `data` without
+        /// copying it.
+        ///
+        /// - Throws: ``ImageCodecError``: `.incomplete` for a truncated file, `.corrupt` with
+        ///   libjpeg's message, `.limitExceeded`, `.unsupported` (12-bit, lossless), `.cancelled`.
+        public func decode(_ data: Data) throws -> ImageContainer {
+            let session: JPEGIncrementalDecode? = state.withLock { state in
+                defer { state.session = nil }
+                guard !state.sessionFailed, let session = state.session, data.count >= session.fedCount else { return nil }
+                return session
+            }
+            if let session {
+                return try session.finish(data, context: context)
+            }
+            return try decodeOneShot(data)
+        }
+
+        /// Returns a preview when a new scan of a progressive JPEG has completed.
+        ///
+        /// Feeds libjpeg only `data[fedCount...]`. Errors end the incremental decode (the
+        /// following ``decode(_:)`` reports them) and return `nil`.
+        public func decodePartiallyDownloadedData(_ data: Data) -> ImageContainer? {
+            state.withLock { state -> ImageContainer? in
+                guard !state.sessionFailed else { return nil }
+                do {
+                    let session = try state.session ?? JPEGIncrementalDecode(limits: context.limits)
+                    state.session = session
+                    guard data.count > session.fedCount else { return nil }
+                    return try session.advance(data, context: context)
+                } catch {
+                    state.session = nil
+                    state.sessionFailed = true
+                    return nil
+                }
+            }
+        }
+
+        /// Decodes complete data in one pass, reading from the caller's bytes and writing rows
+        /// straight into the bitmap's storage.
+        private func decodeOneShot(_ data: Data) throws -> ImageContainer {
+            guard !data.isEmpty else {
+                throw ImageCodecError(.corrupt, stage: .header, format: .jpeg, codec: JPEGLibrary.codec, message: "empty input")
+            }
+            if context.isCancelled { throw JPEGDecodePlan.cancelled() }
+            let decompressor = try JPEGDecompressor(limits: context.limits)
+            let context = self.context
+            return try data.withUnsafeBytes { raw in
+                decompressor.setMemorySource(raw)
+                defer { decompressor.clearMemorySource() }
+                guard let header = try decompressor.readHeader() else {
+                    throw ImageCodecError(.incomplete, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
+                                          message: "Premature end of JPEG file")
+                }
+                let plan = try JPEGDecodePlan(header: header, decompressor: decompressor, context: context)
+                if context.isCancelled { throw JPEGDecodePlan.cancelled() }
+                _ = try decompressor.start(scale: plan.scale, buffered: false)
+                let bitmap = try Bitmap(
+                    width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat
+                ) { buffer in
+                    guard try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context) else {
+                        throw JPEGDecodePlan.suspendedUnexpectedly()
+                    }
+                }
+                _ = try decompressor.finish()
+                return plan.container(bitmap: bitmap, context: context, isPreview: false)
+            }
+        }
+    }
+}

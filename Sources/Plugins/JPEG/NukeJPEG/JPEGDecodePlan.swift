@@ -1,0 +1,131 @@
+import Foundation
+import NukeCore
+internal import CJPEGShim
+
+/// What a decode will produce, decided after the header and before any pixel memory exists:
+/// the scale, the output size and pixel format, and the file's metadata.
+struct JPEGDecodePlan {
+    /// The DCT scale numerator: the output is `scale`/8 of the full size.
+    var scale: Int
+    var originalSize: ImageSize
+    var outputSize: ImageSize
+    var pixelFormat: PixelFormat
+    var isProgressive: Bool
+    /// Arithmetic coding (SOF9/SOF10), whose decoder in libjpeg cannot suspend.
+    var isArithmetic: Bool
+    /// `true` for a multi-scan file: decoded through the whole-image coefficient buffer.
+    var hasMultipleScans: Bool
+    var orientation: ImageOrientation
+    var exif: Data?
+    var iccProfile: Data?
+
+    var bytesPerRow: Int { outputSize.width * pixelFormat.bytesPerPixel }
+
+    /// Checks the header against the context's limits, picks the DCT scale for its target
+    /// size, and reads the EXIF and ICC metadata.
+    ///
+    /// - Throws: ``ImageCodecError`` `.limitExceeded` before anything large is allocated.
+    init(header: JPEGDecompressor.Header, decompressor: JPEGDecompressor, context: ImageDecodingContext) throws(ImageCodecError) {
+        let limits = context.limits
+        // Dimensions and pixel count as declared; bytes are checked below at the output scale.
+        try limits.check(width: header.width, height: header.height, bytesPerPixel: 0, format: .jpeg, codec: JPEGLibrary.codec)
+
+        switch header.colorSpace {
+        case Int32(NUKEJPEG_COLOR_GRAY): pixelFormat = .gray8
+        case Int32(NUKEJPEG_COLOR_RGB), Int32(NUKEJPEG_COLOR_YCBCR), Int32(NUKEJPEG_COLOR_CMYK), Int32(NUKEJPEG_COLOR_YCCK):
+            pixelFormat = .rgb8
+        default:
+            throw ImageCodecError(.unsupported, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
+                                  message: "unknown JPEG colour space with \(header.components) components")
+        }
+
+        // The smallest N/8 whose output (as libjpeg rounds it) still covers the target size
+        // per the content mode; full size when none does.
+        var scale = 8
+        if let target = context.targetSize {
+            for n in 1...7 {
+                let size = try decompressor.outputSize(scale: n)
+                let coversWidth = size.width >= target.width
+                let coversHeight = size.height >= target.height
+                let covers = context.contentMode == .aspectFill ? coversWidth && coversHeight : coversWidth || coversHeight
+                if covers {
+                    scale = n
+                    break
+                }
+            }
+        }
+        self.scale = scale
+        self.outputSize = try decompressor.outputSize(scale: scale)
+        self.originalSize = ImageSize(width: header.width, height: header.height)
+        self.isProgressive = header.isProgressive
+        self.isArithmetic = header.isArithmetic
+        self.hasMultipleScans = header.hasMultipleScans
+
+        let (pixels, o1) = outputSize.width.multipliedReportingOverflow(by: outputSize.height)
+        let (pixelBytes, o2) = pixels.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
+        guard !o1, !o2, pixelBytes <= limits.maxDecodedBytes else {
+            throw ImageCodecError(
+                .limitExceeded, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
+                message: "decoding \(outputSize.width)×\(outputSize.height) needs more than the maximum \(limits.maxDecodedBytes) bytes"
+            )
+        }
+        // A multi-scan file also needs its whole-image coefficient buffer (2 bytes per sample,
+        // rounded up to whole MCUs), which libjpeg allocates itself.
+        let budget = JPEGDecompressor.memoryBudget(for: limits)
+        if header.hasMultipleScans, header.coefficientBytes > budget {
+            throw ImageCodecError(
+                .limitExceeded, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
+                message: "decoding \(header.width)×\(header.height) needs \(header.coefficientBytes) bytes of DCT coefficients for a multi-scan JPEG, more than libjpeg's budget of \(budget) bytes (4 × the maximum decoded bytes + 1 MiB)"
+            )
+        }
+
+        exif = decompressor.exif()
+        orientation = exif.flatMap { ImageOrientation(exif: $0) } ?? .up
+        iccProfile = try decompressor.iccProfile()
+        if let iccProfile, iccProfile.count > limits.maxMetadataBytes {
+            throw ImageCodecError(
+                .limitExceeded, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
+                message: "ICC profile of \(iccProfile.count) bytes exceeds the maximum metadata size \(limits.maxMetadataBytes)"
+            )
+        }
+    }
+
+    /// Wraps decoded pixels in a container with this plan's metadata.
+    func container(bitmap: Bitmap, context: ImageDecodingContext, isPreview: Bool, scan: Int? = nil) -> ImageContainer {
+        let image = Image(bitmap: bitmap, orientation: orientation, colorInfo: ColorInfo(iccProfile: iccProfile), exif: exif)
+        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: isProgressive]
+        if context.targetSize != nil {
+            userInfo[.decodeScaleKey] = Double(scale) / 8
+            userInfo[.originalSizeKey] = originalSize
+        }
+        if let scan { userInfo[.scanNumberKey] = scan }
+        return ImageContainer(image: image, type: .jpeg, isPreview: isPreview, userInfo: userInfo)
+    }
+
+    /// Reads every remaining row of the current output pass into `buffer`, checking for
+    /// cancellation between batches of rows.
+    ///
+    /// - Returns: `false` when the input ran out first (incremental decoding).
+    static func readRows(
+        _ decompressor: JPEGDecompressor, into buffer: UnsafeMutableRawBufferPointer, bytesPerRow: Int,
+        context: ImageDecodingContext
+    ) throws(ImageCodecError) -> Bool {
+        let height = decompressor.outputHeight
+        let batch = max(1, min(256, (1 << 20) / max(bytesPerRow, 1)))
+        while decompressor.outputScanline < height {
+            if context.isCancelled { throw cancelled() }
+            guard try decompressor.readRows(into: buffer, stride: bytesPerRow, maxRows: batch) else { return false }
+        }
+        return true
+    }
+
+    /// libjpeg asked for more input where all of it was available: a bug, not bad data.
+    static func suspendedUnexpectedly() -> ImageCodecError {
+        ImageCodecError(.internalFailure, stage: .decoding, format: .jpeg, codec: JPEGLibrary.codec,
+                        message: "libjpeg asked for more input where none was needed")
+    }
+
+    static func cancelled() -> ImageCodecError {
+        ImageCodecError(.cancelled, stage: .decoding, format: .jpeg, codec: JPEGLibrary.codec, message: "cancelled")
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import NukeCore
+
+/// One progressive decoding session: libjpeg with a suspending source, fed only the bytes it
+/// has not seen.
+///
+/// Multi-scan (progressive) files run in buffered-image mode: input is consumed with
+/// `jpeg_consume_input`, and each time a scan completes (the next SOS or the EOI arrives) the
+/// newest complete scan is output from the coefficient buffer, which never needs more input.
+/// Single-scan files are decoded row by row into a buffer as the bytes arrive. libjpeg's
+/// arithmetic decoder cannot suspend, so for arithmetic-coded files libjpeg is shown only the
+/// bytes up to the last SOS or EOI marker received: it never starts a scan it cannot finish.
+///
+/// Not thread-safe: ``ImageDecoders/JPEG`` keeps it in its `Mutex`.
+final class JPEGIncrementalDecode {
+    private let decompressor: JPEGDecompressor
+    /// How many bytes of the data have been given to libjpeg.
+    private(set) var fedCount = 0
+    private var plan: JPEGDecodePlan?
+    private var isStarted = false
+    /// The number of scans whose data has fully arrived.
+    private var completedScans = 0
+    /// The scan the last preview showed.
+    private var previewedScan = 0
+    private var reachedEnd = false
+    /// The rows of a single-scan file decoded so far.
+    private var pixels: [UInt8] = []
+
+    init(limits: ImageLimits) throws(ImageCodecError) {
+        decompressor = try JPEGDecompressor(limits: limits)
+    }
+
+    /// Feeds the new bytes and returns a preview when a scan has completed.
+    func advance(_ data: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer? {
+        try feed(data)
+        return try run(context: context, isFinal: false)
+    }
+
+    /// Feeds the last bytes and returns the final image.
+    func finish(_ data: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        try feed(data)
+        decompressor.setEndOfInput()
+        guard let container = try run(context: context, isFinal: true) else {
+            throw JPEGDecodePlan.suspendedUnexpectedly()
+        }
+        return container
+    }
+
+    private func feed(_ data: Data) throws(ImageCodecError) {
+        precondition(data.count >= fedCount, "the data of a decoding session only grows")
+        guard data.count > fedCount else { return }
+        let new = data[(data.startIndex + fedCount)...]
+        let result = new.withUnsafeBytes { raw in
+            Result { () throws(ImageCodecError) in try decompressor.append(raw) }
+        }
+        try result.get()
+        fedCount = data.count
+    }
+
+    private func run(context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> ImageContainer? {
+        if plan == nil {
+            guard let header = try decompressor.readHeader() else { return nil }
+            let plan = try JPEGDecodePlan(header: header, decompressor: decompressor, context: context)
+            // libjpeg's arithmetic decoder cannot suspend (JERR_CANT_SUSPEND): show it only
+            // whole scans, up to the last SOS or EOI marker received.
+            if plan.isArithmetic { decompressor.setGated(true) }
+            self.plan = plan
+        }
+        guard let plan else { return nil }
+        if !isStarted {
+            guard try decompressor.start(scale: plan.scale, buffered: plan.hasMultipleScans) else { return nil }
+            isStarted = true
+            if !plan.hasMultipleScans {
+                pixels = [UInt8](repeating: 0, count: plan.bytesPerRow * decompressor.outputHeight)
+            }
+        }
+        return plan.hasMultipleScans
+            ? try runScans(plan: plan, context: context, isFinal: isFinal)
+            : try runRows(plan: plan, context: context, isFinal: isFinal)
+    }
+
+    /// Buffered-image mode: consume, then output the newest complete scan.
+    private func runScans(plan: JPEGDecodePlan, context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> ImageContainer? {
+        consuming: while !reachedEnd {
+            if context.isCancelled { throw JPEGDecodePlan.cancelled() }
+            switch try decompressor.consume() {
+            case .suspended:
+                break consuming
+            case .reachedScan:
+                completedScans = decompressor.inputScanNumber - 1
+            case .reachedEnd:
+                reachedEnd = true
+                completedScans = decompressor.inputScanNumber
+            }
+        }
+        if isFinal {
+            // With the end of input declared, running out of data throws `.incomplete` above.
+            guard reachedEnd else { throw JPEGDecodePlan.suspendedUnexpectedly() }
+            let bitmap = try output(scan: completedScans, plan: plan, context: context)
+            _ = try decompressor.finish()
+            return plan.container(bitmap: bitmap, context: context, isPreview: false)
+        }
+        guard completedScans > previewedScan else { return nil }
+        previewedScan = completedScans
+        let bitmap = try output(scan: completedScans, plan: plan, context: context)
+        return plan.container(bitmap: bitmap, context: context, isPreview: true, scan: completedScans)
+    }
+
+    /// One output pass of a complete scan from the coefficient buffer.
+    private func output(scan: Int, plan: JPEGDecodePlan, context: ImageDecodingContext) throws(ImageCodecError) -> Bitmap {
+        guard try decompressor.startOutput(scan: scan) else { throw JPEGDecodePlan.suspendedUnexpectedly() }
+        let decompressor = self.decompressor
+        let bitmap: Bitmap
+        do {
+            bitmap = try Bitmap(width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat) { buffer in
+                guard try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context) else {
+                    throw JPEGDecodePlan.suspendedUnexpectedly()
+                }
+            }
+        } catch let error as ImageCodecError {
+            throw error
+        } catch {
+            throw JPEGDecodePlan.suspendedUnexpectedly()
+        }
+        guard try decompressor.finishOutput() else { throw JPEGDecodePlan.suspendedUnexpectedly() }
+        return bitmap
+    }
+
+    /// Single-scan files: rows as the data arrives; no previews.
+    private func runRows(plan: JPEGDecodePlan, context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> ImageContainer? {
+        let decompressor = self.decompressor
+        let result = pixels.withUnsafeMutableBytes { buffer in
+            Result { () throws(ImageCodecError) in
+                try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context)
+            }
+        }
+        let done = try result.get()
+        guard isFinal else { return nil }
+        guard done else { throw JPEGDecodePlan.suspendedUnexpectedly() }
+        _ = try decompressor.finish()
+        let bitmap = Bitmap(width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat, bytes: pixels)
+        pixels = []
+        return plan.container(bitmap: bitmap, context: context, isPreview: false)
+    }
+}
