@@ -53,7 +53,7 @@ let package = Package(
         // MARK: - Core (links no codec library)
         .target(name: "CNukeCore", path: "Sources/CNukeCore"),
         .target(name: "NukeCore", dependencies: ["CNukeCore"], path: "Sources/NukeCore", swiftSettings: swiftSettings),
-        .testTarget(name: "NukeCoreTests", dependencies: ["NukeCore"], path: "Tests/NukeCoreTests", swiftSettings: swiftSettings),
+        .testTarget(name: "NukeCoreTests", dependencies: ["NukeCore", "NukeConformance"], path: "Tests/NukeCoreTests", swiftSettings: swiftSettings),
 
         // MARK: - Conformance kit (reused by third-party plugins)
         .target(name: "NukeConformance", dependencies: ["NukeCore"], path: "Sources/NukeConformance", swiftSettings: swiftSettings),
@@ -67,7 +67,7 @@ let package = Package(
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "nukeTests", dependencies: ["nuke"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
+        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks (ratios against the C libraries called directly)
         .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG"], path: "Benchmarks/CBenchmarkBaseline"),

@@ -26,10 +26,12 @@ extension ImageDecoders {
     ///
     /// Progressive decoding: ``decodePartiallyDownloadedData(_:)`` feeds libjpeg only the
     /// new bytes and returns a preview each time a scan of a progressive (multi-scan) file is
-    /// complete — a scan is complete when the next SOS marker or the EOI marker has arrived;
-    /// if several completed since the last call, one preview of the newest. A 10-scan file
-    /// fed in chunks therefore gives 9 previews before its last bytes, and a 10th when the EOI
-    /// arrives in partial data. Baseline files give no previews but are decoded as the bytes
+    /// complete — a scan is complete when the next SOS marker or the EOI marker has arrived.
+    /// Each call returns at most one preview, of the next scan not yet shown; when one chunk
+    /// completed several scans, calling again with the same data returns the next (and `nil`
+    /// once none is pending), which ``ImageDecodingSession`` does. A 10-scan file fed in chunks
+    /// therefore gives 9 previews before its last bytes, and a 10th when the EOI arrives in
+    /// partial data. Baseline files give no previews but are decoded as the bytes
     /// arrive, so ``decode(_:)`` on the same instance only finishes the work. The final image
     /// equals a one-shot decode. libjpeg's arithmetic decoder cannot suspend, so arithmetic-coded
     /// data is shown to libjpeg only up to the last SOS or EOI marker received (previews come
@@ -99,9 +101,10 @@ extension ImageDecoders {
             return try decodeOneShot(data)
         }
 
-        /// Returns a preview when a new scan of a progressive JPEG has completed.
+        /// Returns a preview of the next completed scan of a progressive JPEG not yet shown.
         ///
-        /// Feeds libjpeg only `data[fedCount...]`. Errors end the incremental decode (the
+        /// Feeds libjpeg only `data[fedCount...]`; with no new bytes it resumes where the last
+        /// call paused, so repeated calls with the same data return the scans one chunk completed. Errors end the incremental decode (the
         /// following ``decode(_:)`` reports them) and return `nil`.
         public func decodePartiallyDownloadedData(_ data: Data) -> ImageContainer? {
             state.withLock { state -> ImageContainer? in
@@ -109,7 +112,7 @@ extension ImageDecoders {
                 do {
                     let session = try state.session ?? JPEGIncrementalDecode(limits: context.limits)
                     state.session = session
-                    guard data.count > session.fedCount else { return nil }
+                    guard data.count >= session.fedCount else { return nil }
                     return try session.advance(data, context: context)
                 } catch {
                     state.session = nil

@@ -5,8 +5,10 @@ import NukeCore
 /// has not seen.
 ///
 /// Multi-scan (progressive) files run in buffered-image mode: input is consumed with
-/// `jpeg_consume_input`, and each time a scan completes (the next SOS or the EOI arrives) the
-/// newest complete scan is output from the coefficient buffer, which never needs more input.
+/// `jpeg_consume_input`, and each time a scan completes (the next SOS or the EOI arrives)
+/// consumption pauses and that scan is output from the coefficient buffer, which never needs
+/// more input. So every scan gets its own preview even when one chunk completes several: the
+/// next call, with the same data or more, resumes consuming where the last one paused.
 /// Single-scan files are decoded row by row into a buffer as the bytes arrive. libjpeg's
 /// arithmetic decoder cannot suspend, so for arithmetic-coded files libjpeg is shown only the
 /// bytes up to the last SOS or EOI marker received: it never starts a scan it cannot finish.
@@ -79,9 +81,13 @@ final class JPEGIncrementalDecode {
             : try runRows(plan: plan, context: context, isFinal: isFinal)
     }
 
-    /// Buffered-image mode: consume, then output the newest complete scan.
+    /// Buffered-image mode: consume up to the next completed scan, then output it.
+    ///
+    /// The final call consumes everything and outputs only the last scan.
     private func runScans(plan: JPEGDecodePlan, context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> ImageContainer? {
         consuming: while !reachedEnd {
+            // A completed scan not yet shown: show it before reading on.
+            if !isFinal && completedScans > previewedScan { break }
             if context.isCancelled { throw JPEGDecodePlan.cancelled() }
             switch try decompressor.consume() {
             case .suspended:

@@ -1,0 +1,62 @@
+import Foundation
+import NukeCore
+
+/// One decode → resize → encode, as `nuke convert` does for each file.
+struct Conversion: Sendable {
+    var format: OutputFormat
+    var options: ImageEncodingOptions
+    /// Fit the image inside this size: a scaled decode where the codec offers one, then an
+    /// area-average resize for the rest.
+    var maxSize: ImageSize?
+
+    /// What converting one file produced.
+    struct Result: Sendable {
+        var input: String
+        var output: String
+        var bytesIn = 0
+        var bytesOut = 0
+        var size: ImageSize?
+        var error: (any Error & Sendable)?
+    }
+
+    /// Decodes `data` with the shared registry, resizes it and encodes it.
+    ///
+    /// - Throws: ``ImageCodecError`` from the decoder or the encoder.
+    func convert(_ data: Data) throws -> (data: Data, image: Image) {
+        var context = ImageDecoderRegistry.shared.makeContext(for: data)
+        if let maxSize {
+            context.targetSize = maxSize
+            context.contentMode = .aspectFit
+        }
+        var image = try ImageDecoderRegistry.shared.decode(context).image
+        if let maxSize {
+            let fit = BoxResampler.fittingSize(ImageSize(width: image.width, height: image.height), in: maxSize)
+            if fit.width != image.width || fit.height != image.height {
+                for index in image.frames.indices {
+                    image.frames[index].bitmap = BoxResampler.resize(image.frames[index].bitmap, width: fit.width, height: fit.height)
+                }
+            }
+        }
+        return (try format.encode(image, options: options), image)
+    }
+
+    /// Reads `input`, converts it and writes `output`; failures are in the result.
+    func run(input: String, output: String) -> Result {
+        var result = Result(input: input, output: output)
+        do {
+            let data = try ImageFiles.read(input)
+            result.bytesIn = data.count
+            let (encoded, image) = try convert(data)
+            try ImageFiles.write(encoded, to: output)
+            result.bytesOut = encoded.count
+            result.size = ImageSize(width: image.width, height: image.height)
+        } catch let error as ImageCodecError {
+            result.error = error
+        } catch let error as FileError {
+            result.error = error
+        } catch {
+            result.error = FileError(path: input, reason: String(describing: error))
+        }
+        return result
+    }
+}

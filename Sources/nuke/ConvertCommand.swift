@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import NukeCore
+
+/// `nuke convert`: one file to another format, or many files into a directory.
+struct ConvertCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert images: decode with the registry, encode by the output's extension or --to.",
+        discussion: """
+        One file:   nuke convert IN OUT [--to FORMAT] [--quality Q] [--max-size WxH] [--lossless]
+        Many files: nuke convert FILE|DIR... --to FORMAT --output DIR [--jobs N]
+
+        Formats: those with an encoder in `nuke formats`, plus pam (the decoded pixels as they \
+        are: gray, gray+alpha, RGB or RGBA, 8 or 16 bits) and ppm (PPM, or PGM for gray; alpha \
+        dropped) for comparison with other tools.
+
+        In a batch, directories are searched recursively for image files, each file is converted \
+        independently (a failure never stops the batch), and the exit code is non-zero when any \
+        file failed.
+        """
+    )
+
+    @Argument(help: "IN OUT; with --output, the files and directories to convert.")
+    var paths: [String]
+
+    @Option(help: "Output format (png, jpeg, pam, ppm, webp…). Default: OUT's extension.")
+    var to: String?
+
+    @Option(help: "Quality for lossy formats, 0–100. Default: 80.")
+    var quality: Double?
+
+    @Option(help: "Fit inside WxH (or N for N×N): a scaled decode where the codec has one, then an area-average resize.")
+    var maxSize: SizeArgument?
+
+    @Flag(help: "Encode losslessly where the format offers both.")
+    var lossless = false
+
+    @Flag(help: "Write a progressive JPEG or an interlaced PNG.")
+    var progressive = false
+
+    @Option(name: [.short, .long], help: "Batch mode: the directory to write converted files to.")
+    var output: String?
+
+    @Option(help: "Batch mode: files converted at the same time.")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        if output == nil {
+            guard paths.count == 2 else {
+                throw ValidationError("expected IN and OUT (to convert several files, add --output DIR and --to FORMAT)")
+            }
+            guard format(for: paths[1]) != nil else {
+                let ext = URL(fileURLWithPath: paths[1]).pathExtension
+                throw ValidationError(ext.isEmpty ? "OUT has no extension: give --to FORMAT" : "unknown output format '\(ext)': give --to FORMAT")
+            }
+        } else {
+            guard !paths.isEmpty else { throw ValidationError("no input files or directories") }
+            guard to != nil else { throw ValidationError("batch mode needs --to FORMAT") }
+        }
+        if let to, OutputFormat(name: to) == nil {
+            throw ValidationError("unknown output format '\(to)'")
+        }
+        if let quality, !(0...100).contains(quality) {
+            throw ValidationError("--quality must be between 0 and 100")
+        }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+    }
+
+    private func format(for outputPath: String) -> OutputFormat? {
+        if let to { return OutputFormat(name: to) }
+        return OutputFormat(name: URL(fileURLWithPath: outputPath).pathExtension)
+    }
+
+    private var options: ImageEncodingOptions {
+        ImageEncodingOptions(quality: (quality ?? 80) / 100, isProgressive: progressive, isLossless: lossless)
+    }
+
+    /// `error: IN: <reason>`; a file error already names its path.
+    static func errorLine(input: String, _ error: any Error) -> String {
+        error is FileError ? "error: \(error)" : "error: \(input): \(error)"
+    }
+
+    func run() async throws {
+        if let output {
+            try await runBatch(outputDirectory: output)
+            return
+        }
+        guard let format = format(for: paths[1]) else { throw ExitCode.validationFailure }
+        let conversion = Conversion(format: format, options: options, maxSize: maxSize?.size)
+        let result = conversion.run(input: paths[0], output: paths[1])
+        if let error = result.error {
+            Terminal.error(Self.errorLine(input: paths[0], error))
+            throw ExitStatus.code(for: [error])
+        }
+        let size = result.size.map { "\($0.width)×\($0.height)" } ?? ""
+        print("\(paths[0]) → \(paths[1]) (\(format), \(size), \(Terminal.bytes(result.bytesIn)) → \(Terminal.bytes(result.bytesOut)))")
+    }
+}

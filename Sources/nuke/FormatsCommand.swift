@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import NukeCore
+
+/// `nuke formats`: the codecs linked into the tool and what each can do.
+struct FormatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "formats",
+        abstract: "List the registered codecs: what each can do and its C library's version."
+    )
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let codecs = Self.registeredCodecs()
+        if json {
+            JSONOutput.print([
+                "codecs": codecs.map(Self.jsonObject),
+                "writers": ["pam", "ppm"],
+            ] as [String: Any])
+            return
+        }
+        if codecs.isEmpty {
+            print("No codecs are registered.")
+        } else {
+            let yes = { (flag: Bool) in flag ? "yes" : "-" }
+            var rows = [["FORMAT", "CODEC", "DECODE", "ENCODE", "PROGRESSIVE", "SCALED", "ANIMATION", "16-BIT", "LIBRARY"]]
+            for info in codecs {
+                let c = info.capabilities
+                rows.append([
+                    info.type.name, info.name, yes(c.contains(.decode)), yes(c.contains(.encode)),
+                    yes(c.contains(.progressive)), yes(c.contains(.scaledDecode)), yes(c.contains(.animation)),
+                    yes(c.contains(.highBitDepth)), info.library.isEmpty ? "(Swift)" : info.codecDescription,
+                ])
+            }
+            let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            for row in rows {
+                let cells = row.enumerated().map { $0.offset == row.count - 1 ? $0.element : $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+                print(cells.joined(separator: "  "))
+            }
+        }
+        print("Also written by `nuke convert`: PAM (.pam, pixels as decoded) and PPM/PGM (.ppm).")
+    }
+
+    /// Every codec in the shared decoder and encoder registries, decoders first, without duplicates.
+    static func registeredCodecs() -> [ImageCodecInfo] {
+        var seen = Set<ImageCodecInfo>()
+        return (ImageDecoderRegistry.shared.registeredCodecs + ImageEncoderRegistry.shared.registeredCodecs)
+            .filter { seen.insert($0).inserted }
+    }
+
+    static func jsonObject(_ info: ImageCodecInfo) -> [String: Any] {
+        let c = info.capabilities
+        return [
+            "name": info.name,
+            "format": info.type.name,
+            "type": info.type.rawValue,
+            "extensions": info.type.filenameExtensions,
+            "capabilities": c.names,
+            "decode": c.contains(.decode),
+            "encode": c.contains(.encode),
+            "progressive": c.contains(.progressive),
+            "scaledDecode": c.contains(.scaledDecode),
+            "animation": c.contains(.animation),
+            "highBitDepth": c.contains(.highBitDepth),
+            "library": info.library,
+            "libraryVersion": info.libraryVersion,
+            "priority": info.priority,
+        ]
+    }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+import NukeCore
+
+/// The `nuke` command: inspect, convert and progressively decode images with the codecs
+/// linked into NukeCodecs.
+@main
+struct Nuke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nuke",
+        abstract: "Decode, inspect and convert images with NukeCodecs.",
+        discussion: """
+        Decoding goes through the codec registry: every codec plugin linked into this tool \
+        (see `nuke formats`) is available, with its C library's own error messages.
+
+        EXIT CODES:
+          0   success
+          1   a file could not be decoded or encoded (in a batch: at least one file failed)
+          3   no codec is registered for the format (every failure was of this kind)
+          4   a file could not be read or written
+          64  usage error (swift-argument-parser's default)
+        """,
+        subcommands: [FormatsCommand.self, InfoCommand.self, ConvertCommand.self, ProgressiveCommand.self]
+    )
+}

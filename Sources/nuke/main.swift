@@ -1,2 +1,0 @@
-import NukeCore
-for codec in ImageCodecs.linked { print(codec.info) }

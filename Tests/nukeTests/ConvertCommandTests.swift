@@ -1,0 +1,145 @@
+import Foundation
+import NukeCore
+import Testing
+
+@Suite struct ConvertCommandTests {
+    /// Maximum absolute difference between two bitmaps' samples; `nil` when their shapes differ.
+    static func maxDifference(_ a: Bitmap, _ b: Bitmap) -> Int? {
+        guard a.width == b.width, a.height == b.height, a.pixelFormat == b.pixelFormat else { return nil }
+        var worst = 0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                for c in 0..<a.pixelFormat.channelCount {
+                    worst = max(worst, abs(a.sample(x: x, y: y, channel: c) - b.sample(x: x, y: y, channel: c)))
+                }
+            }
+        }
+        return worst
+    }
+
+    static let references = (NukeBinary.fixtures("jpeg") + NukeBinary.fixtures("png")).filter { $0.reference != nil && $0.expectedError == nil }
+
+    @Test(arguments: references)
+    func pamEqualsTheReference(_ fixture: NukeBinary.Fixture) throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("out.pam")
+        let output = try NukeBinary.run("convert", fixture.path, out.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        let written = try Netpbm.decode(try Data(contentsOf: out))
+        let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/\(fixture.format)/\(try #require(fixture.reference))")))
+        let difference = Self.maxDifference(written, reference)
+        #expect(difference != nil, "\(written) vs \(reference)")
+        #expect((difference ?? .max) <= fixture.tolerance)
+    }
+
+    @Test func pngAndJPEGOutputsDecodeBack() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let png = directory.appendingPathComponent("a.png").path
+        let jpeg = directory.appendingPathComponent("b.jpeg").path
+        let ppm = directory.appendingPathComponent("c.ppm").path
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgba-8.png", png).status == 0)
+        #expect(try NukeBinary.run("convert", png, jpeg, "--quality", "90").status == 0)
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgba-8.png", ppm).status == 0)
+        // PNG round trip is lossless.
+        let original = try ImageDecoderRegistry.shared.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/png/rgba-8.png")))
+        let roundTrip = try ImageDecoderRegistry.shared.decode(try Data(contentsOf: URL(fileURLWithPath: png)))
+        #expect(roundTrip.image.bitmap == original.image.bitmap)
+        let decodedJPEG = try ImageDecoderRegistry.shared.decode(try Data(contentsOf: URL(fileURLWithPath: jpeg)))
+        #expect(decodedJPEG.type == .jpeg)
+        #expect(decodedJPEG.image.width == 61)
+        let pnm = try Netpbm.decode(try Data(contentsOf: URL(fileURLWithPath: ppm)))
+        #expect(pnm.pixelFormat == .rgb8)
+        #expect(pnm == original.image.bitmap.converted(to: .rgb8))
+    }
+
+    @Test func toOverridesTheExtension() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("image.bin").path
+        let output = try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", out, "--to", "pam")
+        #expect(output.status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)).starts(with: Array("P7\n".utf8)))
+    }
+
+    @Test func maxSizeFitsExactly() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // PNG has no scaled decode: the resampler does it all (61×45 → 30×22).
+        let png = directory.appendingPathComponent("small.pam").path
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", png, "--max-size", "30x30").status == 0)
+        let small = try Netpbm.decode(try Data(contentsOf: URL(fileURLWithPath: png)))
+        #expect((small.width, small.height) == (30, 22))
+        // JPEG: a DCT-scaled decode to at least 100×67, then the resampler (640×427 → 100×67).
+        let jpeg = directory.appendingPathComponent("thumb.pam").path
+        let output = try NukeBinary.run("convert", "Examples/progressive.jpg", jpeg, "--max-size", "100x100")
+        #expect(output.status == 0)
+        let thumb = try Netpbm.decode(try Data(contentsOf: URL(fileURLWithPath: jpeg)))
+        #expect((thumb.width, thumb.height) == (100, 67))
+        // Never enlarged.
+        let same = directory.appendingPathComponent("same.pam").path
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", same, "--max-size", "1000x1000").status == 0)
+        #expect(try Netpbm.decode(try Data(contentsOf: URL(fileURLWithPath: same))).width == 61)
+    }
+
+    @Test func usageErrors() throws {
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgb-8.png").status == 64)
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", "/tmp/out.xyz").status == 64)
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", "/tmp/out.png", "--quality", "101").status == 64)
+        #expect(try NukeBinary.run("convert", "Fixtures/png", "--output", "/tmp/x").status == 64, "batch needs --to")
+    }
+
+    @Test func errorsNameTheFormatAndTheReason() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let corrupt = try NukeBinary.run("convert", "Fixtures/jpeg/truncated-half.jpg", directory.appendingPathComponent("x.png").path)
+        #expect(corrupt.status == 1)
+        #expect(corrupt.stderr.contains("truncated-half.jpg"))
+        #expect(corrupt.stderr.contains("JPEG"))
+        #expect(corrupt.stderr.contains("incomplete"))
+
+        let webp = try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", directory.appendingPathComponent("x.webp").path)
+        #expect(webp.status == 3)
+        #expect(webp.stderr.contains("no encoder is registered for WebP"))
+
+        let missing = try NukeBinary.run("convert", "/nonexistent.png", directory.appendingPathComponent("x.png").path)
+        #expect(missing.status == 4)
+    }
+
+    @Test func batchWithACorruptFile() throws {
+        let input = try NukeBinary.temporaryDirectory()
+        let output = try NukeBinary.temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: input)
+            try? FileManager.default.removeItem(at: output)
+        }
+        try FileManager.default.createDirectory(at: input.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        for (source, name) in [("Fixtures/png/rgb-8.png", "a.png"), ("Fixtures/jpeg/baseline-420.jpg", "sub/b.jpg"),
+                               ("Fixtures/jpeg/truncated-half.jpg", "c.jpg")] {
+            try FileManager.default.copyItem(at: NukeBinary.root.appendingPathComponent(source), to: input.appendingPathComponent(name))
+        }
+        try Data("not an image".utf8).write(to: input.appendingPathComponent("notes.txt"))
+        let result = try NukeBinary.run("convert", input.path, "--to", "png", "--output", output.path, "--jobs", "2")
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("Converted 2 of 3 files to PNG, 1 failed"))
+        #expect(result.stderr.contains("c.jpg"))
+        #expect(result.stderr.contains("incomplete"))
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("a.png").path))
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("sub/b.png").path))
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("c.png").path))
+        // Not a terminal: one plain line per converted file.
+        #expect(result.lines.filter { $0.hasPrefix("ok ") }.count == 2)
+        #expect(!result.stderr.contains("\u{1B}["))
+    }
+
+    @Test func batchToWebPFailsEachFileClearly() throws {
+        let output = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: output) }
+        let result = try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", "Fixtures/jpeg/baseline-420.jpg",
+                                        "--to", "webp", "--output", output.path)
+        #expect(result.status == 3)
+        #expect(result.stderr.components(separatedBy: "no encoder is registered for WebP").count - 1 == 2)
+        #expect(result.stdout.contains("Converted 0 of 2 files to WebP, 2 failed"))
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@Suite struct FormatsCommandTests {
+    @Test func helpDocumentsExitCodes() throws {
+        let output = try NukeBinary.run("--help")
+        #expect(output.status == 0)
+        for text in ["EXIT CODES", "formats", "info", "convert", "progressive", "64"] {
+            #expect(output.stdout.contains(text), "missing \(text)")
+        }
+        for command in ["formats", "info", "convert", "progressive"] {
+            let help = try NukeBinary.run(command, "--help")
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("USAGE: nuke \(command)"))
+        }
+    }
+
+    @Test func unknownSubcommandIsAUsageError() throws {
+        let output = try NukeBinary.run("frobnicate")
+        #expect(output.status == 64)
+        #expect(output.stderr.contains("Error"))
+    }
+
+    @Test func table() throws {
+        let output = try NukeBinary.run("formats")
+        #expect(output.status == 0)
+        #expect(output.lines.first?.hasPrefix("FORMAT") == true)
+        #expect(output.stdout.contains("NukeJPEG"))
+        #expect(output.stdout.contains("libjpeg-turbo 2."))
+        #expect(output.stdout.contains("NukePNG"))
+        #expect(output.stdout.contains("libpng 1."))
+    }
+
+    @Test func json() throws {
+        let output = try NukeBinary.run("formats", "--json")
+        #expect(output.status == 0)
+        let object = try #require(try NukeBinary.json(output) as? [String: Any])
+        #expect(object["writers"] as? [String] == ["pam", "ppm"])
+        let codecs = try #require(object["codecs"] as? [[String: Any]])
+        let keys: Set = ["name", "format", "type", "extensions", "capabilities", "decode", "encode", "progressive",
+                         "scaledDecode", "animation", "highBitDepth", "library", "libraryVersion", "priority"]
+        for codec in codecs {
+            #expect(Set(codec.keys) == keys)
+        }
+        let jpeg = try #require(codecs.first { $0["name"] as? String == "NukeJPEG" })
+        #expect(jpeg["type"] as? String == "public.jpeg")
+        #expect(jpeg["decode"] as? Bool == true)
+        #expect(jpeg["encode"] as? Bool == true)
+        #expect(jpeg["progressive"] as? Bool == true)
+        #expect(jpeg["scaledDecode"] as? Bool == true)
+        #expect(jpeg["library"] as? String == "libjpeg-turbo")
+        #expect((jpeg["libraryVersion"] as? String)?.isEmpty == false)
+        let png = try #require(codecs.first { $0["name"] as? String == "NukePNG" })
+        #expect(png["library"] as? String == "libpng")
+        #expect((png["capabilities"] as? [String])?.contains("decode") == true)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+@Suite struct InfoCommandTests {
+    static let keys: Set = ["file", "bytes", "format", "type", "width", "height", "pixelFormat", "bitDepth", "channels",
+                            "hasAlpha", "frames", "loopCount", "orientation", "iccProfile", "iccProfileSize", "progressive",
+                            "interlaced", "scans", "error"]
+
+    @Test(arguments: NukeBinary.fixtures("jpeg").filter { $0.expectedError == nil })
+    func jpegFixture(_ fixture: NukeBinary.Fixture) throws {
+        let output = try NukeBinary.run("info", "--json", fixture.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        let objects = try #require(try NukeBinary.json(output) as? [[String: Any]])
+        let object = try #require(objects.first)
+        #expect(Set(object.keys) == Self.keys)
+        #expect(object["format"] as? String == "JPEG")
+        #expect(object["width"] as? Int == fixture.width)
+        #expect(object["height"] as? Int == fixture.height)
+        #expect(object["progressive"] as? Bool == fixture.progressive)
+        #expect(object["scans"] as? Int == fixture.scans)
+        #expect(object["interlaced"] is NSNull)
+        #expect(object["error"] is NSNull)
+        #expect(object["frames"] as? Int == 1)
+    }
+
+    @Test(arguments: NukeBinary.fixtures("png").filter { $0.expectedError == nil })
+    func pngFixture(_ fixture: NukeBinary.Fixture) throws {
+        let output = try NukeBinary.run("info", "--json", fixture.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        let object = try #require((try NukeBinary.json(output) as? [[String: Any]])?.first)
+        #expect(object["format"] as? String == "PNG")
+        #expect(object["width"] as? Int == fixture.width)
+        #expect(object["height"] as? Int == fixture.height)
+        #expect(object["interlaced"] as? Bool == fixture.interlaced)
+        #expect(object["progressive"] is NSNull)
+    }
+
+    @Test func iccAndOrientation() throws {
+        let output = try NukeBinary.run("info", "--json", "Fixtures/jpeg/icc.jpg", "Fixtures/jpeg/exif-orientation-6-le.jpg")
+        #expect(output.status == 0)
+        let objects = try #require(try NukeBinary.json(output) as? [[String: Any]])
+        #expect(objects.count == 2)
+        #expect(objects[0]["iccProfile"] as? Bool == true)
+        #expect((objects[0]["iccProfileSize"] as? Int ?? 0) > 0)
+        #expect(objects[1]["orientation"] as? Int == 6)
+        #expect(objects[1]["iccProfile"] as? Bool == false)
+    }
+
+    @Test func text() throws {
+        let output = try NukeBinary.run("info", "Examples/progressive.jpg")
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("JPEG (public.jpeg)"))
+        #expect(output.stdout.contains("640×427"))
+        #expect(output.stdout.contains("progressive  yes, 10 scans"))
+        #expect(output.stdout.contains("rgb8"))
+    }
+
+    @Test func exitCodes() throws {
+        let missing = try NukeBinary.run("info", "/nonexistent/file.jpg")
+        #expect(missing.status == 4)
+        #expect(missing.stderr.contains("no such file"))
+
+        let unknown = try NukeBinary.run("info", "Package.swift")
+        #expect(unknown.status == 3)
+        #expect(unknown.stderr.contains("not in a recognised image format"))
+
+        let corrupt = try NukeBinary.run("info", "--json", "Fixtures/jpeg/truncated-half.jpg", "Fixtures/png/rgb-8.png")
+        #expect(corrupt.status == 1)
+        let objects = try #require(try NukeBinary.json(corrupt) as? [[String: Any]])
+        let error = try #require(objects.first?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "incomplete")
+        #expect((error["description"] as? String)?.contains("JPEG") == true)
+        #expect(objects.first?["width"] as? Int != nil, "the header still gives the size")
+        #expect(objects.last?["error"] is NSNull)
+    }
+}
