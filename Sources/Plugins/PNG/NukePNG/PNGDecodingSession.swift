@@ -1,0 +1,313 @@
+internal import CPNGShim
+import Foundation
+import NukeCore
+
+/// One progressive decode: libpng's progressive reader, the pixels it writes, and how far
+/// it got.
+///
+/// Not `Sendable`: ``ImageDecoders/PNG`` keeps it in a `Mutex`. It owns the libpng reader
+/// (freed in `deinit`) and the pixel array; the array's address is handed to the shim for
+/// the duration of one `nukepng_decoder_feed` call only.
+final class PNGDecodingSession {
+    /// What the session needs from the decoding context.
+    struct Configuration: Sendable {
+        var prefersHighBitDepth: Bool
+        var limits: ImageLimits
+        var cancellation: ImageDecodingCancellation?
+
+        var isCancelled: Bool { (cancellation?.isCancelled ?? false) || Task.isCancelled }
+    }
+
+    /// The output geometry, once the header passed the limits.
+    struct Header {
+        var width: Int
+        var height: Int
+        var pixelFormat: PixelFormat
+        var bytesPerRow: Int
+        var isInterlaced: Bool
+    }
+
+    /// Input is fed in slices of this size, with a cancellation check between them.
+    static let sliceSize = 64 * 1024
+
+    private let handle: OpaquePointer
+    private let configuration: Configuration
+
+    /// How many bytes of the data libpng has seen.
+    private(set) var fedCount = 0
+    /// The first and the last bytes fed, to tell whether new data extends the old.
+    private var head: [UInt8] = []
+    private var tail: [UInt8] = []
+
+    private(set) var header: Header?
+    /// The decoded pixels, `bytesPerRow × height`; empty until the header is ready.
+    private var pixels: [UInt8] = []
+    /// `true` when rows libpng has not written yet are known to be zero.
+    private var undecodedRowsAreZero = false
+    /// `true` once an interlaced image was fed without filling Adam7 blocks: its rows are
+    /// not all written before the last pass, so no interlaced preview can be made.
+    private var skippedBlockFill = false
+
+    private(set) var isFinished = false
+    private var failure: ImageCodecError?
+    private var finalContainer: ImageContainer?
+
+    /// Progress at the last preview: pass number (interlaced) or row count.
+    private var lastPreviewProgress = 0
+
+    init(configuration: Configuration) throws(ImageCodecError) {
+        self.configuration = configuration
+        let limits = configuration.limits
+        var options = nukepng_decoder_options(
+            max_dimension: UInt64(clamping: limits.maxDimension),
+            max_pixel_count: UInt64(clamping: limits.maxPixelCount),
+            max_decoded_bytes: UInt64(clamping: limits.maxDecodedBytes),
+            max_metadata_bytes: UInt64(clamping: limits.maxMetadataBytes),
+            keep_16_bit: configuration.prefersHighBitDepth ? 1 : 0
+        )
+        var message = [CChar](repeating: 0, count: Int(NUKEPNG_MESSAGE_CAPACITY))
+        guard let handle = nukepng_decoder_create(&options, &message) else {
+            let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw ImageCodecError(.internalFailure, stage: .header, format: .png, codec: LibPNG.codecName, message: text)
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        nukepng_decoder_destroy(handle)
+    }
+
+    /// `true` when `data` starts with every byte fed so far, so feeding can go on.
+    ///
+    /// Compares the first and last bytes fed (not all of them), which keeps a progressive
+    /// session linear in the file size.
+    func isExtended(by data: Data) -> Bool {
+        guard data.count >= fedCount else { return false }
+        guard fedCount > 0 else { return true }
+        let start = data.startIndex
+        return data[start..<(start + head.count)].elementsEqual(head)
+            && data[(start + fedCount - tail.count)..<(start + fedCount)].elementsEqual(tail)
+    }
+
+    // MARK: - Feeding
+
+    /// Feeds libpng the bytes of `data` it has not seen.
+    ///
+    /// - Parameter forPreviews: Allocate zeroed pixels, so that previews show undecoded rows
+    ///   as zero (transparent black), and fill interlaced images' Adam7 blocks. A decode
+    ///   of the complete data skips both.
+    /// - Throws: The decode's error: malformed data, a limit, cancellation.
+    func feed(_ data: Data, forPreviews: Bool) throws(ImageCodecError) {
+        if let failure { throw failure }
+        guard !isFinished, data.count > fedCount else { return }
+        if !forPreviews { skippedBlockFill = true }
+        let status: Result<Void, ImageCodecError> = data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .success(()) }
+            var offset = fedCount
+            defer { recordFed(raw, upTo: offset) }
+            while offset < raw.count, !isFinished {
+                if configuration.isCancelled {
+                    return .failure(error(.cancelled, "decoding was cancelled"))
+                }
+                let length = min(Self.sliceSize, raw.count - offset)
+                var consumed = 0
+                let status: nukepng_status
+                if header != nil {
+                    status = pixels.withUnsafeMutableBytes { buffer in
+                        nukepng_decoder_feed(
+                            handle, base + offset, length,
+                            buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count,
+                            forPreviews ? 1 : 0, &consumed
+                        )
+                    }
+                } else {
+                    status = nukepng_decoder_feed(handle, base + offset, length, nil, 0, forPreviews ? 1 : 0, &consumed)
+                }
+                offset += consumed
+                switch status {
+                case NUKEPNG_STATUS_NEED_MORE:
+                    continue
+                case NUKEPNG_STATUS_HEADER_READY:
+                    do throws(ImageCodecError) {
+                        try prepareHeader(zeroFill: forPreviews)
+                    } catch {
+                        failure = error
+                        return .failure(error)
+                    }
+                case NUKEPNG_STATUS_DONE:
+                    isFinished = true
+                    offset = raw.count  // Bytes after IEND are ignored.
+                default:
+                    let failure = libpngError(status)
+                    self.failure = failure
+                    return .failure(failure)
+                }
+            }
+            return .success(())
+        }
+        try status.get()
+    }
+
+    private func recordFed(_ raw: UnsafeRawBufferPointer, upTo count: Int) {
+        guard count > fedCount else { return }
+        if head.count < 16 {
+            head = Array(raw[0..<min(16, count)])
+        }
+        tail = Array(raw[max(0, count - 16)..<count])
+        fedCount = count
+    }
+
+    /// Reads the output geometry, checks the limits and allocates the pixels.
+    private func prepareHeader(zeroFill: Bool) throws(ImageCodecError) {
+        var raw = nukepng_header()
+        guard nukepng_decoder_header(handle, &raw) != 0 else {
+            throw error(.internalFailure, "the header was reported ready but is not")
+        }
+        let channels: PixelFormat.Channels
+        switch raw.channels {
+        case 1: channels = .gray
+        case 2: channels = .grayAlpha
+        case 3: channels = .rgb
+        default: channels = .rgba
+        }
+        let format = PixelFormat(channels: channels, bitsPerChannel: raw.bit_depth == 16 ? 16 : 8)
+        let header = Header(
+            width: Int(raw.width), height: Int(raw.height), pixelFormat: format,
+            bytesPerRow: raw.row_bytes, isInterlaced: raw.interlaced != 0
+        )
+        try configuration.limits.check(
+            width: header.width, height: header.height, bytesPerPixel: format.bytesPerPixel,
+            format: .png, codec: LibPNG.codecName
+        )
+        let count = header.bytesPerRow * header.height
+        if zeroFill {
+            pixels = [UInt8](repeating: 0, count: count)
+            undecodedRowsAreZero = true
+        } else {
+            // Every byte is written by libpng before a complete image is returned.
+            pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        }
+        self.header = header
+    }
+
+    // MARK: - Results
+
+    /// A preview of what is decoded so far, or `nil` when nothing new arrived since the last.
+    ///
+    /// Interlaced: once per newly completed Adam7 pass, never before pass 1 is complete;
+    /// libpng's "blocky" display mode has filled every pixel's Adam7 block with the pass's
+    /// pixel, so the preview is the whole image at the pass's resolution. Non-interlaced:
+    /// the rows decoded so far; the rows below are zero (transparent black with alpha).
+    func preview() -> ImageContainer? {
+        guard failure == nil, let header else { return nil }
+        if isFinished {
+            let complete = header.isInterlaced ? 7 : header.height
+            guard lastPreviewProgress < complete, var preview = try? finish() else { return nil }
+            lastPreviewProgress = complete
+            preview.isPreview = true
+            preview.userInfo[header.isInterlaced ? .scanNumberKey : .rowCountKey] = complete
+            return preview
+        }
+        let progress = nukepng_decoder_progress(handle)
+        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
+            .bytesConsumedKey: fedCount,
+            .isProgressiveKey: header.isInterlaced,
+        ]
+        if header.isInterlaced {
+            let passes = Int(progress.passes_done)
+            guard passes >= 1, passes > lastPreviewProgress, !skippedBlockFill else { return nil }
+            lastPreviewProgress = passes
+            userInfo[.scanNumberKey] = passes
+        } else {
+            let rows = Int(progress.rows_done)
+            guard rows > lastPreviewProgress else { return nil }
+            lastPreviewProgress = rows
+            userInfo[.rowCountKey] = rows
+            if !undecodedRowsAreZero {
+                let start = rows * header.bytesPerRow
+                pixels.withUnsafeMutableBytes { buffer in
+                    guard let base = buffer.baseAddress, start < buffer.count else { return }
+                    (base + start).initializeMemory(as: UInt8.self, repeating: 0, count: buffer.count - start)
+                }
+                undecodedRowsAreZero = true
+            }
+        }
+        // Shares the pixel storage: the next feed copies it only if the caller still holds it.
+        let bitmap = Bitmap(
+            width: header.width, height: header.height, pixelFormat: header.pixelFormat,
+            bytesPerRow: header.bytesPerRow, bytes: pixels
+        )
+        return ImageContainer(image: makeImage(bitmap), type: .png, isPreview: true, userInfo: userInfo)
+    }
+
+    /// The complete image.
+    ///
+    /// - Throws: `.incomplete` when the data ended before libpng saw IEND.
+    func finish() throws(ImageCodecError) -> ImageContainer {
+        if let finalContainer { return finalContainer }
+        if let failure { throw failure }
+        guard isFinished, let header else {
+            let failure = incompleteError()
+            throw failure
+        }
+        let bitmap = Bitmap(
+            width: header.width, height: header.height, pixelFormat: header.pixelFormat,
+            bytesPerRow: header.bytesPerRow, bytes: pixels
+        )
+        pixels = []
+        let container = ImageContainer(
+            image: makeImage(bitmap), type: .png,
+            userInfo: [.bytesConsumedKey: fedCount, .isProgressiveKey: header.isInterlaced]
+        )
+        finalContainer = container
+        return container
+    }
+
+    /// Wraps pixels with the metadata libpng has read so far.
+    private func makeImage(_ bitmap: Bitmap) -> Image {
+        var colorInfo = ColorInfo()
+        var bytes: UnsafePointer<UInt8>?
+        var size = 0
+        if nukepng_decoder_icc(handle, &bytes, &size) != 0, let bytes {
+            colorInfo.iccProfile = Data(bytes: bytes, count: size)
+        }
+        var gamma = 0.0
+        if nukepng_decoder_gamma(handle, &gamma) != 0 { colorInfo.gamma = gamma }
+        var intent: Int32 = 0
+        if nukepng_decoder_srgb_intent(handle, &intent) != 0 { colorInfo.sRGBIntent = Int(intent) }
+        var exif: Data?
+        var orientation = ImageOrientation.up
+        if nukepng_decoder_exif(handle, &bytes, &size) != 0, let bytes {
+            let block = Data(bytes: bytes, count: size)
+            exif = block
+            orientation = ImageOrientation(exif: block) ?? .up
+        }
+        return Image(bitmap: bitmap, orientation: orientation, colorInfo: colorInfo, exif: exif)
+    }
+
+    // MARK: - Errors
+
+    private func error(_ code: ImageCodecError.Code, _ message: String) -> ImageCodecError {
+        ImageCodecError(code, stage: header == nil ? .header : .decoding, format: .png, codec: LibPNG.codecName, message: message)
+    }
+
+    private func libpngError(_ status: nukepng_status) -> ImageCodecError {
+        let message = String(cString: nukepng_decoder_message(handle))
+        switch status {
+        case NUKEPNG_STATUS_LIMIT: return error(.limitExceeded, message)
+        case NUKEPNG_STATUS_INTERNAL: return error(.internalFailure, message)
+        default: return error(.corrupt, message)
+        }
+    }
+
+    private func incompleteError() -> ImageCodecError {
+        guard let header else {
+            return error(.incomplete, fedCount == 0 ? "no data" : "the data ends before the first image data (\(fedCount) bytes)")
+        }
+        let progress = nukepng_decoder_progress(handle)
+        if header.isInterlaced {
+            return error(.incomplete, "the data ends before IEND, with \(progress.passes_done) of 7 Adam7 passes decoded")
+        }
+        return error(.incomplete, "the data ends before IEND, with \(progress.rows_done) of \(header.height) rows decoded")
+    }
+}

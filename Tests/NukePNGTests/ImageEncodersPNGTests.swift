@@ -1,0 +1,89 @@
+import Foundation
+import NukeCore
+import Testing
+@testable import NukePNG
+
+/// ``ImageEncoders/PNG``: lossless round trips through ``ImageDecoders/PNG``.
+@Suite struct ImageEncodersPNGTests {
+    static let formats: [PixelFormat] = [.gray8, .grayAlpha8, .rgb8, .rgba8, .gray16, .grayAlpha16, .rgb16, .rgba16]
+
+    @Test(arguments: formats, [false, true])
+    func roundTripsEveryPixelFormat(_ format: PixelFormat, interlaced: Bool) throws {
+        let bitmap = PNGTestImages.gradient(width: 53, height: 31, format: format)
+        let data = try ImageEncoders.PNG(options: ImageEncodingOptions(isProgressive: interlaced)).encode(Image(bitmap: bitmap))
+        let decoded = try PNGTestDecoding.decode(data, highBitDepth: true)
+        #expect(decoded.image.bitmap == bitmap)
+        #expect(decoded.userInfo[.isProgressiveKey] as? Bool == interlaced)
+        if format.bitsPerChannel == 16 {
+            // The default 8-bit decode scales as Bitmap.converted(to:) does.
+            let eight = PixelFormat(channels: format.channels, bitsPerChannel: 8)
+            #expect(try PNGTestDecoding.decode(data).image.bitmap == bitmap.converted(to: eight))
+        }
+    }
+
+    @Test func keepsColorInfoAndEXIF() throws {
+        let profile = try Self.iccProfile()
+        var exif = Data("MM\0*\0\0\0\u{8}\0\u{1}".utf8)  // TIFF header, IFD0 with one entry:
+        exif += Data([0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00])
+        var image = Image(bitmap: PNGTestImages.gradient(width: 9, height: 7, format: .rgba8), exif: exif)
+        image.colorInfo = ColorInfo(iccProfile: profile, gamma: 0.45455)
+        let decoded = try PNGTestDecoding.decode(try ImageEncoders.PNG().encode(image)).image
+        #expect(decoded.colorInfo.iccProfile == profile)
+        #expect(decoded.colorInfo.gamma == 0.45455)
+        #expect(decoded.exif == exif)
+        #expect(decoded.orientation == .right)
+        #expect(decoded.bitmap == image.bitmap)
+
+        let withoutProfile = try ImageEncoders.PNG(options: ImageEncodingOptions(preservesColorProfile: false)).encode(image)
+        #expect(try PNGTestDecoding.decode(withoutProfile).image.colorInfo.iccProfile == nil)
+    }
+
+    @Test func keepsSRGBIntent() throws {
+        var image = Image(bitmap: PNGTestImages.gradient(width: 9, height: 7, format: .rgb8))
+        image.colorInfo = ColorInfo(sRGBIntent: 1)
+        let decoded = try PNGTestDecoding.decode(try ImageEncoders.PNG().encode(image)).image
+        #expect(decoded.colorInfo.sRGBIntent == 1)
+        #expect(decoded.colorInfo.gamma == nil, "an sRGB chunk alone reports no gAMA")
+    }
+
+    @Test func unpremultipliesFirst() throws {
+        let straight = PNGTestImages.gradient(width: 16, height: 16, format: .rgba8)
+        let premultiplied = straight.premultiplied()
+        let decoded = try PNGTestDecoding.decode(try ImageEncoders.PNG().encode(Image(bitmap: premultiplied))).image.bitmap
+        #expect(decoded.alphaMode == .straight)
+        #expect(decoded == premultiplied.unpremultiplied())
+    }
+
+    @Test func compressionLevelChangesSizeNotPixels() throws {
+        let image = Image(bitmap: PNGTestImages.gradient(width: 128, height: 64, format: .rgb8))
+        let stored = try ImageEncoders.PNG(options: ImageEncodingOptions(compressionLevel: 0)).encode(image)
+        let best = try ImageEncoders.PNG(options: ImageEncodingOptions(compressionLevel: 9)).encode(image)
+        #expect(stored.count > best.count)
+        #expect(stored.count > 128 * 64 * 3)
+        #expect(try PNGTestDecoding.decode(stored).image == PNGTestDecoding.decode(best).image)
+    }
+
+    @Test func rowPaddingIsNotWritten() throws {
+        let packed = PNGTestImages.gradient(width: 10, height: 5, format: .rgb8)
+        var padded = [UInt8](repeating: 0xEE, count: 40 * 5)
+        for y in 0..<5 {
+            padded.replaceSubrange((y * 40)..<(y * 40 + 30), with: packed.bytes[(y * 30)..<(y * 30 + 30)])
+        }
+        let bitmap = Bitmap(width: 10, height: 5, pixelFormat: .rgb8, bytesPerRow: 40, bytes: padded)
+        #expect(try PNGTestDecoding.decode(try ImageEncoders.PNG().encode(Image(bitmap: bitmap))).image.bitmap == packed)
+    }
+
+    @Test func emptyImageFails() {
+        let error = #expect(throws: ImageCodecError.self) { try ImageEncoders.PNG().encode(Image(bitmap: .empty)) }
+        #expect(error?.code == .encodingFailed)
+    }
+
+    /// A real ICC profile: the fixture's, or a minimal valid one when fixtures are absent.
+    static func iccProfile() throws -> Data {
+        if pngFixturesExist, let profile = try PNGTestDecoding.decode(try PNGTestPaths.fixture("iccp.png")).image.colorInfo.iccProfile {
+            return profile
+        }
+        Issue.record("Fixtures/png/iccp.png is missing")
+        return Data()
+    }
+}
