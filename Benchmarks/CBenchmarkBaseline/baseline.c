@@ -157,16 +157,19 @@ int baseline_jpeg_progressive(const uint8_t *data, size_t size, int chunks,
             if (!jpeg_start_decompress(&cinfo)) continue;
             phase = 1;
         }
+        // Render every scan as it completes (the next SOS or the EOI has arrived).
         for (;;) {
             int status = jpeg_consume_input(&cinfo);
             if (status == JPEG_SUSPENDED) break;
+            if (status == JPEG_REACHED_SOS && cinfo.input_scan_number - 1 > shown) {
+                shown = cinfo.input_scan_number - 1;
+                baseline_render(&cinfo, shown, out);
+                previews++;
+            }
             if (status == JPEG_REACHED_EOI) { phase = 2; break; }
         }
-        // Render the newest completely received scan.
-        int complete = phase == 2 ? cinfo.input_scan_number : cinfo.input_scan_number - 1;
-        if (complete > shown) {
-            baseline_render(&cinfo, complete, out);
-            shown = complete;
+        if (phase == 2) {
+            baseline_render(&cinfo, cinfo.input_scan_number, out);
             previews++;
         }
         if (delivered == size && phase != 2) break;

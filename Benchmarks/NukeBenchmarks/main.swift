@@ -105,7 +105,9 @@ func frameworkProgressive(_ data: Data, chunks: Int) -> Int {
     var previews = 0
     var end = step
     while end < data.count {
-        if session.decodePartiallyDownloadedData(data.prefix(end)) != nil { previews += 1 }
+        // As ImageDecodingSession does: drain every preview this chunk completed.
+        let prefix = data.prefix(end)
+        while session.decodePartiallyDownloadedData(prefix) != nil { previews += 1 }
         end += step
     }
     do { _ = try session.decode(data) } catch { fail("final decode failed: \(error)") }

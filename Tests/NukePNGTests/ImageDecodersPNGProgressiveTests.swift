@@ -76,7 +76,13 @@ import Testing
     func wholeFileAsOnePartialCall(_ name: String) throws {
         let data = try Self.data(name)
         let decoder = ImageDecoders.PNG()
-        let preview = try #require(decoder.decodePartiallyDownloadedData(data))
+        // An interlaced file gives one preview per pass, one per call with the same data.
+        var previews: [ImageContainer] = []
+        while let preview = decoder.decodePartiallyDownloadedData(data), previews.count < 8 {
+            previews.append(preview)
+        }
+        let preview = try #require(previews.last)
+        #expect(previews.count <= 7)
         let final = try decoder.decode(data)
         #expect(preview.image == final.image)
         #expect(final.image == (try PNGTestDecoding.decode(data)).image)
@@ -100,6 +106,21 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test func oneChunkHoldingEveryPassYieldsAPreviewPerPassOnRepeatedCalls() throws {
+        // 256×256 stored (level 0): every pass but the first spans more than one feed slice.
+        let bitmap = PNGTestImages.gradient(width: 256, height: 256, format: .rgb8)
+        let data = try ImageEncoders.PNG(options: ImageEncodingOptions(isProgressive: true, compressionLevel: 0))
+            .encode(Image(bitmap: bitmap))
+        let decoder = try #require(ImageDecoders.PNG(partiallyDownloadedData: data, context: ImageDecodingContext(data: data, isCompleted: false)))
+        let partial = data.prefix(data.count - 12)  // everything but IEND
+        var passes: [Int] = []
+        while let preview = decoder.decodePartiallyDownloadedData(partial), passes.count < 20 {
+            passes.append(try #require(preview.userInfo[.scanNumberKey] as? Int))
+        }
+        #expect(passes == Array(1...7))
+        #expect(try decoder.decode(data).image.bitmap == bitmap)
     }
 
     @Test func nonInterlacedPreviewsShowDecodedRowsAndZeroBelow() throws {

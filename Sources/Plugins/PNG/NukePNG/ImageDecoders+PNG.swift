@@ -90,6 +90,9 @@ extension ImageDecoders {
 
         /// Returns a preview when new rows (or a new Adam7 pass) arrived, otherwise `nil`.
         ///
+        /// An interlaced image gets one preview per pass: when one chunk completes several,
+        /// calling again with the same data returns the next (``ImageDecodingSession`` does).
+        ///
         /// The corresponding libpng function is `png_process_data`.
         public func decodePartiallyDownloadedData(_ data: Data) -> ImageContainer? {
             session.withLock { session -> ImageContainer? in

@@ -29,6 +29,9 @@ final class PNGDecodingSession {
 
     /// Input is fed in slices of this size, with a cancellation check between them.
     static let sliceSize = 64 * 1024
+    /// Slices for interlaced previews: feeding stops after the slice that completes a pass,
+    /// so that each pass gets its own preview even when one chunk holds several.
+    static let passSliceSize = 1024
 
     private let handle: OpaquePointer
     private let configuration: Configuration
@@ -93,6 +96,9 @@ final class PNGDecodingSession {
 
     /// Feeds libpng the bytes of `data` it has not seen.
     ///
+    /// For interlaced previews feeding stops once an Adam7 pass completes; a later call, with
+    /// the same data or more, goes on from there.
+    ///
     /// - Parameter forPreviews: Allocate zeroed pixels, so that previews show undecoded rows
     ///   as zero (transparent black), and fill interlaced images' Adam7 blocks. A decode
     ///   of the complete data skips both.
@@ -109,7 +115,11 @@ final class PNGDecodingSession {
                 if configuration.isCancelled {
                     return .failure(error(.cancelled, "decoding was cancelled"))
                 }
-                let length = min(Self.sliceSize, raw.count - offset)
+                let byPass = forPreviews && header?.isInterlaced == true
+                if byPass, Int(nukepng_decoder_progress(handle).passes_done) > lastPreviewProgress {
+                    break  // A pass completed and awaits its preview: the rest waits for the next call.
+                }
+                let length = min(byPass ? Self.passSliceSize : Self.sliceSize, raw.count - offset)
                 var consumed = 0
                 let status: nukepng_status
                 if header != nil {
