@@ -53,10 +53,14 @@ let package = Package(
         // MARK: - Core (links no codec library)
         .target(name: "CNukeCore", path: "Sources/CNukeCore"),
         .target(name: "NukeCore", dependencies: ["CNukeCore"], path: "Sources/NukeCore", swiftSettings: swiftSettings),
-        .testTarget(name: "NukeCoreTests", dependencies: ["NukeCore", "NukeConformance"], path: "Tests/NukeCoreTests", swiftSettings: swiftSettings),
+        .testTarget(name: "NukeCoreTests", dependencies: ["NukeCore"], path: "Tests/NukeCoreTests", swiftSettings: swiftSettings),
 
         // MARK: - Conformance kit (reused by third-party plugins)
         .target(name: "NukeConformance", dependencies: ["NukeCore"], path: "Sources/NukeConformance", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NukeConformanceTests", dependencies: ["NukeConformance", "NukeCore"],
+            path: "Tests/NukeConformanceTests", swiftSettings: swiftSettings
+        ),
 
         // MARK: - Command-line tool
         .executableTarget(

@@ -23,5 +23,5 @@ fi
 echo "integration: building JPEGApp (NukeCore + NukeJPEG)"
 swift build --package-path "$work/JPEGApp" -q
 jpeg_bin="$(swift build --package-path "$work/JPEGApp" --show-bin-path)/JPEGApp"
-"$jpeg_bin" "$root/Examples/progressive.jpg" "$root/Examples/logo.png"
+"$jpeg_bin" "$root/Examples/progressive.jpg" "$root/Fixtures/png/rgba-8.png"
 echo "integration: OK"

@@ -23,6 +23,10 @@ struct Conversion: Sendable {
     ///
     /// - Throws: ``ImageCodecError`` from the decoder or the encoder.
     func convert(_ data: Data) throws -> (data: Data, image: Image) {
+        if case .encoded(let type) = format {
+            // Fail before decoding when the output format has no encoder.
+            _ = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options)
+        }
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         if let maxSize {
             context.targetSize = maxSize

@@ -19,6 +19,12 @@ public protocol ImageDecoding: Sendable {
 
     /// Decodes a preview from a partially downloaded image.
     ///
+    /// Returns at most one preview per call. When the data completed several progressive
+    /// scans (or interlace passes) at once, a decoder returns the first and, on each further
+    /// call with the same data, the next, numbering them with
+    /// ``ImageContainer/UserInfoKey/scanNumberKey``; then `nil`. ``ImageDecodingSession``
+    /// asks again while that number grows, so every scan gets its preview.
+    ///
     /// - Parameter data: The bytes received so far.
     /// - Returns: A preview (``ImageContainer/isPreview`` is `true`) when enough new data has
     ///   arrived for one, otherwise `nil`. The default returns `nil`.

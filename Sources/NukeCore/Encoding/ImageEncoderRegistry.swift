@@ -96,16 +96,23 @@ public final class ImageEncoderRegistry: Sendable {
         return make?(options)
     }
 
-    /// Encodes `image` as `type`.
+    /// Returns an encoder for `type`, or throws the error ``encode(_:as:options:)`` would.
     ///
-    /// - Throws: ``ImageCodecError`` `.noCodec` when no encoder is registered for `type`, or
-    ///   the encoder's error.
-    public func encode(_ image: Image, as type: ImageType, options: ImageEncodingOptions = ImageEncodingOptions()) throws -> Data {
+    /// - Throws: ``ImageCodecError`` `.noCodec` naming the formats that do have encoders.
+    public func requiredEncoder(for type: ImageType, options: ImageEncodingOptions = ImageEncodingOptions()) throws -> any ImageEncoding {
         guard let encoder = encoder(for: type, options: options) else {
             let formats = registeredFormats.map(\.name)
             let available = formats.isEmpty ? "no encoders are registered" : "encoders are registered for " + formats.joined(separator: ", ")
             throw ImageCodecError(.noCodec, stage: .encoding, format: type, message: "no encoder is registered for \(type.name); \(available)")
         }
-        return try encoder.encode(image)
+        return encoder
+    }
+
+    /// Encodes `image` as `type`.
+    ///
+    /// - Throws: ``ImageCodecError`` `.noCodec` when no encoder is registered for `type`, or
+    ///   the encoder's error.
+    public func encode(_ image: Image, as type: ImageType, options: ImageEncodingOptions = ImageEncodingOptions()) throws -> Data {
+        try requiredEncoder(for: type, options: options).encode(image)
     }
 }

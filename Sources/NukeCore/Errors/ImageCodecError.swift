@@ -80,7 +80,15 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
     public var isCorrupt: Bool { code == .corrupt }
 
     public var description: String {
-        var text = "\(format?.name ?? "image") \(stage) failed"
+        let subject = format?.name ?? "image"
+        var text: String
+        switch stage {
+        case .registry: text = subject
+        case .header: text = "\(subject) decoding failed at the header"
+        case .decoding: text = "\(subject) decoding failed"
+        case .encoding: text = "\(subject) encoding failed"
+        default: text = "\(subject) \(stage) failed"
+        }
         if let codec { text += " (\(codec))" }
         text += ": \(code): \(message)"
         if attempts.count > 1 {

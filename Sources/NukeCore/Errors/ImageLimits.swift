@@ -4,11 +4,11 @@
 /// a small hostile file that declares a huge image fails fast with
 /// ``ImageCodecError/Code-swift.struct/limitExceeded`` instead of exhausting memory.
 ///
-/// The defaults admit any camera photograph (a 150-megapixel medium-format frame is
-/// 14,204 × 10,652) and cap one decode at 1 GiB of pixels. Services that take uploads from
+/// The defaults admit any camera photograph (the largest medium-format frames, 151
+/// megapixels, are 14,204 × 10,652) and cap one decode at 1 GiB of pixels. Services that take uploads from
 /// strangers usually lower them; tests and trusted batch jobs may use ``unlimited``.
 public struct ImageLimits: Sendable, Hashable {
-    /// Maximum `width × height` of one frame. Default: 150,000,000.
+    /// Maximum `width × height` of one frame. Default: 200,000,000.
     public var maxPixelCount: Int
     /// Maximum width or height. Default: 32,768.
     public var maxDimension: Int
@@ -23,7 +23,7 @@ public struct ImageLimits: Sendable, Hashable {
     public var maxMetadataBytes: Int
 
     public init(
-        maxPixelCount: Int = 150_000_000,
+        maxPixelCount: Int = 200_000_000,
         maxDimension: Int = 32_768,
         maxFrameCount: Int = 1_000,
         maxDecodedBytes: Int = 1 << 30,

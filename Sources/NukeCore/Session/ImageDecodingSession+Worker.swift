@@ -206,15 +206,10 @@ extension ImageDecodingSession {
 
         private func wrap(_ error: any Error) -> ImageCodecError {
             let codec = decoder.map { String(describing: Swift.type(of: $0)) }
-            if var error = error as? ImageCodecError {
-                if error.format == nil { error.format = type }
-                if error.codec == nil { error.codec = codec }
-                return error
-            }
-            if error is CancellationError || core.cancellation.isCancelled {
+            if !(error is ImageCodecError), core.cancellation.isCancelled {
                 return ImageCodecError(.cancelled, stage: .decoding, format: type, codec: codec, message: "cancelled")
             }
-            return ImageCodecError(.corrupt, stage: .decoding, format: type, codec: codec, message: String(describing: error))
+            return ImageCodecError.wrapping(error, stage: .decoding, format: type, codec: codec)
         }
     }
 }

@@ -1,0 +1,30 @@
+/// One of the checks a ``ConformanceSuite`` runs.
+public enum ConformanceCheck: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// `ImageType(data)` recognises every fixture as the codec's format.
+    case sniffing
+    /// Valid fixtures decode to their references, with the manifest's metadata, both
+    /// through the codec's decoder and through an ``ImageDecoderRegistry``.
+    case referenceDecode = "reference decode"
+    /// Invalid fixtures throw ``ImageCodecError`` with the expected code.
+    case invalidInput = "invalid input"
+    /// Every prefix of a valid fixture, decoded as complete data, throws `.incomplete` or
+    /// `.corrupt` or returns an image of the full size.
+    case truncation
+    /// Valid fixtures with a few random bytes replaced decode or throw ``ImageCodecError``.
+    case corruption
+    /// Feeding a fixture to one decoder in chunks gives well-formed previews and the same
+    /// final image as a one-shot decode.
+    case progressive
+    /// Decode, encode, decode again: the pixels survive within the tolerance.
+    case roundTrip = "round trip"
+    /// Limits one below the image's size make the decode throw `.limitExceeded`; limits that
+    /// fit exactly do not.
+    case limits
+    /// Concurrent decodes on distinct decoder instances equal sequential ones.
+    case concurrency
+    /// A file either decodes or throws ``ImageCodecError`` (for files of unknown validity,
+    /// such as a public corpus).
+    case robustness
+
+    public var description: String { rawValue }
+}
