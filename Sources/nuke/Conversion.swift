@@ -8,6 +8,8 @@ struct Conversion: Sendable {
     /// Fit the image inside this size: a scaled decode where the codec offers one, then an
     /// area-average resize for the rest.
     var maxSize: ImageSize?
+    /// Keep the 16-bit samples of 16-bit files (PAM, PPM and PNG hold them; JPEG encodes 8).
+    var keepsHighBitDepth = true
 
     /// What converting one file produced.
     struct Result: Sendable {
@@ -28,6 +30,7 @@ struct Conversion: Sendable {
             _ = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options)
         }
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
+        context.prefersHighBitDepth = keepsHighBitDepth
         if let maxSize {
             context.targetSize = maxSize
             context.contentMode = .aspectFit

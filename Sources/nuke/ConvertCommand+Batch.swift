@@ -10,7 +10,8 @@ extension ConvertCommand {
         let conversion = Conversion(
             format: format,
             options: ImageEncodingOptions(quality: (quality ?? 80) / 100, isProgressive: progressive, isLossless: lossless),
-            maxSize: maxSize?.size
+            maxSize: maxSize?.size,
+            keepsHighBitDepth: !eightBit
         )
         var progress = BatchProgress(total: items.count, isTerminal: Terminal.isStandardErrorATerminal)
         let start = ContinuousClock.now

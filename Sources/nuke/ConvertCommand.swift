@@ -39,6 +39,9 @@ struct ConvertCommand: AsyncParsableCommand {
     @Flag(help: "Write a progressive JPEG or an interlaced PNG.")
     var progressive = false
 
+    @Flag(name: .customLong("8-bit"), help: "Scale 16-bit samples to 8 bits (by default PAM, PPM and PNG keep them).")
+    var eightBit = false
+
     @Option(name: [.short, .long], help: "Batch mode: the directory to write converted files to.")
     var output: String?
 
@@ -87,7 +90,7 @@ struct ConvertCommand: AsyncParsableCommand {
             return
         }
         guard let format = format(for: paths[1]) else { throw ExitCode.validationFailure }
-        let conversion = Conversion(format: format, options: options, maxSize: maxSize?.size)
+        let conversion = Conversion(format: format, options: options, maxSize: maxSize?.size, keepsHighBitDepth: !eightBit)
         let result = conversion.run(input: paths[0], output: paths[1])
         if let error = result.error {
             Terminal.error(Self.errorLine(input: paths[0], error))

@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 import Testing
 import NukeJPEG
@@ -26,8 +27,8 @@ struct ImageDecodersJPEGProgressiveTests {
         return (previews, try decoder.decode(data))
     }
 
-    @Test("final image after chunks equals the reference", arguments: JPEGFixtures.valid)
-    func finalEqualsReference(_ fixture: JPEGFixtures.Fixture) throws {
+    @Test("final image after chunks equals the reference", arguments: JPEGConformance.manifest.valid)
+    func finalEqualsReference(_ fixture: Fixture) throws {
         let data = try JPEGFixtures.data(fixture.file)
         let reference = try JPEGFixtures.reference(try #require(fixture.reference))
         for chunks in [2, 32, data.count] {

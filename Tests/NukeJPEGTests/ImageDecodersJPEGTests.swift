@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 import Testing
 import NukeJPEG
@@ -12,8 +13,8 @@ struct ImageDecodersJPEGTests {
 
     // MARK: - Fixtures against djpeg's reference decodes
 
-    @Test("decodes like djpeg -pnm", arguments: JPEGFixtures.valid)
-    func fixtureMatchesReference(_ fixture: JPEGFixtures.Fixture) throws {
+    @Test("decodes like djpeg -pnm", arguments: JPEGConformance.manifest.valid)
+    func fixtureMatchesReference(_ fixture: Fixture) throws {
         let container = try decode(JPEGFixtures.data(fixture.file))
         let reference = try JPEGFixtures.reference(try #require(fixture.reference))
         let bitmap = container.image.bitmap
@@ -22,15 +23,15 @@ struct ImageDecodersJPEGTests {
         #expect(bitmap.maxDifference(to: reference) <= (fixture.tolerance ?? 0))
         #expect(container.type == .jpeg)
         #expect(!container.isPreview)
-        #expect(container.userInfo[.isProgressiveKey] as? Bool == (fixture.progressive ?? false))
+        #expect(container.userInfo[.isProgressiveKey] as? Bool == (fixture.isProgressive ?? false))
         #expect(Int(container.image.orientation.rawValue) == (fixture.orientation ?? 1))
     }
 
-    @Test("invalid fixtures throw the expected error", arguments: JPEGFixtures.invalid)
-    func invalidFixture(_ fixture: JPEGFixtures.Fixture) throws {
-        let expected: ImageCodecError.Code = switch fixture.expected_error {
-        case "incomplete": .incomplete
-        case "limit": .limitExceeded
+    @Test("invalid fixtures throw the expected error", arguments: JPEGConformance.manifest.invalid)
+    func invalidFixture(_ fixture: Fixture) throws {
+        let expected: ImageCodecError.Code = switch fixture.expectedError {
+        case .incomplete: .incomplete
+        case .limit: .limitExceeded
         default: .corrupt
         }
         let data = try JPEGFixtures.data(fixture.file)
@@ -77,9 +78,9 @@ struct ImageDecodersJPEGTests {
 
     @Test("ICC profile", arguments: ["icc.jpg", "icc-multichunk.jpg", "icc-multichunk-reordered.jpg"])
     func iccProfile(_ file: String) throws {
-        let fixture = try #require(JPEGFixtures.all.first { $0.file == file })
+        let fixture = try #require(JPEGConformance.manifest[file])
         let profile = try #require(try decode(JPEGFixtures.data(file)).image.colorInfo.iccProfile)
-        #expect(profile.count == fixture.icc_size)
+        #expect(profile.count == fixture.iccSize)
         #expect(profile.starts(with: [UInt8]([0, 0])) || profile.count > 128)
     }
 
@@ -285,7 +286,7 @@ struct ImageDecodersJPEGTests {
     }
 
     @Test func concurrentDecodes() async throws {
-        let files = JPEGFixtures.valid.prefix(16)
+        let files = JPEGConformance.manifest.valid.prefix(16)
         let inputs = try files.map { (try JPEGFixtures.data($0.file), try JPEGFixtures.reference($0.reference ?? "")) }
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for _ in 0..<4 {

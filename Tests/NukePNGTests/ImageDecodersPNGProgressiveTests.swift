@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 import Testing
 @testable import NukePNG
@@ -8,7 +9,7 @@ import Testing
 @Suite struct ImageDecodersPNGProgressiveTests {
     /// Inputs: every fixture plus synthetic interlaced and non-interlaced images.
     static let inputs: [String] = {
-        var names = PNGFixture.valid.map(\.file)
+        var names = PNGConformance.manifest.valid.map(\.file)
         names += ["synthetic-rgba8", "synthetic-rgba8-interlaced", "synthetic-gray16-interlaced", "synthetic-rgb8-1x1-interlaced"]
         return names
     }()
@@ -59,7 +60,7 @@ import Testing
     @Test(arguments: inputs)
     func randomChunks(_ name: String) throws {
         let data = try Self.data(name)
-        var generator = PNGTestSplitMix(seed: UInt64(data.count))
+        var generator = SeededGenerator(seed: UInt64(data.count))
         for _ in 0..<4 {
             var ends: [Int] = []
             var end = 0

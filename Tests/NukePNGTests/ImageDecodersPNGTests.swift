@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 import Testing
 @testable import NukePNG
@@ -7,8 +8,8 @@ import Testing
 @Suite struct ImageDecodersPNGTests {
     // MARK: - Fixtures
 
-    @Test(.enabled(if: pngFixturesExist), arguments: PNGFixture.valid)
-    func decodesFixtureLikeReference(_ fixture: PNGFixture) throws {
+    @Test(.enabled(if: pngFixturesExist), arguments: PNGConformance.manifest.valid)
+    func decodesFixtureLikeReference(_ fixture: Fixture) throws {
         let container = try PNGTestDecoding.decode(try PNGTestPaths.fixture(fixture.file))
         let reference = try Netpbm.decode(try PNGTestPaths.fixture(try #require(fixture.reference)))
         let bitmap = container.image.bitmap
@@ -17,23 +18,23 @@ import Testing
         #expect(bitmap.pngTestMaxDifference(from: reference) <= (fixture.tolerance ?? 0))
         #expect(container.isPreview == false)
         #expect(container.type == .png)
-        #expect(container.userInfo[.isProgressiveKey] as? Bool == fixture.interlaced)
+        #expect(container.userInfo[.isProgressiveKey] as? Bool == fixture.isInterlaced)
 
         let image = container.image
         #expect(image.orientation.rawValue == UInt8(fixture.orientation ?? 1))
         #expect(image.colorInfo.gamma.map { ($0 * 100_000).rounded() } == fixture.gamma.map { ($0 * 100_000).rounded() })
-        #expect(image.colorInfo.sRGBIntent == fixture.srgb_intent)
-        #expect(image.colorInfo.iccProfile?.count == fixture.icc_size)
-        if let digest = fixture.icc_sha256, let profile = image.colorInfo.iccProfile {
-            #expect(PNGTestSHA256.hex(profile) == digest)
+        #expect(image.colorInfo.sRGBIntent == fixture.sRGBIntent)
+        #expect(image.colorInfo.iccProfile?.count == fixture.iccSize)
+        if let digest = fixture.iccSHA256, let profile = image.colorInfo.iccProfile {
+            #expect(SHA256.hex(profile) == digest)
         }
         if fixture.orientation.map({ $0 != 1 }) ?? false {
             #expect(image.exif != nil)
         }
     }
 
-    @Test(.enabled(if: pngFixturesExist), arguments: PNGFixture.valid.filter { $0.reference16 != nil })
-    func keepsSixteenBitsWhenPreferred(_ fixture: PNGFixture) throws {
+    @Test(.enabled(if: pngFixturesExist), arguments: PNGConformance.manifest.valid.filter { $0.reference16 != nil })
+    func keepsSixteenBitsWhenPreferred(_ fixture: Fixture) throws {
         let container = try PNGTestDecoding.decode(try PNGTestPaths.fixture(fixture.file), highBitDepth: true)
         let reference = try Netpbm.decode(try PNGTestPaths.fixture(try #require(fixture.reference16)))
         #expect(container.image.bitmap.pixelFormat.bitsPerChannel == 16)
@@ -41,19 +42,19 @@ import Testing
         #expect(container.image.bitmap.pngTestMaxDifference(from: reference) == 0)
     }
 
-    @Test(.enabled(if: pngFixturesExist), arguments: PNGFixture.valid.filter { $0.reference16 == nil })
-    func eightBitFilesStayEightBitWhenSixteenArePreferred(_ fixture: PNGFixture) throws {
+    @Test(.enabled(if: pngFixturesExist), arguments: PNGConformance.manifest.valid.filter { $0.reference16 == nil })
+    func eightBitFilesStayEightBitWhenSixteenArePreferred(_ fixture: Fixture) throws {
         let data = try PNGTestPaths.fixture(fixture.file)
         #expect(try PNGTestDecoding.decode(data, highBitDepth: true).image == PNGTestDecoding.decode(data).image)
     }
 
-    @Test(.enabled(if: pngFixturesExist), arguments: PNGFixture.invalid)
-    func rejectsInvalidFixture(_ fixture: PNGFixture) throws {
+    @Test(.enabled(if: pngFixturesExist), arguments: PNGConformance.manifest.invalid)
+    func rejectsInvalidFixture(_ fixture: Fixture) throws {
         let data = try PNGTestPaths.fixture(fixture.file)
         let expected: ImageCodecError.Code
-        switch fixture.expected_error {
-        case "incomplete": expected = .incomplete
-        case "limit": expected = .limitExceeded
+        switch fixture.expectedError {
+        case .incomplete: expected = .incomplete
+        case .limit: expected = .limitExceeded
         default: expected = .corrupt
         }
         let error = try #require(throws: ImageCodecError.self) { try PNGTestDecoding.decode(data) }

@@ -27,10 +27,23 @@ import Testing
         let output = try NukeBinary.run("convert", fixture.path, out.path)
         #expect(output.status == 0, "\(output.stderr)")
         let written = try Netpbm.decode(try Data(contentsOf: out))
-        let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/\(fixture.format)/\(try #require(fixture.reference))")))
+        // 16-bit files keep their samples in PAM; the others are 8-bit.
+        let name = try #require(fixture.reference16 ?? fixture.reference)
+        let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/\(fixture.format)/\(name)")))
         let difference = Self.maxDifference(written, reference)
         #expect(difference != nil, "\(written) vs \(reference)")
         #expect((difference ?? .max) <= fixture.tolerance)
+    }
+
+    @Test func eightBitFlagScalesSixteenBitSamples() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("out.pam")
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgb-16.png", out.path, "--8-bit").status == 0)
+        let written = try Netpbm.decode(try Data(contentsOf: out))
+        let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/png/rgb-16.pam")))
+        #expect(written.pixelFormat == .rgb8)
+        #expect(Self.maxDifference(written, reference) == 0)
     }
 
     @Test func pngAndJPEGOutputsDecodeBack() throws {

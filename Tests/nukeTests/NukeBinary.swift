@@ -39,8 +39,8 @@ enum NukeBinary {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("stdout"), err = directory.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        try Data().write(to: out)
+        try Data().write(to: err)
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -77,6 +77,8 @@ enum NukeBinary {
         var format: String
         var file: String
         var reference: String?
+        /// The 16-bit reference of a 16-bit file.
+        var reference16: String?
         var tolerance: Int
         var width: Int?
         var height: Int?
@@ -98,6 +100,7 @@ enum NukeBinary {
             guard let file = entry["file"] as? String else { return nil }
             return Fixture(
                 format: format, file: file, reference: entry["reference"] as? String,
+                reference16: entry["reference16"] as? String,
                 tolerance: entry["tolerance"] as? Int ?? 0,
                 width: entry["width"] as? Int, height: entry["height"] as? Int,
                 progressive: entry["progressive"] as? Bool ?? false, interlaced: entry["interlaced"] as? Bool ?? false,

@@ -1,11 +1,11 @@
 /// A deterministic random number generator (SplitMix64), so that a failing run can be
-/// reproduced from its seed.
-struct SeededGenerator: RandomNumberGenerator, Sendable {
+/// reproduced from its seed. Public for plugin tests that split data the same way.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -14,37 +14,6 @@ enum JPEGFixtures {
     static let corpora = root.deletingLastPathComponent().appendingPathComponent("shared/corpora/jpeg")
     static var corporaExist: Bool { FileManager.default.fileExists(atPath: corpora.path) }
 
-    /// One entry of Fixtures/jpeg/manifest.json.
-    struct Fixture: Decodable, Sendable, CustomStringConvertible {
-        var file: String
-        var kind: String
-        var reference: String?
-        var tolerance: Int?
-        var width: Int?
-        var height: Int?
-        var progressive: Bool?
-        var scans: Int?
-        var orientation: Int?
-        var icc_sha256: String?
-        var icc_size: Int?
-        var expected_error: String?
-        var description: String { file }
-    }
-
-    private struct Manifest: Decodable {
-        var fixtures: [Fixture]
-    }
-
-    static let all: [Fixture] = {
-        guard let data = try? Data(contentsOf: directory.appendingPathComponent("manifest.json")),
-              let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else { return [] }
-        return manifest.fixtures
-    }()
-
-    static var valid: [Fixture] { all.filter { $0.kind == "valid" } }
-    static var invalid: [Fixture] { all.filter { $0.kind == "invalid" } }
-    static var progressive: [Fixture] { valid.filter { ($0.scans ?? 1) > 1 } }
-
     static func data(_ name: String) throws -> Data {
         try Data(contentsOf: directory.appendingPathComponent(name))
     }
