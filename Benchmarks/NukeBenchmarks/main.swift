@@ -9,6 +9,69 @@ import NukePNG
 // Usage: NukeBenchmarks [--quick]
 
 let quick = CommandLine.arguments.contains("--quick")
+
+// MARK: - Peak memory (each case in a fresh process, so that its high-water mark is its own)
+
+/// A `/proc/self/status` field in bytes, such as `VmRSS` (now) or `VmHWM` (peak).
+func procStatus(_ field: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+        return kilobytes * 1024
+    }
+    return 0
+}
+
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-case" {
+    // Child: warm up (registry discovery, the codec's code and tables) on a tiny image of
+    // the same format, then RSS before the input is read, the decode, and the peak.
+    let mode = CommandLine.arguments[2]
+    guard let data = FileManager.default.contents(atPath: CommandLine.arguments[3]) else { exit(2) }
+    if let type = ImageType(data) {
+        let tiny = Image(bitmap: Bitmap(width: 16, height: 16, pixelFormat: .rgba8, bytes: [UInt8](repeating: 128, count: 16 * 16 * 4)))
+        if let encoded = try? ImageEncoderRegistry.shared.encode(tiny, as: type) {
+            _ = try? ImageDecoderRegistry.shared.decode(encoded)
+        }
+    }
+    let before = procStatus("VmRSS") - data.count
+    if mode == "c-jpeg" {
+        // libjpeg-turbo called directly, into a buffer of its own.
+        var (w, h, c): (Int32, Int32, Int32) = (0, 0, 0)
+        let pixels = data.withUnsafeBytes { raw -> Int in
+            let base = raw.bindMemory(to: UInt8.self).baseAddress!
+            guard baseline_jpeg_decode(base, raw.count, 8, nil, 0, &w, &h, &c) == 0 else { exit(5) }
+            let count = Int(w) * Int(h) * Int(c)
+            let out = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+            defer { out.deallocate() }
+            guard baseline_jpeg_decode(base, raw.count, 8, out, count, &w, &h, &c) == 0 else { exit(5) }
+            return count
+        }
+        print("\(procStatus("VmHWM") - before) \(pixels) \(data.count)")
+        exit(0)
+    }
+    var context = ImageDecodingContext(data: data, isCompleted: mode != "chunks", limits: .unlimited)
+    context.isCompleted = mode != "chunks"
+    guard let decoder = ImageDecoderRegistry.shared.decoder(for: context) else { exit(3) }
+    let image: Image
+    do {
+        if mode == "chunks" {
+            let step = (data.count + 31) / 32
+            var end = step
+            while end < data.count {
+                let prefix = data.prefix(end)
+                while decoder.decodePartiallyDownloadedData(prefix) != nil {}
+                end += step
+            }
+        }
+        image = try decoder.decode(data).image
+    } catch {
+        exit(4)
+    }
+    let pixels = image.bitmap.bytesPerRow * image.height
+    let peak = procStatus("VmHWM") - before
+    print("\(peak) \(pixels) \(data.count)")
+    exit(0)
+}
 let rounds = quick ? 5 : 15
 
 /// The median wall time of `body`, in seconds, over `rounds` runs interleaved with the others.
@@ -192,6 +255,8 @@ t = measure([{ frameworkProgressive(progressiveJPEG, chunks: 32) }, { _ = cJPEGP
 report("JPEG progressive, 32 chunks ÷ libjpeg-turbo driven incrementally", t[0] / t[1], goal: "≤ 1.10", met: t[0] / t[1] <= 1.10)
 t = measure([{ frameworkProgressive(progressiveJPEG, chunks: 32) }, { redecodeEveryChunk(progressiveJPEG, chunks: 32) }])
 report("JPEG progressive: libjpeg re-decoding every prefix ÷ incremental (higher is better)", t[1] / t[0], goal: "≥ 8", met: t[1] / t[0] >= 8)
+t = measure([{ frameworkProgressive(progressiveJPEG, chunks: 32) }, { frameworkDecode(progressiveJPEG) }])
+report("JPEG progressive, 32 chunks (a preview per scan) ÷ one one-shot decode", t[0] / t[1], goal: "(informational)", met: true)
 t = measure([{ frameworkProgressive(baselineJPEG, chunks: 32) }, { frameworkDecode(baselineJPEG) }])
 report("JPEG baseline, 32 chunks ÷ one one-shot decode", t[0] / t[1], goal: "≤ 1.25", met: t[0] / t[1] <= 1.25)
 t = measure([{ frameworkProgressive(plainPNG, chunks: 32) }, { frameworkDecode(plainPNG) }])
@@ -216,6 +281,43 @@ let dispatch = clock.measure {
 }
 let dispatchNanos = Double(dispatch.components.attoseconds) / 1e9 / Double(iterations) + Double(dispatch.components.seconds) * 1e9 / Double(iterations)
 report("registry dispatch (decoder(for:)), nanoseconds per call", dispatchNanos, goal: "< 1000", met: dispatchNanos < 1000)
+
+// MARK: - Peak memory ≤ 1.2 × (pixel buffer + input)
+
+print("")
+print("peak memory of one decode ÷ (pixel buffer + input), each in a fresh process")
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-benchmarks-\(getpid())")
+try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let memoryCases: [(String, Data, String)] = [
+    ("JPEG baseline, one-shot", baselineJPEG, "oneshot"),
+    ("JPEG progressive, one-shot", progressiveJPEG, "oneshot"),
+    ("JPEG progressive, 32 chunks", progressiveJPEG, "chunks"),
+    ("JPEG progressive, libjpeg-turbo direct (for comparison)", progressiveJPEG, "c-jpeg"),
+    ("PNG, one-shot", plainPNG, "oneshot"),
+    ("PNG, 32 chunks", plainPNG, "chunks"),
+    ("PNG interlaced, 32 chunks", interlacedPNG, "chunks"),
+]
+for (index, (name, data, mode)) in memoryCases.enumerated() {
+    let file = directory.appendingPathComponent("input-\(index)")
+    try? data.write(to: file)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+    process.arguments = ["--memory-case", mode, file.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do { try process.run() } catch { fail("cannot run the memory case: \(error)") }
+    process.waitUntilExit()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+    guard process.terminationStatus == 0, numbers.count == 3 else { fail("memory case \(name) failed: \(output)") }
+    let ratio = numbers[0] / (numbers[1] + numbers[2])
+    if mode == "c-jpeg" {
+        report("peak memory, \(name)", ratio, goal: "(reference)", met: true)
+    } else {
+        report("peak memory, \(name)", ratio, goal: "≤ 1.2", met: ratio <= 1.2)
+    }
+}
 
 print("")
 print("\(rows.filter(\.met).count) of \(rows.count) goals met")
