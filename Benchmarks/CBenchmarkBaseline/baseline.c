@@ -20,13 +20,18 @@ static void baseline_jpeg_error_exit(j_common_ptr cinfo) {
 
 static void baseline_jpeg_silence(j_common_ptr cinfo, int level) { (void)cinfo; (void)level; }
 
+/// Errors jump back to the caller's setjmp; warnings (a truncated file's) are ignored.
+static void baseline_jpeg_errors(struct jpeg_decompress_struct *cinfo, struct baseline_jpeg_error *err) {
+    cinfo->err = jpeg_std_error(&err->pub);
+    err->pub.error_exit = baseline_jpeg_error_exit;
+    err->pub.emit_message = baseline_jpeg_silence;
+}
+
 int baseline_jpeg_decode(const uint8_t *data, size_t size, int scale_num,
                          uint8_t *out, size_t out_size, int *width, int *height, int *components) {
     struct jpeg_decompress_struct cinfo;
     struct baseline_jpeg_error err;
-    cinfo.err = jpeg_std_error(&err.pub);
-    err.pub.error_exit = baseline_jpeg_error_exit;
-    err.pub.emit_message = baseline_jpeg_silence;
+    baseline_jpeg_errors(&cinfo, &err);
     if (setjmp(err.jump)) {
         jpeg_destroy_decompress(&cinfo);
         return -1;
@@ -121,9 +126,7 @@ int baseline_jpeg_progressive(const uint8_t *data, size_t size, int chunks,
     struct jpeg_decompress_struct cinfo;
     struct baseline_jpeg_error err;
     struct baseline_source src;
-    cinfo.err = jpeg_std_error(&err.pub);
-    err.pub.error_exit = baseline_jpeg_error_exit;
-    err.pub.emit_message = baseline_jpeg_silence;
+    baseline_jpeg_errors(&cinfo, &err);
     if (setjmp(err.jump)) {
         jpeg_destroy_decompress(&cinfo);
         return -1;
