@@ -7,59 +7,52 @@ extension Bitmap {
     public func converted(to format: PixelFormat) -> Bitmap {
         if format == pixelFormat && bytesPerRow == width * format.bytesPerPixel { return self }
         let source = alphaMode == .premultiplied && !format.hasAlpha ? unpremultiplied() : self
-        let inChannels = pixelFormat.channelCount
-        let outChannels = format.channelCount
-        let inMax = pixelFormat.bitsPerChannel == 8 ? 255 : 65535
+        let input = pixelFormat
+        let inMax = input.bitsPerChannel == 8 ? 255 : 65535
         let outMax = format.bitsPerChannel == 8 ? 255 : 65535
-        var pixel = [Int](repeating: 0, count: 4)
-        let alphaMode: AlphaMode = format.hasAlpha ? (pixelFormat.hasAlpha ? source.alphaMode : .straight) : .none
+        let alphaMode: AlphaMode = format.hasAlpha ? (input.hasAlpha ? source.alphaMode : .straight) : .none
         return Bitmap(width: width, height: height, pixelFormat: format, alphaMode: alphaMode) { out in
-            source.withUnsafeBytes { input in
+            source.withUnsafeBytes { bytes in
+                func read(_ offset: Int) -> Int {
+                    input.bitsPerChannel == 8 ? Int(bytes[offset]) : Int(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+                }
+                func rescale(_ value: Int) -> Int {
+                    if inMax == outMax { return value }
+                    return outMax == 65535 ? value * 257 : (value * 255 + 32895) >> 16
+                }
                 var o = 0
+                func write(_ value: Int) {
+                    if format.bitsPerChannel == 8 {
+                        out[o] = UInt8(truncatingIfNeeded: value)
+                        o += 1
+                    } else {
+                        out.storeBytes(of: UInt16(truncatingIfNeeded: value), toByteOffset: o, as: UInt16.self)
+                        o += 2
+                    }
+                }
+                let step = input.bytesPerChannel
                 for y in 0..<height {
                     var i = y * source.bytesPerRow
                     for _ in 0..<width {
                         // Read as r, g, b, a in the source depth.
-                        for c in 0..<inChannels {
-                            if pixelFormat.bitsPerChannel == 8 {
-                                pixel[c] = Int(input[i + c])
-                            } else {
-                                pixel[c] = Int(input.loadUnaligned(fromByteOffset: i + 2 * c, as: UInt16.self))
-                            }
+                        let r: Int, g: Int, b: Int, a: Int
+                        switch input.channels {
+                        case .gray: (r, g, b, a) = (read(i), read(i), read(i), inMax)
+                        case .grayAlpha: (r, g, b, a) = (read(i), read(i), read(i), read(i + step))
+                        case .rgb: (r, g, b, a) = (read(i), read(i + step), read(i + 2 * step), inMax)
+                        case .rgba: (r, g, b, a) = (read(i), read(i + step), read(i + 2 * step), read(i + 3 * step))
                         }
-                        i += pixelFormat.bytesPerPixel
-                        var r: Int, g: Int, b: Int, a: Int
-                        switch pixelFormat.channels {
-                        case .gray: (r, g, b, a) = (pixel[0], pixel[0], pixel[0], inMax)
-                        case .grayAlpha: (r, g, b, a) = (pixel[0], pixel[0], pixel[0], pixel[1])
-                        case .rgb: (r, g, b, a) = (pixel[0], pixel[1], pixel[2], inMax)
-                        case .rgba: (r, g, b, a) = (pixel[0], pixel[1], pixel[2], pixel[3])
-                        }
-                        if inMax != outMax {
-                            if outMax == 65535 {
-                                (r, g, b, a) = (r * 257, g * 257, b * 257, a * 257)
-                            } else {
-                                (r, g, b, a) = ((r * 255 + 32895) >> 16, (g * 255 + 32895) >> 16,
-                                                (b * 255 + 32895) >> 16, (a * 255 + 32895) >> 16)
-                            }
-                        }
-                        let values: (Int, Int, Int, Int)
+                        i += input.bytesPerPixel
                         switch format.channels {
                         case .gray, .grayAlpha:
-                            let luma = pixelFormat.isGray ? r : (r * 299 + g * 587 + b * 114 + 500) / 1000
-                            values = (luma, a, 0, 0)
+                            let luma = input.isGray ? r : (r * 299 + g * 587 + b * 114 + 500) / 1000
+                            write(rescale(luma))
+                            if format.channels == .grayAlpha { write(rescale(a)) }
                         case .rgb, .rgba:
-                            values = (r, g, b, a)
-                        }
-                        let written = [values.0, values.1, values.2, values.3]
-                        for c in 0..<outChannels {
-                            if format.bitsPerChannel == 8 {
-                                out[o] = UInt8(written[c])
-                                o += 1
-                            } else {
-                                out.storeBytes(of: UInt16(written[c]), toByteOffset: o, as: UInt16.self)
-                                o += 2
-                            }
+                            write(rescale(r))
+                            write(rescale(g))
+                            write(rescale(b))
+                            if format.channels == .rgba { write(rescale(a)) }
                         }
                     }
                 }
