@@ -202,7 +202,8 @@ int baseline_png_decode(const uint8_t *data, size_t size,
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     if (!png) return -1;
     png_infop info = png_create_info_struct(png);
-    png_bytep *rows = NULL;
+    // Set after setjmp and freed after longjmp: volatile, so the jump does not lose it.
+    png_bytep *volatile rows = NULL;
     if (!info || setjmp(png_jmpbuf(png))) {
         free(rows);
         png_destroy_read_struct(&png, &info, NULL);
