@@ -31,12 +31,17 @@ struct Conversion: Sendable {
         }
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.prefersHighBitDepth = keepsHighBitDepth
-        if let maxSize {
-            context.targetSize = maxSize
+        // The box is for the image as displayed: for EXIF orientations 5–8 the stored pixels
+        // are turned a quarter, so fit them into the box turned the same way.
+        let box = maxSize.map { size in
+            ImageHeader(data)?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
+        }
+        if let box {
+            context.targetSize = box
             context.contentMode = .aspectFit
         }
         var image = try ImageDecoderRegistry.shared.decode(context).image
-        if let maxSize {
+        if let maxSize = box {
             let fit = BoxResampler.fittingSize(ImageSize(width: image.width, height: image.height), in: maxSize)
             if fit.width != image.width || fit.height != image.height {
                 for index in image.frames.indices {

@@ -212,6 +212,32 @@ private func makeJPEGHeader(width: Int, height: Int, sof: UInt8 = 0xC0, exifPadd
         #expect(ImageHeader.parse(Data(ftyp + [0, 0, 0, 0x40] + Array("meta".utf8))) == .needsMoreData)
     }
 
+    /// A box: 32-bit size, type, payload.
+    static func box(_ type: String, _ payload: [UInt8], size: UInt32? = nil) -> [UInt8] {
+        let length = size ?? UInt32(8 + payload.count)
+        return withUnsafeBytes(of: length.bigEndian, Array.init) + Array(type.utf8) + payload
+    }
+
+    static func ispe(_ width: UInt32, _ height: UInt32) -> [UInt8] {
+        box("ispe", [0, 0, 0, 0] + withUnsafeBytes(of: width.bigEndian, Array.init) + withUnsafeBytes(of: height.bigEndian, Array.init))
+    }
+
+    static let heicFtyp: [UInt8] = box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8))
+
+    @Test func isoBMFFHugeSizesWithoutPrimaryItemDoNotOverflow() {
+        // No pitm/ipma: the largest ispe is chosen, and 0xFFFFFFFF² does not fit in Int.
+        let ipco = Self.box("ipco", Self.ispe(0xFFFF_FFFF, 0xFFFF_FFFF) + Self.ispe(0xFFFF_FFFF, 0xFFFF_FFFE))
+        let meta = Self.box("meta", [0, 0, 0, 0] + Self.box("iprp", ipco))
+        let header = ImageHeader.parse(Data(Self.heicFtyp + meta))
+        #expect(header == .parsed(ImageHeader(type: .heic, width: 0xFFFF_FFFF, height: 0xFFFF_FFFF)))
+    }
+
+    @Test func isoBMFFMetaBoxRunningToTheEndIsParsed() {
+        let ipco = Self.box("ipco", Self.ispe(640, 480))
+        let meta = Self.box("meta", [0, 0, 0, 0] + Self.box("iprp", ipco), size: 0)
+        #expect(ImageHeader.parse(Data(Self.heicFtyp + meta)) == .parsed(ImageHeader(type: .heic, width: 640, height: 480)))
+    }
+
     @Test func unknownData() {
         #expect(ImageHeader.parse(Data()) == .needsMoreData)
         #expect(ImageHeader.parse(Data(repeating: 7, count: 40)) == .unavailable)

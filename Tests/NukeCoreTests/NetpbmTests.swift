@@ -31,5 +31,7 @@ struct NetpbmTests {
         let garbage = #expect(throws: ImageCodecError.self) { try Netpbm.decode(Data("hello".utf8)) }
         #expect(garbage?.code == .corrupt)
         #expect(throws: ImageCodecError.self) { try Netpbm.decode(Data("P7\nWIDTH 0\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nENDHDR\n".utf8)) }
+        let huge = #expect(throws: ImageCodecError.self) { try Netpbm.decode(Data("P5\n9999999999 9999999999\n255\n\0".utf8)) }
+        #expect(huge?.code == .corrupt)
     }
 }

@@ -96,6 +96,21 @@ import Testing
         #expect(try Netpbm.decode(try Data(contentsOf: URL(fileURLWithPath: same))).width == 61)
     }
 
+    @Test func maxSizeFitsTheImageAsDisplayed() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Stored 37×23 with EXIF orientation 6 displays as 23×37: fitting 20×10 gives 6×10 on
+        // screen, so 10×6 stored pixels. Orientation 1 fits as stored: 16×10.
+        let rotated = directory.appendingPathComponent("rotated.pam").path
+        #expect(try NukeBinary.run("convert", "Fixtures/jpeg/exif-orientation-6-le.jpg", rotated, "--max-size", "20x10").status == 0)
+        let upright = directory.appendingPathComponent("upright.pam").path
+        #expect(try NukeBinary.run("convert", "Fixtures/jpeg/exif-orientation-1-le.jpg", upright, "--max-size", "20x10").status == 0)
+        let r = try Netpbm.decode(try Data(contentsOf: URL(fileURLWithPath: rotated)))
+        let u = try Netpbm.decode(try Data(contentsOf: URL(fileURLWithPath: upright)))
+        #expect((r.width, r.height) == (10, 6))
+        #expect((u.width, u.height) == (16, 10))
+    }
+
     @Test func usageErrors() throws {
         #expect(try NukeBinary.run("convert", "Fixtures/png/rgb-8.png").status == 64)
         #expect(try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", "/tmp/out.xyz").status == 64)

@@ -10,7 +10,8 @@ extension ImageHeader {
         while true {
             guard let box = BMFFBox(b, at: i, limit: Int.max) else { return .needsMoreData }
             if box.type == "meta" {
-                guard box.end <= b.count else { return .needsMoreData }
+                // A size-0 box runs to the end of the file: parse what there is.
+                guard box.end <= b.count || box.end == Int.max else { return .needsMoreData }
                 return parseMeta(b, box, type: type).map(ParseResult.parsed) ?? .unavailable
             }
             guard box.end > i, box.end != Int.max else { return .unavailable }
@@ -50,8 +51,10 @@ extension ImageHeader {
             guard let w = b.u32be(box.payload + 4), let h = b.u32be(box.payload + 8), w > 0, h > 0 else { return nil }
             return (w, h)
         }
+        // Areas in Double: two 32-bit sides can overflow Int.
+        func area(_ box: BMFFBox) -> Double { size(box).map { Double($0.0) * Double($0.1) } ?? 0 }
         let spatial = property("ispe", for: primary)
-            ?? properties.filter { $0.type == "ispe" }.max { (size($0).map { $0.0 * $0.1 } ?? 0) < (size($1).map { $0.0 * $0.1 } ?? 0) }
+            ?? properties.filter { $0.type == "ispe" }.max { area($0) < area($1) }
         guard let spatial, let (width, height) = size(spatial) else { return nil }
         var header = ImageHeader(type: type, width: width, height: height)
         if let pixi = property("pixi", for: primary), let channels = b.u8(pixi.payload + 4), channels > 0 {

@@ -18,7 +18,7 @@ public enum Netpbm {
         }
         let maxval = source.pixelFormat.bitsPerChannel == 8 ? 255 : 65535
         let header = "P7\nWIDTH \(source.width)\nHEIGHT \(source.height)\nDEPTH \(source.pixelFormat.channelCount)\nMAXVAL \(maxval)\nTUPLTYPE \(tupleType)\nENDHDR\n"
-        return Data(header.utf8) + samples(source)
+        return file(header: header, source)
     }
 
     /// Writes a bitmap as PPM (colour) or PGM (gray), dropping alpha.
@@ -28,20 +28,27 @@ public enum Netpbm {
         let format: PixelFormat = gray ? (wide ? .gray16 : .gray8) : (wide ? .rgb16 : .rgb8)
         let source = bitmap.converted(to: format)
         let header = "\(gray ? "P5" : "P6")\n\(source.width) \(source.height)\n\(wide ? 65535 : 255)\n"
-        return Data(header.utf8) + samples(source)
+        return file(header: header, source)
     }
 
-    private static func samples(_ bitmap: Bitmap) -> Data {
-        var packed = bitmap.packedBytes
-        if bitmap.pixelFormat.bitsPerChannel == 16 {
-            packed.withUnsafeMutableBytes { raw in
-                for i in stride(from: 0, to: raw.count - 1, by: 2) {
-                    let v = raw.loadUnaligned(fromByteOffset: i, as: UInt16.self)
-                    raw.storeBytes(of: v.bigEndian, toByteOffset: i, as: UInt16.self)
+    /// The header followed by the samples, row by row (16-bit ones big-endian), in one buffer.
+    private static func file(header: String, _ bitmap: Bitmap) -> Data {
+        let rowBytes = bitmap.width * bitmap.pixelFormat.bytesPerPixel
+        var data = Data(capacity: header.utf8.count + rowBytes * bitmap.height)
+        data.append(contentsOf: header.utf8)
+        bitmap.withUnsafeBytes { raw in
+            for y in 0..<bitmap.height {
+                let row = UnsafeRawBufferPointer(rebasing: raw[(y * bitmap.bytesPerRow)..<(y * bitmap.bytesPerRow + rowBytes)])
+                if bitmap.pixelFormat.bitsPerChannel == 8 {
+                    data.append(contentsOf: row)
+                } else {
+                    for i in stride(from: 0, to: rowBytes, by: 2) {
+                        withUnsafeBytes(of: row.loadUnaligned(fromByteOffset: i, as: UInt16.self).bigEndian) { data.append(contentsOf: $0) }
+                    }
                 }
             }
         }
-        return Data(packed)
+        return data
     }
 
     /// Reads a PAM, PPM or PGM file (binary forms only).
@@ -94,7 +101,9 @@ public enum Netpbm {
         }
         let channels: PixelFormat.Channels = [.gray, .grayAlpha, .rgb, .rgba][depth - 1]
         let format = PixelFormat(channels: channels, bitsPerChannel: maxval == 255 ? 8 : 16)
-        let count = width * height * format.bytesPerPixel
+        let (pixels, o1) = width.multipliedReportingOverflow(by: height)
+        let (count, o2) = pixels.multipliedReportingOverflow(by: format.bytesPerPixel)
+        guard !o1, !o2 else { throw fail(.corrupt, "image size \(width)×\(height) is too large") }
         guard bytes.count - index >= count else { throw fail(.incomplete, "expected \(count) bytes of samples") }
         var samples = Array(bytes[index..<(index + count)])
         if format.bitsPerChannel == 16 {

@@ -78,7 +78,10 @@ public struct Bitmap: Sendable, Equatable, CustomStringConvertible {
     /// The pixel bytes without row padding.
     public var packedBytes: [UInt8] {
         let rowBytes = width * pixelFormat.bytesPerPixel
-        if rowBytes == bytesPerRow { return Array(bytes.prefix(rowBytes * height)) }
+        if rowBytes == bytesPerRow {
+            // No padding: share the storage when there is nothing past the last row.
+            return bytes.count == rowBytes * height ? bytes : Array(bytes.prefix(rowBytes * height))
+        }
         var out = [UInt8]()
         out.reserveCapacity(rowBytes * height)
         for y in 0..<height {

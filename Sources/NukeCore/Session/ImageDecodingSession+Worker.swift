@@ -21,6 +21,8 @@ extension ImageDecodingSession {
         private var mayHavePendingPreview = false
         /// The highest scan or pass number a preview reported.
         private var lastScanNumber = 0
+        /// When no decoder accepted the partial data, ask again once this much has arrived.
+        private var nextProbeSize = 0
         private var previewCount = 0
         private var lastPreviewTime: ContinuousClock.Instant?
         private var scheduledWake: ContinuousClock.Instant?
@@ -98,9 +100,12 @@ extension ImageDecodingSession {
             guard configuration.isProgressive, data.count > decodedCount || mayHavePendingPreview,
                   !core.cancellation.isCancelled else { return }
             if decoder == nil {
-                // Cheap (decoders only look at magic bytes); retried as data grows, since a
-                // decoder may need more bytes before it accepts partial data.
+                // Cheap (decoders only look at magic bytes), but the partial context copies the
+                // data: retry each time the data has doubled, so the copies add up to O(n) for
+                // formats whose decoders never take partial data.
+                guard data.count >= nextProbeSize else { return }
                 decoder = configuration.registry.decoder(for: makeContext(isCompleted: false))
+                if decoder == nil { nextProbeSize = data.count * 2 }
             }
             guard let decoder else { return }
             let now = ContinuousClock.now

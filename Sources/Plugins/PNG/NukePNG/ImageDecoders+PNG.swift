@@ -92,6 +92,8 @@ extension ImageDecoders {
         ///
         /// An interlaced image gets one preview per pass: when one chunk completes several,
         /// calling again with the same data returns the next (``ImageDecodingSession`` does).
+        /// Passes that end within the same few bytes of input (the early passes of very small
+        /// images, which libpng decodes in one go) share one preview, numbered with the last.
         ///
         /// The corresponding libpng function is `png_process_data`.
         public func decodePartiallyDownloadedData(_ data: Data) -> ImageContainer? {

@@ -30,8 +30,12 @@ final class PNGDecodingSession {
     /// Input is fed in slices of this size, with a cancellation check between them.
     static let sliceSize = 64 * 1024
     /// Slices for interlaced previews: feeding stops after the slice that completes a pass,
-    /// so that each pass gets its own preview even when one chunk holds several.
-    static let passSliceSize = 1024
+    /// so that each pass gets its own preview even when one chunk holds several. libpng
+    /// decodes a whole slice at once, so passes that end within one slice are shown together;
+    /// small images, whose early passes are a few bytes each, get smaller slices.
+    static func passSliceSize(for header: Header) -> Int {
+        header.bytesPerRow * header.height <= 1 << 20 ? 64 : 1024
+    }
 
     private let handle: OpaquePointer
     private let configuration: Configuration
@@ -119,7 +123,8 @@ final class PNGDecodingSession {
                 if byPass, Int(nukepng_decoder_progress(handle).passes_done) > lastPreviewProgress {
                     break  // A pass completed and awaits its preview: the rest waits for the next call.
                 }
-                let length = min(byPass ? Self.passSliceSize : Self.sliceSize, raw.count - offset)
+                let slice = byPass ? header.map(Self.passSliceSize) ?? Self.sliceSize : Self.sliceSize
+                let length = min(slice, raw.count - offset)
                 var consumed = 0
                 let status: nukepng_status
                 if header != nil {
