@@ -71,7 +71,7 @@ let package = Package(
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
+        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukeConformance"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks (ratios against the C libraries called directly)
         .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG"], path: "Benchmarks/CBenchmarkBaseline"),

@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 import Testing
 
@@ -20,19 +21,18 @@ import Testing
     static let references = (NukeBinary.fixtures("jpeg") + NukeBinary.fixtures("png")).filter { $0.reference != nil && $0.expectedError == nil }
 
     @Test(arguments: references)
-    func pamEqualsTheReference(_ fixture: NukeBinary.Fixture) throws {
+    func pamEqualsTheReference(_ fixture: Fixture) throws {
         let directory = try NukeBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("out.pam")
-        let output = try NukeBinary.run("convert", fixture.path, out.path)
+        let output = try NukeBinary.run("convert", fixture.url.path, out.path)
         #expect(output.status == 0, "\(output.stderr)")
         let written = try Netpbm.decode(try Data(contentsOf: out))
         // 16-bit files keep their samples in PAM; the others are 8-bit.
-        let name = try #require(fixture.reference16 ?? fixture.reference)
-        let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/\(fixture.format)/\(name)")))
+        let reference = try Netpbm.decode(try Data(contentsOf: try #require(fixture.reference16URL ?? fixture.referenceURL)))
         let difference = Self.maxDifference(written, reference)
         #expect(difference != nil, "\(written) vs \(reference)")
-        #expect((difference ?? .max) <= fixture.tolerance)
+        #expect((difference ?? .max) <= fixture.tolerance ?? 0)
     }
 
     @Test func eightBitFlagScalesSixteenBitSamples() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import Testing
 
 @Suite struct InfoCommandTests {
@@ -7,8 +8,8 @@ import Testing
                             "interlaced", "scans", "error"]
 
     @Test(arguments: NukeBinary.fixtures("jpeg").filter { $0.expectedError == nil })
-    func jpegFixture(_ fixture: NukeBinary.Fixture) throws {
-        let output = try NukeBinary.run("info", "--json", fixture.path)
+    func jpegFixture(_ fixture: Fixture) throws {
+        let output = try NukeBinary.run("info", "--json", fixture.url.path)
         #expect(output.status == 0, "\(output.stderr)")
         let objects = try #require(try NukeBinary.json(output) as? [[String: Any]])
         let object = try #require(objects.first)
@@ -16,7 +17,7 @@ import Testing
         #expect(object["format"] as? String == "JPEG")
         #expect(object["width"] as? Int == fixture.width)
         #expect(object["height"] as? Int == fixture.height)
-        #expect(object["progressive"] as? Bool == fixture.progressive)
+        #expect(object["progressive"] as? Bool == fixture.isProgressive ?? false)
         #expect(object["scans"] as? Int == fixture.scans)
         #expect(object["interlaced"] is NSNull)
         #expect(object["error"] is NSNull)
@@ -24,14 +25,14 @@ import Testing
     }
 
     @Test(arguments: NukeBinary.fixtures("png").filter { $0.expectedError == nil })
-    func pngFixture(_ fixture: NukeBinary.Fixture) throws {
-        let output = try NukeBinary.run("info", "--json", fixture.path)
+    func pngFixture(_ fixture: Fixture) throws {
+        let output = try NukeBinary.run("info", "--json", fixture.url.path)
         #expect(output.status == 0, "\(output.stderr)")
         let object = try #require((try NukeBinary.json(output) as? [[String: Any]])?.first)
         #expect(object["format"] as? String == "PNG")
         #expect(object["width"] as? Int == fixture.width)
         #expect(object["height"] as? Int == fixture.height)
-        #expect(object["interlaced"] as? Bool == fixture.interlaced)
+        #expect(object["interlaced"] as? Bool == fixture.isInterlaced ?? false)
         #expect(object["progressive"] is NSNull)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import Testing
 
 /// Runs the built `nuke` executable, as swift-argument-parser's example tests do.
@@ -72,40 +73,9 @@ enum NukeBinary {
         var description: String { "the nuke executable was not found beside \(Bundle.main.bundleURL.path)" }
     }
 
-    /// Fixture entries of Fixtures/<format>/manifest.json.
-    struct Fixture: Sendable, CustomTestStringConvertible {
-        var format: String
-        var file: String
-        var reference: String?
-        /// The 16-bit reference of a 16-bit file.
-        var reference16: String?
-        var tolerance: Int
-        var width: Int?
-        var height: Int?
-        var progressive: Bool
-        var interlaced: Bool
-        var scans: Int?
-        var expectedError: String?
-
-        var path: String { "Fixtures/\(format)/\(file)" }
-        var testDescription: String { path }
-    }
-
+    /// The entries of Fixtures/<format>/manifest.json, read by the conformance kit; empty when
+    /// the manifest cannot be read (the parameterised tests then have no cases).
     static func fixtures(_ format: String) -> [Fixture] {
-        let url = root.appendingPathComponent("Fixtures/\(format)/manifest.json")
-        guard let data = try? Data(contentsOf: url),
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let entries = json["fixtures"] as? [[String: Any]] else { return [] }
-        return entries.compactMap { entry in
-            guard let file = entry["file"] as? String else { return nil }
-            return Fixture(
-                format: format, file: file, reference: entry["reference"] as? String,
-                reference16: entry["reference16"] as? String,
-                tolerance: entry["tolerance"] as? Int ?? 0,
-                width: entry["width"] as? Int, height: entry["height"] as? Int,
-                progressive: entry["progressive"] as? Bool ?? false, interlaced: entry["interlaced"] as? Bool ?? false,
-                scans: entry["scans"] as? Int, expectedError: entry["expected_error"] as? String
-            )
-        }
+        (try? FixtureManifest.load(from: root.appendingPathComponent("Fixtures/\(format)")))?.fixtures ?? []
     }
 }
