@@ -25,7 +25,7 @@ func plugin(
             name: "CLib\(format)", path: "\(base)/CLib\(format)", pkgConfig: pkgConfig,
             providers: [.apt(apt), .brew(brew)]
         ),
-        .target(name: "C\(format)Shim", dependencies: [.target(name: "CLib\(format)")], path: "\(base)/C\(format)Shim"),
+        .target(name: "C\(format)Shim", dependencies: ["CNukeShim", .target(name: "CLib\(format)")], path: "\(base)/C\(format)Shim"),
         .target(
             name: "Nuke\(format)", dependencies: ["NukeCore", .target(name: "C\(format)Shim"), .target(name: "CLib\(format)")],
             path: "\(base)/Nuke\(format)", swiftSettings: swiftSettings
@@ -52,6 +52,8 @@ let package = Package(
     targets: [
         // MARK: - Core (links no codec library)
         .target(name: "CNukeCore", path: "Sources/CNukeCore"),
+        // The C shim convention every plugin's shim follows (Docs/CShims.md).
+        .target(name: "CNukeShim", path: "Sources/CNukeShim"),
         .target(name: "NukeCore", dependencies: ["CNukeCore"], path: "Sources/NukeCore", swiftSettings: swiftSettings),
         .testTarget(name: "NukeCoreTests", dependencies: ["NukeCore"], path: "Tests/NukeCoreTests", swiftSettings: swiftSettings),
 
