@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NukeCore
+import NukeJPEG
 
 /// `nuke info`: what a file is, from its header and a full decode.
 struct InfoCommand: ParsableCommand {
@@ -127,7 +128,7 @@ struct InfoCommand: ParsableCommand {
         report.byteCount = data.count
         report.type = ImageType(data)
         report.header = ImageHeader(data)
-        if report.type == .jpeg { report.scans = ImageHeader.jpegScanCount(in: data) }
+        if report.type == .jpeg { report.scans = ImageDecoders.JPEG.scanCount(in: data) }
         do {
             report.container = try ImageDecoderRegistry.shared.decode(data)
             if report.type == nil { report.type = report.container?.type }

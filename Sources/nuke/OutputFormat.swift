@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 
 /// What `nuke convert` writes: an encoded format from the registry, or Netpbm.

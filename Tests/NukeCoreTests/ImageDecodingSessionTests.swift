@@ -99,10 +99,18 @@ private func fakeJPEG(count: Int = 4_096, width: Int = 640, height: Int = 480) -
     return Data(bytes)
 }
 
-/// A registry holding one fake JPEG decoder.
+/// The fake decoder's header hook: the SOF0 that ``fakeJPEG(count:width:height:)`` writes at byte 2.
+@Sendable private func fakeJPEGHeader(_ data: Data) -> ImageHeader.ParseResult {
+    guard data.count >= 11 else { return .needsMoreData }
+    let b = [UInt8](data.prefix(11))
+    guard b[2] == 0xFF, b[3] == 0xC0 else { return .unavailable }
+    return .parsed(ImageHeader(type: .jpeg, width: Int(b[9]) << 8 | Int(b[10]), height: Int(b[7]) << 8 | Int(b[8])))
+}
+
+/// A registry holding one fake JPEG decoder, with its header hook.
 private func makeRegistry(probe: SessionProbe, delay: Duration = .zero, finalError: ImageCodecError? = nil) -> ImageDecoderRegistry {
     let registry = ImageDecoderRegistry()
-    registry.register(for: .jpeg, name: "fake") { context in
+    registry.register(for: .jpeg, name: "fake", header: fakeJPEGHeader) { context in
         SessionFakeDecoder(probe: probe, context: context, delay: delay, finalError: finalError)
     }
     return registry
@@ -306,7 +314,8 @@ private func chunks(of data: Data, size: Int) -> [Data] {
         session.append(fakeJPEG())
         session.finish()
         let received = await events
-        #expect(kinds(received) == ["format", "size", "failure"])
+        // No codec, so no header hook either: the size stays unknown.
+        #expect(kinds(received) == ["format", "failure"])
         guard case .failure(let error) = received.last else { return }
         #expect(error.code == .noCodec)
         #expect(error.format == .jpeg)

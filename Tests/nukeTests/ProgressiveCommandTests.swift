@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukeConformance
 import Testing
 
 @Suite struct ProgressiveCommandTests {

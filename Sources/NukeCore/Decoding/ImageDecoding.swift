@@ -1,8 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
-/// Decodes image data.
+/// Decodes image data: Nuke's decoder protocol, the public face for custom decoders.
 ///
-/// One decoder instance serves one decoding session: a progressive download calls
+/// Codec plugins implement ``IncrementalImageDecoding`` (bytes in, events out) and offer this
+/// face through ``IncrementalDecoderAdapter``; the registry and ``ImageDecodingSession`` drive a
+/// custom ``ImageDecoding`` through the same contract. One decoder instance serves one decoding session: a progressive download calls
 /// ``decodePartiallyDownloadedData(_:)`` with ever longer prefixes of the same data and
 /// then ``decode(_:)`` with all of it. `data` only ever grows by appending, so an incremental
 /// decoder feeds its C library just the bytes it has not seen and total work stays linear in
@@ -44,10 +50,18 @@ public protocol ImageDecoderRegistering: ImageDecoding {
     /// Creates a decoder for a partially downloaded image, or returns `nil` when the decoder
     /// does not decode progressively or the data is not its format. The default returns `nil`.
     init?(partiallyDownloadedData data: Data, context: ImageDecodingContext)
+
+    /// Reads the header from the first bytes of a file of this decoder's format, before any
+    /// decoder exists, so ``ImageDecodingSession`` reports the size (and asks for a target size)
+    /// before pixels are allocated. Must be cheap and safe on any input. The default returns
+    /// ``ImageHeader/ParseResult/unavailable``.
+    static func parseHeader(_ data: Data) -> ImageHeader.ParseResult
 }
 
 extension ImageDecoderRegistering {
     public init?(partiallyDownloadedData data: Data, context: ImageDecodingContext) {
         return nil
     }
+
+    public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult { .unavailable }
 }

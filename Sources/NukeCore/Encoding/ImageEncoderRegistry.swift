@@ -1,5 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import Synchronization
+#endif
 
 /// Finds an encoder for a format.
 ///
@@ -11,23 +14,9 @@ public final class ImageEncoderRegistry: Sendable {
     public static let shared = ImageEncoderRegistry(codecs: ImageCodecs.linked)
 
     /// A handle to one registration, for ``unregister(_:)``.
-    public struct Registration: Hashable, Sendable {
-        let id: UInt64
-    }
+    public typealias Registration = ImageCodecRegistration
 
-    struct Entry: Sendable {
-        var registration: Registration
-        var priority: Int
-        var info: ImageCodecInfo
-        var make: @Sendable (ImageEncodingOptions) -> any ImageEncoding
-    }
-
-    private struct State: Sendable {
-        var entries: [ImageType: [Entry]] = [:]
-        var nextID: UInt64 = 1
-    }
-
-    private let state = Mutex(State())
+    private let registrations = CodecRegistrations<@Sendable (ImageEncodingOptions) -> any ImageEncoding>()
 
     /// Creates an empty registry.
     public init() {}
@@ -43,7 +32,7 @@ public final class ImageEncoderRegistry: Sendable {
     @discardableResult
     public func register(_ codec: ImageCodec) -> Registration {
         guard let make = codec.makeEncoder else { return Registration(id: 0) }
-        return register(for: codec.info.type, priority: codec.info.priority, info: codec.info, make)
+        return registrations.add(priority: codec.info.priority, type: codec.info.type, info: codec.info, factory: make)
     }
 
     /// Registers an encoder factory for a format.
@@ -54,45 +43,29 @@ public final class ImageEncoderRegistry: Sendable {
         name: String = "custom",
         _ make: @escaping @Sendable (ImageEncodingOptions) -> any ImageEncoding
     ) -> Registration {
-        register(for: type, priority: priority, info: ImageCodecInfo(name: name, type: type, capabilities: .encode, priority: priority), make)
-    }
-
-    private func register(for type: ImageType, priority: Int, info: ImageCodecInfo, _ make: @escaping @Sendable (ImageEncodingOptions) -> any ImageEncoding) -> Registration {
-        state.withLock { state in
-            let registration = Registration(id: state.nextID)
-            state.nextID += 1
-            var list = state.entries[type, default: []]
-            let index = list.firstIndex { $0.priority <= priority } ?? list.endIndex
-            list.insert(Entry(registration: registration, priority: priority, info: info, make: make), at: index)
-            state.entries[type] = list
-            return registration
-        }
+        let info = ImageCodecInfo(name: name, type: type, capabilities: .encode, priority: priority)
+        return registrations.add(priority: priority, type: type, info: info, factory: make)
     }
 
     /// Removes a registration.
     public func unregister(_ registration: Registration) {
-        state.withLock { state in
-            for key in state.entries.keys {
-                state.entries[key]?.removeAll { $0.registration == registration }
-            }
-        }
+        registrations.remove(registration)
     }
 
     /// The formats that have an encoder, sorted by identifier.
     public var registeredFormats: [ImageType] {
-        state.withLock { $0.entries.filter { !$0.value.isEmpty }.map(\.key) }.sorted { $0.rawValue < $1.rawValue }
+        registrations.formats.sorted { $0.rawValue < $1.rawValue }
     }
 
     /// The registered encoders, in order of format identifier and preference.
     public var registeredCodecs: [ImageCodecInfo] {
-        state.withLock { state in
-            state.entries.sorted { $0.key.rawValue < $1.key.rawValue }.flatMap { $0.value.map(\.info) }
-        }
+        let entries = registrations.entries
+        return registeredFormats.flatMap { type in entries.filter { $0.type == type }.map(\.info) }
     }
 
     /// Returns an encoder for `type`, or `nil` when none is registered.
     public func encoder(for type: ImageType, options: ImageEncodingOptions = ImageEncodingOptions()) -> (any ImageEncoding)? {
-        let make = state.withLock { $0.entries[type]?.first?.make }
+        let make = registrations.entries.first { $0.type == type }?.factory
         return make?(options)
     }
 

@@ -28,6 +28,16 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let encodingFailed = Code(rawValue: "encoding failed")
         /// The codec failed for a reason unrelated to the input (for example, out of memory).
         public static let internalFailure = Code(rawValue: "internal failure")
+        /// A custom decoder threw an error of its own type, kept in
+        /// ``ImageCodecError/underlyingError``.
+        public static let decoderFailed = Code(rawValue: "decoder failed")
+
+        /// `true` for the codes that end a registry's search for a decoder: `.limitExceeded`
+        /// (the caller's limits are a decision about the file: no catch-all decoder may launder
+        /// a file the format's own decoder refused) and `.cancelled`. Every other code falls
+        /// through to the next candidate, which may succeed where the first failed (a hardware
+        /// decoder that cannot handle a file falls back to libjpeg).
+        public var endsSearch: Bool { self == .limitExceeded || self == .cancelled }
 
         public var description: String { rawValue }
     }
@@ -56,6 +66,9 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
     public var message: String
     /// Every decoder tried, in order, when a registry fell through several of them.
     public var attempts: [ImageCodecError]
+    /// The error a custom decoder threw, when it was not an ``ImageCodecError``
+    /// (code ``Code-swift.struct/decoderFailed``).
+    public var underlyingError: (any Error)?
 
     public init(
         _ code: Code,
@@ -63,7 +76,8 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         format: ImageType? = nil,
         codec: String? = nil,
         message: String,
-        attempts: [ImageCodecError] = []
+        attempts: [ImageCodecError] = [],
+        underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.stage = stage
@@ -71,6 +85,24 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         self.codec = codec
         self.message = message
         self.attempts = attempts
+        self.underlyingError = underlyingError
+    }
+
+    /// Errors are equal when everything but the underlying error is, and the underlying errors
+    /// (if any) describe themselves alike.
+    public static func == (lhs: ImageCodecError, rhs: ImageCodecError) -> Bool {
+        lhs.code == rhs.code && lhs.stage == rhs.stage && lhs.format == rhs.format && lhs.codec == rhs.codec
+            && lhs.message == rhs.message && lhs.attempts == rhs.attempts
+            && lhs.underlyingError.map { String(reflecting: $0) } == rhs.underlyingError.map { String(reflecting: $0) }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(stage)
+        hasher.combine(format)
+        hasher.combine(codec)
+        hasher.combine(message)
+        hasher.combine(attempts)
     }
 
     /// `true` when the input ended too early: more data may make it decodable.
@@ -110,6 +142,7 @@ extension ImageCodecError {
         if error is CancellationError {
             return ImageCodecError(.cancelled, stage: stage, format: format, codec: codec, message: "cancelled")
         }
-        return ImageCodecError(.corrupt, stage: stage, format: format, codec: codec, message: String(describing: error))
+        return ImageCodecError(.decoderFailed, stage: stage, format: format, codec: codec,
+                               message: String(describing: error), underlyingError: error)
     }
 }

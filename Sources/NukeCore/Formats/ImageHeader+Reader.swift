@@ -1,46 +1,47 @@
-import Foundation
-
 extension ImageHeader {
     /// Bounds-checked big- and little-endian reads over a byte buffer; `nil` past the end.
-    struct Reader {
-        let bytes: UnsafeBufferPointer<UInt8>
+    ///
+    /// For header hooks (``ImageDecoderRegistering/parseHeader(_:)``): a hook that reads
+    /// through it never reads past the data received so far.
+    public struct Reader {
+        public let bytes: UnsafeBufferPointer<UInt8>
 
-        init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+        public init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-        var count: Int { bytes.count }
+        public var count: Int { bytes.count }
 
-        func u8(_ i: Int) -> Int? {
+        public func u8(_ i: Int) -> Int? {
             guard i >= 0, i < bytes.count else { return nil }
             return Int(bytes[i])
         }
 
-        func u16be(_ i: Int) -> Int? {
+        public func u16be(_ i: Int) -> Int? {
             guard let a = u8(i), let b = u8(i + 1) else { return nil }
             return a << 8 | b
         }
 
-        func u16le(_ i: Int) -> Int? {
+        public func u16le(_ i: Int) -> Int? {
             guard let a = u8(i), let b = u8(i + 1) else { return nil }
             return b << 8 | a
         }
 
-        func u24le(_ i: Int) -> Int? {
+        public func u24le(_ i: Int) -> Int? {
             guard let a = u16le(i), let b = u8(i + 2) else { return nil }
             return b << 16 | a
         }
 
-        func u32be(_ i: Int) -> Int? {
+        public func u32be(_ i: Int) -> Int? {
             guard let a = u16be(i), let b = u16be(i + 2) else { return nil }
             return a << 16 | b
         }
 
-        func u64be(_ i: Int) -> UInt64? {
+        public func u64be(_ i: Int) -> UInt64? {
             guard let a = u32be(i), let b = u32be(i + 4) else { return nil }
             return UInt64(a) << 32 | UInt64(b)
         }
 
         /// `true` when the four bytes at `i` spell `code`.
-        func fourCC(_ i: Int, _ code: StaticString) -> Bool {
+        public func fourCC(_ i: Int, _ code: StaticString) -> Bool {
             guard i >= 0, i + 4 <= bytes.count else { return false }
             return code.withUTF8Buffer { p in
                 p.count == 4 && bytes[i] == p[0] && bytes[i + 1] == p[1] && bytes[i + 2] == p[2] && bytes[i + 3] == p[3]

@@ -1,11 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
-/// What an image file's header says, read in pure Swift before any decoder is created.
+/// What an image file's header says, read before any decoder is created.
 ///
-/// ``parse(_:)`` reads the first bytes of a file — JPEG `SOF` (skipping `APPn` segments of any
-/// size, such as a large EXIF block), PNG `IHDR`, the GIF logical screen, WebP `VP8 `, `VP8L`
-/// and `VP8X`, and the ISO-BMFF `ispe` property of the primary item (HEIC, HEIF, AVIF) — so a
-/// caller can learn the size and choose a target size before any pixel memory is allocated.
+/// Each codec provides its format's header hook (``ImageCodec/parseHeader``,
+/// ``ImageDecoderRegistering/parseHeader(_:)``): NukeJPEG reads the `SOF` (skipping `APPn`
+/// segments of any size), NukePNG the `IHDR` and `acTL`. ``parse(_:registry:)`` asks the hooks of
+/// the registered codecs, so a caller learns the size and chooses a target size before any pixel
+/// memory is allocated — for third-party formats too.
 ///
 /// ```swift
 /// if case .parsed(let header) = ImageHeader.parse(bytesSoFar) {
@@ -80,34 +85,23 @@ public struct ImageHeader: Sendable, Hashable, CustomStringConvertible {
         case unavailable
     }
 
-    /// Reads the header at the start of `data`.
+    /// Reads the header at the start of `data` with the registry's header hooks.
     ///
-    /// Cheap and safe on any input: it only walks segment and box lengths, never decodes, and
-    /// never reads past the end of `data`.
-    /// - Parameter data: The first bytes of the file (all of them received so far).
+    /// Cheap and safe on any input: hooks only walk segment and chunk lengths, never decode,
+    /// and never read past the end of `data`.
+    /// - Parameters:
+    ///   - data: The first bytes of the file (all of them received so far).
+    ///   - registry: Whose codecs' hooks to ask. Default: ``ImageDecoderRegistry/shared``.
     /// - Returns: The header, ``ParseResult/needsMoreData`` when `data` is a prefix too short
     ///   to contain it, or ``ParseResult/unavailable``.
-    public static func parse(_ data: Data) -> ParseResult {
-        guard let type = ImageType(data) else {
-            return data.count < 12 ? .needsMoreData : .unavailable
-        }
-        return data.withUnsafeBytes { raw -> ParseResult in
-            let bytes = Reader(raw.bindMemory(to: UInt8.self))
-            switch type {
-            case .jpeg: return parseJPEG(bytes)
-            case .png: return parsePNG(bytes)
-            case .gif: return parseGIF(bytes)
-            case .webp: return parseWebP(bytes)
-            case .heic, .heif, .avif: return parseISOBMFF(bytes, type: type)
-            default: return .unavailable
-            }
-        }
+    public static func parse(_ data: Data, registry: ImageDecoderRegistry = .shared) -> ParseResult {
+        registry.parseHeader(data)
     }
 
     /// Reads the header, or returns `nil` when it is incomplete, malformed or of a format
     /// without a parser.
-    public init?(_ data: Data) {
-        guard case .parsed(let header) = ImageHeader.parse(data) else { return nil }
+    public init?(_ data: Data, registry: ImageDecoderRegistry = .shared) {
+        guard case .parsed(let header) = registry.parseHeader(data) else { return nil }
         self = header
     }
 }

@@ -55,6 +55,9 @@ extension ImageType {
         var matches: (@Sendable (Data) -> Bool)?
     }
 
+    /// Fewer bytes than this may be too few to tell the format (ISO-BMFF needs its `ftyp` brand).
+    static let sniffLength = 12
+
     static let customTypes = Mutex<[ImageType: CustomType]>([:])
 
     private static func sniffBinary(_ b: UnsafeBufferPointer<UInt8>) -> ImageType? {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a codec plugin offers: its format, capabilities, C library, and how to make its
 /// decoder and encoder.
@@ -8,28 +12,58 @@ import Foundation
 /// with ``ImageDecoderRegistry/register(_:)-(ImageCodec)`` and ``ImageEncoderRegistry/register(_:)``.
 public struct ImageCodec: Sendable {
     public var info: ImageCodecInfo
-    /// Creates a decoder for the context, or returns `nil` when the data is not this codec's.
+    /// Creates the incremental decoder a plugin provides for the context, or returns `nil`
+    /// when the data is not this codec's. The registry and ``ImageDecodingSession`` drive it.
+    public var makeIncrementalDecoder: (@Sendable (ImageDecodingContext) -> (any IncrementalImageDecoding)?)?
+    /// Creates a Nuke-style decoder for the context, or returns `nil` when the data is not this
+    /// codec's. When only ``makeIncrementalDecoder`` is set, the registry adapts it
+    /// (``IncrementalDecoderAdapter``).
     public var makeDecoder: (@Sendable (ImageDecodingContext) -> (any ImageDecoding)?)?
+    /// Reads the header from the first bytes, before any decoder exists, so a session knows the
+    /// size (and can choose a target size) before pixels are allocated. `nil`: no header hook.
+    public var parseHeader: (@Sendable (Data) -> ImageHeader.ParseResult)?
     /// Creates an encoder with the options.
     public var makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)?
 
     public init(
         info: ImageCodecInfo,
+        makeIncrementalDecoder: (@Sendable (ImageDecodingContext) -> (any IncrementalImageDecoding)?)? = nil,
         makeDecoder: (@Sendable (ImageDecodingContext) -> (any ImageDecoding)?)? = nil,
+        parseHeader: (@Sendable (Data) -> ImageHeader.ParseResult)? = nil,
         makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)? = nil
     ) {
         self.info = info
+        self.makeIncrementalDecoder = makeIncrementalDecoder
         self.makeDecoder = makeDecoder
+        self.parseHeader = parseHeader
         self.makeEncoder = makeEncoder
     }
 
-    /// Creates a codec whose decoder is an ``ImageDecoderRegistering`` type.
+    /// Creates a codec whose decoder is an ``ImageDecoderRegistering`` type, with its
+    /// ``ImageDecoderRegistering/parseHeader(_:)`` as the header hook.
     public init<D: ImageDecoderRegistering>(
         info: ImageCodecInfo,
         decoder: D.Type,
         makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)? = nil
     ) {
-        self.init(info: info, makeDecoder: { D.make(context: $0) }, makeEncoder: makeEncoder)
+        self.init(info: info, makeDecoder: { D.make(context: $0) }, parseHeader: { D.parseHeader($0) }, makeEncoder: makeEncoder)
+    }
+
+    /// The incremental decoder for the context: the plugin's own, or its Nuke-style decoder driven
+    /// through the contract; `nil` when the codec does not accept the data.
+    func incrementalDecoder(for context: ImageDecodingContext) -> (any IncrementalImageDecoding)? {
+        if let makeIncrementalDecoder { return makeIncrementalDecoder(context) }
+        return makeDecoder?(context).map { ImageDecodingDriver($0) }
+    }
+
+    /// The Nuke-style decoder for the context: the plugin's own, or its incremental decoder behind
+    /// an ``IncrementalDecoderAdapter``.
+    func nukeDecoder(for context: ImageDecodingContext) -> (any ImageDecoding)? {
+        if let makeDecoder { return makeDecoder(context) }
+        // Making an incremental decoder only looks at the first bytes: one to test the data, then
+        // one per decode of the adapter.
+        guard let make = makeIncrementalDecoder, make(context) != nil else { return nil }
+        return IncrementalDecoderAdapter { make(context) }
     }
 }
 

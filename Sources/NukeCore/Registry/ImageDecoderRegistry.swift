@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// Chooses a decoder for image data and decodes with it.
@@ -9,36 +13,29 @@ import Synchronization
 ///
 /// Candidates are tried by priority, highest first; among equal priorities the most recently
 /// registered first (so a decoder an app registers at startup wins over a plugin for its
-/// format). ``decode(_:)`` falls through to the next candidate when one throws and reports
-/// every decoder it tried.
+/// format). ``decode(_:)-(ImageDecodingContext)`` falls through to the next candidate when one
+/// throws, and reports every decoder it tried — except for the errors that end the search
+/// (``ImageCodecError/Code-swift.struct/endsSearch``): a limit exceeded or a cancellation.
+/// A limit is the caller's decision about a file, so no other decoder (a catch-all registered
+/// at startup, say) may decode what the format's own decoder refused. Every other error falls
+/// through, because another decoder may well succeed: a hardware JPEG decoder that cannot handle
+/// a file falls back to libjpeg, a strict decoder to a lenient one.
 ///
-/// Thread-safe. Registration takes a lock; no user code (decoder initialisers, matchers)
-/// runs while it is held.
+/// Each codec may also provide a header hook (``ImageCodec/parseHeader``,
+/// ``ImageDecoderRegistering/parseHeader(_:)``): ``parseHeader(_:)`` reads the size from the first
+/// bytes before any decoder exists.
+///
+/// Thread-safe. Registration takes a lock; no user code (decoder initialisers, matchers, header
+/// hooks) runs while it is held.
 public final class ImageDecoderRegistry: Sendable {
     /// The registry of every linked codec plugin.
     public static let shared = ImageDecoderRegistry(codecs: ImageCodecs.linked)
 
     /// A handle to one registration, for ``unregister(_:)``.
-    public struct Registration: Hashable, Sendable {
-        let id: UInt64
-    }
+    public typealias Registration = ImageCodecRegistration
 
-    struct Entry: Sendable {
-        var registration: Registration
-        var priority: Int
-        /// When set, the entry is only considered for data sniffed as this type.
-        var type: ImageType?
-        var info: ImageCodecInfo
-        var make: @Sendable (ImageDecodingContext) -> (any ImageDecoding)?
-    }
-
-    private struct State: Sendable {
-        var entries: [Entry] = []   // kept sorted: priority desc, then newest first
-        var nextID: UInt64 = 1
-        var limits: ImageLimits = .default
-    }
-
-    private let state = Mutex(State())
+    private let registrations = CodecRegistrations<ImageCodec>()
+    private let limitsValue = Mutex(ImageLimits.default)
 
     /// Creates an empty registry.
     public init() {}
@@ -53,19 +50,22 @@ public final class ImageDecoderRegistry: Sendable {
 
     /// The limits for contexts this registry creates. Default: ``ImageLimits/default``.
     public var limits: ImageLimits {
-        get { state.withLock { $0.limits } }
-        set { state.withLock { $0.limits = newValue } }
+        get { limitsValue.withLock { $0 } }
+        set { limitsValue.withLock { $0 = newValue } }
     }
+
+    // MARK: - Registering
 
     /// Registers a codec's decoder. Codecs without a decoder are ignored (and return a
     /// registration that unregisters nothing).
     @discardableResult
     public func register(_ codec: ImageCodec) -> Registration {
-        guard let make = codec.makeDecoder else { return Registration(id: 0) }
-        return add(priority: codec.info.priority, type: codec.info.type, info: codec.info, make: make)
+        guard codec.makeDecoder != nil || codec.makeIncrementalDecoder != nil else { return Registration(id: 0) }
+        return registrations.add(priority: codec.info.priority, type: codec.info.type, info: codec.info, factory: codec)
     }
 
-    /// Registers a decoder type, which decides from the data whether it applies.
+    /// Registers a decoder type, which decides from the data whether it applies. Its
+    /// ``ImageDecoderRegistering/parseHeader(_:)`` becomes the format's header hook.
     ///
     /// - Parameters:
     ///   - decoder: The decoder type.
@@ -84,57 +84,96 @@ public final class ImageDecoderRegistry: Sendable {
             name: name ?? String(describing: D.self), type: type ?? ImageType(rawValue: "*"),
             capabilities: .decode, priority: priority
         )
-        return add(priority: priority, type: type, info: info, make: { D.make(context: $0) })
+        return registrations.add(priority: priority, type: type, info: info, factory: ImageCodec(info: info, decoder: D.self))
     }
 
     /// Registers a closure that returns a decoder for the data it recognises, or `nil`.
     ///
     /// ```swift
-    /// ImageDecoderRegistry.shared.register { context in
+    /// ImageDecoderRegistry.shared.register(for: .bmp, header: BMP.parseHeader) { context in
     ///     context.data.starts(with: [0x42, 0x4D]) ? BMPDecoder() : nil
     /// }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - type: When set, the decoder is only offered data sniffed as this format.
+    ///   - priority: Higher is tried first; among equals the newest registration.
+    ///   - name: A name for listings and errors.
+    ///   - header: The format's header hook, so sessions know the size before decoding.
+    ///   - match: Returns a decoder for the context, or `nil`.
     @discardableResult
     public func register(
         for type: ImageType? = nil,
         priority: Int = 0,
         name: String = "custom",
+        header: (@Sendable (Data) -> ImageHeader.ParseResult)? = nil,
         _ match: @escaping @Sendable (ImageDecodingContext) -> (any ImageDecoding)?
     ) -> Registration {
         let info = ImageCodecInfo(name: name, type: type ?? ImageType(rawValue: "*"), capabilities: .decode, priority: priority)
-        return add(priority: priority, type: type, info: info, make: match)
+        let codec = ImageCodec(info: info, makeDecoder: match, parseHeader: header)
+        return registrations.add(priority: priority, type: type, info: info, factory: codec)
     }
 
     /// Removes a registration. Removing one twice does nothing.
     public func unregister(_ registration: Registration) {
-        state.withLock { $0.entries.removeAll { $0.registration == registration } }
+        registrations.remove(registration)
     }
 
     /// Removes every registration.
     public func clear() {
-        state.withLock { $0.entries.removeAll() }
+        registrations.removeAll()
     }
 
     /// The registered codecs in the order they are tried.
     public var registeredCodecs: [ImageCodecInfo] {
-        state.withLock { $0.entries.map(\.info) }
+        registrations.entries.map(\.info)
     }
 
     /// The formats with at least one decoder.
     public var registeredFormats: [ImageType] {
-        var seen = Set<ImageType>()
-        return registeredCodecs.map(\.type).filter { $0.rawValue != "*" && seen.insert($0).inserted }
+        registrations.formats
     }
+
+    // MARK: - Decoding
 
     /// Makes a context for `data` with this registry's limits.
     public func makeContext(for data: Data, isCompleted: Bool = true) -> ImageDecodingContext {
         ImageDecodingContext(data: data, isCompleted: isCompleted, limits: limits)
     }
 
-    /// Returns the first decoder that accepts the context, or `nil`.
+    /// Reads the header with the hook of the first codec for the data's format that has one.
+    ///
+    /// - Parameter data: The first bytes of the file (all of them received so far).
+    /// - Returns: The header; ``ImageHeader/ParseResult/needsMoreData`` when a hook needs more
+    ///   bytes (or too few arrived to sniff the format); otherwise ``ImageHeader/ParseResult/unavailable``.
+    public func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
+        guard let type = ImageType(data) else {
+            return data.count < ImageType.sniffLength ? .needsMoreData : .unavailable
+        }
+        for entry in registrations.entries(for: type) {
+            guard let hook = entry.factory.parseHeader else { continue }
+            switch hook(data) {
+            case .parsed(let header): return .parsed(header)
+            case .needsMoreData: return .needsMoreData
+            case .unavailable: continue
+            }
+        }
+        return .unavailable
+    }
+
+    /// Returns the first Nuke-style decoder that accepts the context, or `nil`.
     public func decoder(for context: ImageDecodingContext) -> (any ImageDecoding)? {
-        for entry in candidates(for: context) {
-            if let decoder = entry.make(context) { return decoder }
+        for entry in registrations.entries(for: context.type) {
+            if let decoder = entry.factory.nukeDecoder(for: context) { return decoder }
+        }
+        return nil
+    }
+
+    /// Returns the first incremental decoder that accepts the context (a plugin's own, or a
+    /// Nuke-style decoder driven through the contract), with its codec's description.
+    public func incrementalDecoder(for context: ImageDecodingContext) -> (decoder: any IncrementalImageDecoding, codec: ImageCodecInfo)? {
+        for entry in registrations.entries(for: context.type) {
+            if let decoder = entry.factory.incrementalDecoder(for: context) { return (decoder, entry.info) }
         }
         return nil
     }
@@ -150,19 +189,20 @@ public final class ImageDecoderRegistry: Sendable {
         try decode(makeContext(for: data))
     }
 
-    /// Decodes with the first decoder that accepts `context`, falling through on errors.
+    /// Decodes with the first decoder that accepts `context`, falling through on errors that
+    /// do not end the search.
     ///
     /// - Throws: See ``decode(_:)-(Data)``.
     public func decode(_ context: ImageDecodingContext) throws -> ImageContainer {
         var attempts: [ImageCodecError] = []
-        for entry in candidates(for: context) {
-            guard let decoder = entry.make(context) else { continue }
+        for entry in registrations.entries(for: context.type) {
+            guard var decoder = entry.factory.incrementalDecoder(for: context) else { continue }
             do {
-                return try decoder.decode(context.data)
+                return try Self.decodeAll(&decoder, data: context.data, format: context.type)
             } catch {
                 let wrapped = ImageCodecError.wrapping(error, stage: .decoding, format: context.type, codec: entry.info.codecDescription)
-                if wrapped.code == .cancelled { throw wrapped }
                 attempts.append(wrapped)
+                if wrapped.code.endsSearch { break }
             }
         }
         guard var first = attempts.first else {
@@ -172,29 +212,26 @@ public final class ImageDecoderRegistry: Sendable {
         throw first
     }
 
+    /// Gives an incremental decoder all of the data at once and returns the final image.
+    static func decodeAll(_ decoder: inout any IncrementalImageDecoding, data: Data, format: ImageType?) throws -> ImageContainer {
+        if !data.isEmpty { decoder.push(data) }
+        decoder.finish()
+        while true {
+            switch try decoder.next() {
+            case .final(let container): return container
+            case .header, .preview: continue
+            case .needsMoreData:
+                throw ImageCodecError(.internalFailure, stage: .decoding, format: format,
+                                      message: "the decoder asked for more data after the end of the input")
+            }
+        }
+    }
+
     /// The error for data no decoder accepts, naming the sniffed format and what is linked.
     func noDecoderError(for context: ImageDecodingContext) -> ImageCodecError {
         let formats = registeredFormats.map(\.name)
         let available = formats.isEmpty ? "no decoders are registered" : "decoders are registered for " + formats.joined(separator: ", ")
         let what = context.type.map { "no decoder is registered for \($0.name)" } ?? "the data is not in a recognised image format"
         return ImageCodecError(.noCodec, stage: .registry, format: context.type, message: "\(what); \(available)")
-    }
-
-    /// Entries that may accept the context, in order. Taken under the lock, used outside it.
-    private func candidates(for context: ImageDecodingContext) -> [Entry] {
-        let entries = state.withLock { $0.entries }
-        return entries.filter { $0.type == nil || $0.type == context.type }
-    }
-
-    private func add(priority: Int, type: ImageType?, info: ImageCodecInfo, make: @escaping @Sendable (ImageDecodingContext) -> (any ImageDecoding)?) -> Registration {
-        state.withLock { state in
-            let registration = Registration(id: state.nextID)
-            state.nextID += 1
-            let entry = Entry(registration: registration, priority: priority, type: type, info: info, make: make)
-            // Before the first entry of equal or lower priority: newest first among equals.
-            let index = state.entries.firstIndex { $0.priority <= priority } ?? state.entries.endIndex
-            state.entries.insert(entry, at: index)
-            return registration
-        }
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension ImageDecodingSession {
     /// The decoding state of one session: the data received so far and the one decoder.
@@ -14,13 +18,14 @@ extension ImageDecodingSession {
         private var isHeaderResolved = false
         private var isSizeAnnounced = false
         private var targetSize: ImageSize?
-        private var decoder: (any ImageDecoding)?
-        private var decodedCount = 0
-        /// The last partial decode returned a preview, so the decoder may hold more for the
-        /// same data (a chunk that completed several progressive scans).
+        /// The session's one decoder, fed only the bytes it has not seen.
+        private var decoder: (any IncrementalImageDecoding)?
+        private var codec: ImageCodecInfo?
+        /// How many bytes of ``data`` the decoder was given.
+        private var pushedCount = 0
+        /// Previews may be waiting in the decoder for bytes it already has (a minimum preview
+        /// interval stopped asking).
         private var mayHavePendingPreview = false
-        /// The highest scan or pass number a preview reported.
-        private var lastScanNumber = 0
         /// When no decoder accepted the partial data, ask again once this much has arrived.
         private var nextProbeSize = 0
         private var previewCount = 0
@@ -54,7 +59,7 @@ extension ImageDecodingSession {
             }
             if !isHeaderResolved {
                 if type != nil {
-                    switch ImageHeader.parse(data) {
+                    switch configuration.registry.parseHeader(data) {
                     case .parsed(let header):
                         isHeaderResolved = true
                         do {
@@ -82,8 +87,7 @@ extension ImageDecodingSession {
                 decodeFinal()
                 return true
             }
-            decodePreviewIfDue()
-            return false
+            return decodePreviewIfDue()
         }
 
         private func makeContext(isCompleted: Bool) -> ImageDecodingContext {
@@ -96,56 +100,94 @@ extension ImageDecodingSession {
             )
         }
 
-        private mutating func decodePreviewIfDue() {
-            guard configuration.isProgressive, data.count > decodedCount || mayHavePendingPreview,
-                  !core.cancellation.isCancelled else { return }
+        /// Feeds the decoder the new bytes and reports the previews they allow.
+        ///
+        /// - Returns: `true` when the session ended (the final image arrived early, or a failure).
+        private mutating func decodePreviewIfDue() -> Bool {
+            guard configuration.isProgressive, !core.cancellation.isCancelled else { return false }
             if decoder == nil {
                 // Cheap (decoders only look at magic bytes), but the partial context copies the
                 // data: retry each time the data has doubled, so the copies add up to O(n) for
                 // formats whose decoders never take partial data.
-                guard data.count >= nextProbeSize else { return }
-                decoder = configuration.registry.decoder(for: makeContext(isCompleted: false))
-                if decoder == nil { nextProbeSize = data.count * 2 }
+                guard data.count >= nextProbeSize else { return false }
+                if let (made, info) = configuration.registry.incrementalDecoder(for: makeContext(isCompleted: false)) {
+                    decoder = made
+                    codec = info
+                } else {
+                    nextProbeSize = data.count * 2
+                    return false
+                }
             }
-            guard let decoder else { return }
+            let hasNewBytes = pushNewBytes()
+            guard hasNewBytes || mayHavePendingPreview else { return false }
             let now = ContinuousClock.now
             if let last = lastPreviewTime, configuration.minimumPreviewInterval > .zero {
                 let due = last + configuration.minimumPreviewInterval
                 if now < due {
+                    mayHavePendingPreview = true
                     if scheduledWake.map({ $0 < now }) ?? true {
                         scheduledWake = due
                         core.wake(after: due - now)
                     }
-                    return
+                    return false
                 }
             }
-            decodedCount = data.count
-            // A decoder returns one preview a call. One that numbers its scans or passes may
-            // have more for the same data (a chunk that completed several): without a minimum
-            // interval, ask again while the scan number grows; with one, come back when due.
-            let drains = configuration.minimumPreviewInterval == .zero
+            // Every preview the bytes allow, one event at a time: without a minimum interval all
+            // of them now; with one, the first now and the rest when it is due.
             mayHavePendingPreview = false
-            for _ in 0..<Self.maximumPreviewsPerChunk {
-                if core.cancellation.isCancelled { return }
+            for _ in 0..<Self.maximumEventsPerStep {
+                if core.cancellation.isCancelled { return false }
                 let started = ContinuousClock.now
-                guard let preview = decoder.decodePartiallyDownloadedData(data) else { return }
+                let event: ImageDecodingEvent
+                do {
+                    guard var current = decoder else { return false }
+                    decoder = nil
+                    defer { decoder = current }
+                    event = try current.next()
+                } catch {
+                    core.emit(.failure(wrap(error)))
+                    return true
+                }
                 let finished = ContinuousClock.now
-                previewCount += 1
-                lastPreviewTime = finished
-                announce(from: preview)
-                core.emit(.preview(preview, progress(for: preview, index: previewCount, started: started, finished: finished)))
-                guard let scan = preview.userInfo[.scanNumberKey] as? Int, scan > lastScanNumber else { return }
-                lastScanNumber = scan
-                mayHavePendingPreview = true
-                if !drains { break }
+                switch event {
+                case .needsMoreData:
+                    return false
+                case .header(let header):
+                    announce(header)
+                case .preview(let preview):
+                    previewCount += 1
+                    lastPreviewTime = finished
+                    announce(from: preview)
+                    core.emit(.preview(preview, progress(for: preview, index: previewCount, started: started, finished: finished)))
+                    if configuration.minimumPreviewInterval > .zero {
+                        mayHavePendingPreview = true
+                        scheduledWake = finishedPreviewWake()
+                        return false
+                    }
+                case .final(let container):
+                    announce(from: container)
+                    core.emit(.final(container, progress(for: container, index: previewCount + 1, started: started, finished: finished)))
+                    return true
+                }
             }
-            if mayHavePendingPreview, !drains {
-                scheduledWake = finishedPreviewWake()
-            }
+            core.emit(.failure(ImageCodecError(
+                .internalFailure, stage: .decoding, format: type, codec: codec?.codecDescription,
+                message: "the decoder reported \(Self.maximumEventsPerStep) events without asking for more data")))
+            return true
         }
 
-        /// A decoder returning previews for the same data without end is cut off after this many.
-        static let maximumPreviewsPerChunk = 64
+        /// Pushes the bytes the decoder has not seen; `true` when there were any.
+        private mutating func pushNewBytes() -> Bool {
+            guard data.count > pushedCount, var current = decoder else { return false }
+            decoder = nil
+            current.push(data[(data.startIndex + pushedCount)...])
+            decoder = current
+            pushedCount = data.count
+            return true
+        }
+
+        /// A decoder reporting this many events for the same bytes is broken: the session fails.
+        static let maximumEventsPerStep = 100_000
 
         /// Schedules a wake-up when the next preview is due, for previews still pending.
         private mutating func finishedPreviewWake() -> ContinuousClock.Instant? {
@@ -159,8 +201,12 @@ extension ImageDecodingSession {
             let started = ContinuousClock.now
             do {
                 let container: ImageContainer
-                if let decoder {
-                    container = try decoder.decode(data)
+                if decoder != nil {
+                    _ = pushNewBytes()
+                    guard var current = decoder else { return }
+                    decoder = nil
+                    current.finish()
+                    container = try Self.finalImage(from: &current, format: type)
                 } else {
                     container = try configuration.registry.decode(makeContext(isCompleted: true))
                 }
@@ -169,6 +215,19 @@ extension ImageDecodingSession {
                 core.emit(.final(container, progress(for: container, index: previewCount + 1, started: started, finished: finished)))
             } catch {
                 core.emit(.failure(wrap(error)))
+            }
+        }
+
+        /// Runs a finished decoder to its final image, skipping what comes before it.
+        private static func finalImage(from decoder: inout any IncrementalImageDecoding, format: ImageType?) throws -> ImageContainer {
+            while true {
+                switch try decoder.next() {
+                case .final(let container): return container
+                case .header, .preview: continue
+                case .needsMoreData:
+                    throw ImageCodecError(.internalFailure, stage: .decoding, format: format,
+                                          message: "the decoder asked for more data after the end of the input")
+                }
             }
         }
 
@@ -186,6 +245,14 @@ extension ImageDecodingSession {
             guard !isFormatAnnounced else { return }
             isFormatAnnounced = true
             core.emit(.formatKnown(type))
+        }
+
+        /// Emits the size event from a header the decoder reported, unless a hook already did.
+        private mutating func announce(_ header: ImageHeader) {
+            announceFormat(header.type)
+            guard !isSizeAnnounced else { return }
+            isSizeAnnounced = true
+            core.emit(.sizeKnown(header))
         }
 
         /// Emits the format and size events a parser could not, from the first image decoded.
@@ -210,7 +277,7 @@ extension ImageDecodingSession {
         }
 
         private func wrap(_ error: any Error) -> ImageCodecError {
-            let codec = decoder.map { String(describing: Swift.type(of: $0)) }
+            let codec = self.codec?.codecDescription
             if !(error is ImageCodecError), core.cancellation.isCancelled {
                 return ImageCodecError(.cancelled, stage: .decoding, format: type, codec: codec, message: "cancelled")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 
 /// Paths of the JPEG fixtures (in the repository) and the public corpora (beside it).

@@ -9,7 +9,11 @@ extension ImageCodec {
             capabilities: [.decode, .encode, .progressive, .scaledDecode],
             library: "libjpeg-turbo", libraryVersion: JPEGLibrary.version, priority: 0
         ),
-        decoder: ImageDecoders.JPEG.self,
+        makeIncrementalDecoder: { context in
+            ImageDecoders.JPEG.isJPEG(context.data, context: context) ? JPEGIncrementalDecoder(context: context) : nil
+        },
+        makeDecoder: { context in ImageDecoders.JPEG.make(context) },
+        parseHeader: { ImageDecoders.JPEG.parseHeader($0) },
         makeEncoder: { ImageEncoders.JPEG(options: $0) }
     )
 }

@@ -47,21 +47,14 @@ extension ImageDecoders {
     public final class JPEG: ImageDecoderRegistering, Sendable {
         /// The context the decoder was created with: limits, target size, cancellation.
         public let context: ImageDecodingContext
-
-        private struct State {
-            /// The incremental decode fed by ``decodePartiallyDownloadedData(_:)``.
-            var session: JPEGIncrementalDecode?
-            /// The incremental decode failed: ``decode(_:)`` starts over with a one-shot decode.
-            var sessionFailed = false
-        }
-
-        private let state = Mutex(State())
+        private let adapter: IncrementalDecoderAdapter
 
         /// Creates a decoder.
         ///
         /// - Parameter context: Limits, target size and cancellation; the data in it is not used.
         public init(context: ImageDecodingContext = ImageDecodingContext(data: Data())) {
             self.context = context
+            adapter = IncrementalDecoderAdapter { JPEGIncrementalDecoder(context: context) }
         }
 
         /// Creates a decoder when the data starts with a JPEG signature.
@@ -74,6 +67,10 @@ extension ImageDecoders {
         public convenience init?(partiallyDownloadedData data: Data, context: ImageDecodingContext) {
             guard Self.isJPEG(data, context: context) else { return nil }
             self.init(context: context)
+        }
+
+        static func make(_ context: ImageDecodingContext) -> JPEG? {
+            isJPEG(context.data, context: context) ? JPEG(context: context) : nil
         }
 
         static func isJPEG(_ data: Data, context: ImageDecodingContext) -> Bool {
@@ -90,67 +87,95 @@ extension ImageDecoders {
         /// - Throws: ``ImageCodecError``: `.incomplete` for a truncated file, `.corrupt` with
         ///   libjpeg's message, `.limitExceeded`, `.unsupported` (12-bit, lossless), `.cancelled`.
         public func decode(_ data: Data) throws -> ImageContainer {
-            let session: JPEGIncrementalDecode? = state.withLock { state in
-                defer { state.session = nil }
-                guard !state.sessionFailed, let session = state.session, data.count >= session.fedCount else { return nil }
-                return session
-            }
-            if let session {
-                return try session.finish(data, context: context)
-            }
-            return try decodeOneShot(data)
+            try adapter.decode(data)
         }
 
         /// Returns a preview of the next completed scan of a progressive JPEG not yet shown.
         ///
-        /// Feeds libjpeg only `data[fedCount...]`; with no new bytes it resumes where the last
-        /// call paused, so repeated calls with the same data return the scans one chunk completed. Errors end the incremental decode (the
-        /// following ``decode(_:)`` reports them) and return `nil`.
+        /// Feeds libjpeg only the new bytes; with none, it resumes where the last call paused, so
+        /// repeated calls with the same data return the scans one chunk completed. An error ends
+        /// the incremental decode: this returns `nil` and the following ``decode(_:)`` throws it.
         public func decodePartiallyDownloadedData(_ data: Data) -> ImageContainer? {
-            state.withLock { state -> ImageContainer? in
-                guard !state.sessionFailed else { return nil }
-                do {
-                    let session = try state.session ?? JPEGIncrementalDecode(limits: context.limits)
-                    state.session = session
-                    guard data.count >= session.fedCount else { return nil }
-                    return try session.advance(data, context: context)
-                } catch {
-                    state.session = nil
-                    state.sessionFailed = true
-                    return nil
-                }
-            }
+            adapter.decodePartiallyDownloadedData(data)
         }
+    }
+}
 
-        /// Decodes complete data in one pass, reading from the caller's bytes and writing rows
-        /// straight into the bitmap's storage.
-        private func decodeOneShot(_ data: Data) throws -> ImageContainer {
-            guard !data.isEmpty else {
-                throw ImageCodecError(.corrupt, stage: .header, format: .jpeg, codec: JPEGLibrary.codec, message: "empty input")
+/// The incremental JPEG decoder NukeCore drives: new bytes in, a preview per completed scan of
+/// a progressive file, then the final image.
+///
+/// Complete data given in one push and finished at once is decoded in one pass straight from
+/// the caller's bytes (no copy); otherwise the bytes go to libjpeg's suspending source.
+final class JPEGIncrementalDecoder: IncrementalImageDecoding {
+    private let context: ImageDecodingContext
+    private var pending: [Data] = []
+    private var session: JPEGIncrementalDecode?
+    private var isFinished = false
+    private var isDone = false
+
+    init(context: ImageDecodingContext) {
+        self.context = context
+    }
+
+    func push(_ bytes: Data) {
+        precondition(!isFinished, "push(_:) after finish()")
+        pending.append(bytes)
+    }
+
+    func finish() {
+        isFinished = true
+    }
+
+    func next() throws -> ImageDecodingEvent {
+        precondition(!isDone, "next() after the final image or an error")
+        do {
+            if session == nil, isFinished, pending.count <= 1 {
+                isDone = true
+                return .final(try Self.decodeOneShot(pending.first ?? Data(), context: context))
             }
+            let session = try self.session ?? JPEGIncrementalDecode(limits: context.limits)
+            self.session = session
+            for chunk in pending { try session.append(chunk) }
+            pending = []
+            if isFinished {
+                isDone = true
+                return .final(try session.finish(context: context))
+            }
+            if let preview = try session.advance(context: context) { return .preview(preview) }
+            return .needsMoreData
+        } catch {
+            isDone = true
+            throw error
+        }
+    }
+
+    /// Decodes complete data in one pass, reading from the caller's bytes and writing rows
+    /// straight into the bitmap's storage.
+    static func decodeOneShot(_ data: Data, context: ImageDecodingContext) throws -> ImageContainer {
+        guard !data.isEmpty else {
+            throw ImageCodecError(.corrupt, stage: .header, format: .jpeg, codec: JPEGLibrary.codec, message: "empty input")
+        }
+        if context.isCancelled { throw JPEGDecodePlan.cancelled() }
+        let decompressor = try JPEGDecompressor(limits: context.limits)
+        return try data.withUnsafeBytes { raw in
+            decompressor.setMemorySource(raw)
+            defer { decompressor.clearMemorySource() }
+            guard let header = try decompressor.readHeader() else {
+                throw ImageCodecError(.incomplete, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
+                                      message: "Premature end of JPEG file")
+            }
+            let plan = try JPEGDecodePlan(header: header, decompressor: decompressor, context: context)
             if context.isCancelled { throw JPEGDecodePlan.cancelled() }
-            let decompressor = try JPEGDecompressor(limits: context.limits)
-            let context = self.context
-            return try data.withUnsafeBytes { raw in
-                decompressor.setMemorySource(raw)
-                defer { decompressor.clearMemorySource() }
-                guard let header = try decompressor.readHeader() else {
-                    throw ImageCodecError(.incomplete, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
-                                          message: "Premature end of JPEG file")
+            _ = try decompressor.start(scale: plan.scale, buffered: false)
+            let bitmap = try Bitmap(
+                width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat
+            ) { buffer in
+                guard try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context) else {
+                    throw JPEGDecodePlan.suspendedUnexpectedly()
                 }
-                let plan = try JPEGDecodePlan(header: header, decompressor: decompressor, context: context)
-                if context.isCancelled { throw JPEGDecodePlan.cancelled() }
-                _ = try decompressor.start(scale: plan.scale, buffered: false)
-                let bitmap = try Bitmap(
-                    width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat
-                ) { buffer in
-                    guard try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context) else {
-                        throw JPEGDecodePlan.suspendedUnexpectedly()
-                    }
-                }
-                _ = try decompressor.finish()
-                return plan.container(bitmap: bitmap, context: context, isPreview: false)
             }
+            _ = try decompressor.finish()
+            return plan.container(bitmap: bitmap, context: context, isPreview: false)
         }
     }
 }

@@ -16,8 +16,6 @@ import NukeCore
 /// Not thread-safe: ``ImageDecoders/JPEG`` keeps it in its `Mutex`.
 final class JPEGIncrementalDecode {
     private let decompressor: JPEGDecompressor
-    /// How many bytes of the data have been given to libjpeg.
-    private(set) var fedCount = 0
     private var plan: JPEGDecodePlan?
     private var isStarted = false
     /// The number of scans whose data has fully arrived.
@@ -32,31 +30,27 @@ final class JPEGIncrementalDecode {
         decompressor = try JPEGDecompressor(limits: limits)
     }
 
-    /// Feeds the new bytes and returns a preview when a scan has completed.
-    func advance(_ data: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer? {
-        try feed(data)
-        return try run(context: context, isFinal: false)
+    /// Appends bytes that follow the ones given before to libjpeg's input.
+    func append(_ bytes: Data) throws(ImageCodecError) {
+        guard !bytes.isEmpty else { return }
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(ImageCodecError) in try decompressor.append(raw) }
+        }
+        try result.get()
     }
 
-    /// Feeds the last bytes and returns the final image.
-    func finish(_ data: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
-        try feed(data)
+    /// Decodes as far as the input allows and returns a preview when a scan has completed.
+    func advance(context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer? {
+        try run(context: context, isFinal: false)
+    }
+
+    /// Declares the end of input and returns the final image.
+    func finish(context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
         decompressor.setEndOfInput()
         guard let container = try run(context: context, isFinal: true) else {
             throw JPEGDecodePlan.suspendedUnexpectedly()
         }
         return container
-    }
-
-    private func feed(_ data: Data) throws(ImageCodecError) {
-        precondition(data.count >= fedCount, "the data of a decoding session only grows")
-        guard data.count > fedCount else { return }
-        let new = data[(data.startIndex + fedCount)...]
-        let result = new.withUnsafeBytes { raw in
-            Result { () throws(ImageCodecError) in try decompressor.append(raw) }
-        }
-        try result.get()
-        fedCount = data.count
     }
 
     private func run(context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> ImageContainer? {

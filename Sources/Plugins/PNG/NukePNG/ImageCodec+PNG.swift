@@ -15,7 +15,11 @@ extension ImageCodec {
             library: "libpng",
             libraryVersion: LibPNG.version
         ),
-        decoder: ImageDecoders.PNG.self,
+        makeIncrementalDecoder: { context in
+            ImageDecoders.PNG.isPNG(context.data) ? PNGIncrementalDecoder(context: context) : nil
+        },
+        makeDecoder: { context in ImageDecoders.PNG(data: context.data, context: context) },
+        parseHeader: { ImageDecoders.PNG.parseHeader($0) },
         makeEncoder: { options in ImageEncoders.PNG(options: options) }
     )
 }

@@ -37,8 +37,7 @@ extension ImageDecoders {
     ///
     /// The corresponding libpng function is `png_process_data`.
     public final class PNG: ImageDecoderRegistering, Sendable {
-        private let configuration: PNGDecodingSession.Configuration
-        private let session = Mutex<PNGDecodingSession?>(nil)
+        private let adapter: IncrementalDecoderAdapter
 
         /// Creates a decoder.
         ///
@@ -51,9 +50,10 @@ extension ImageDecoders {
             limits: ImageLimits = .default,
             cancellation: ImageDecodingCancellation? = nil
         ) {
-            configuration = PNGDecodingSession.Configuration(
+            let configuration = PNGDecodingSession.Configuration(
                 prefersHighBitDepth: prefersHighBitDepth, limits: limits, cancellation: cancellation
             )
+            adapter = IncrementalDecoderAdapter { PNGIncrementalDecoder(configuration: configuration) }
         }
 
         /// Creates a decoder for complete data, or returns `nil` when it is not a PNG.
@@ -81,11 +81,7 @@ extension ImageDecoders {
         ///
         /// The corresponding libpng function is `png_process_data`.
         public func decode(_ data: Data) throws -> ImageContainer {
-            try session.withLock { session throws(ImageCodecError) -> ImageContainer in
-                let current = try Self.session(&session, for: data, configuration: configuration)
-                try current.feed(data, forPreviews: false)
-                return try current.finish()
-            }
+            try adapter.decode(data)
         }
 
         /// Returns a preview when new rows (or a new Adam7 pass) arrived, otherwise `nil`.
@@ -94,31 +90,66 @@ extension ImageDecoders {
         /// calling again with the same data returns the next (``ImageDecodingSession`` does).
         /// Passes that end within the same few bytes of input (the early passes of very small
         /// images, which libpng decodes in one go) share one preview, numbered with the last.
+        /// An error ends the decode: this returns `nil` and the following ``decode(_:)`` throws it.
         ///
         /// The corresponding libpng function is `png_process_data`.
         public func decodePartiallyDownloadedData(_ data: Data) -> ImageContainer? {
-            session.withLock { session -> ImageContainer? in
-                guard let current = try? Self.session(&session, for: data, configuration: configuration) else { return nil }
-                do {
-                    try current.feed(data, forPreviews: true)
-                } catch {
-                    return nil
-                }
-                return current.preview()
-            }
+            adapter.decodePartiallyDownloadedData(data)
         }
+    }
+}
 
-        /// The session that continues with `data`, or a new one when `data` does not extend
-        /// what was fed.
-        private static func session(
-            _ session: inout PNGDecodingSession?,
-            for data: Data,
-            configuration: PNGDecodingSession.Configuration
-        ) throws(ImageCodecError) -> PNGDecodingSession {
-            if let current = session, current.isExtended(by: data) { return current }
-            let fresh = try PNGDecodingSession(configuration: configuration)
-            session = fresh
-            return fresh
+/// The incremental PNG decoder NukeCore drives: new bytes in, a preview per Adam7 pass or per
+/// batch of new rows, then the final image (as soon as libpng sees `IEND`).
+final class PNGIncrementalDecoder: IncrementalImageDecoding {
+    private let configuration: PNGDecodingSession.Configuration
+    private var session: PNGDecodingSession?
+    /// Bytes received that libpng has not been given yet (it stops at each completed pass).
+    private var unfed = Data()
+    private var isFinished = false
+    private var isDone = false
+
+    init(configuration: PNGDecodingSession.Configuration) {
+        self.configuration = configuration
+    }
+
+    convenience init(context: ImageDecodingContext) {
+        self.init(configuration: PNGDecodingSession.Configuration(
+            prefersHighBitDepth: context.prefersHighBitDepth, limits: context.limits, cancellation: context.cancellation
+        ))
+    }
+
+    func push(_ bytes: Data) {
+        precondition(!isFinished, "push(_:) after finish()")
+        if unfed.isEmpty { unfed = bytes } else { unfed.append(bytes) }
+    }
+
+    func finish() {
+        isFinished = true
+    }
+
+    func next() throws -> ImageDecodingEvent {
+        precondition(!isDone, "next() after the final image or an error")
+        do {
+            let session = try self.session ?? PNGDecodingSession(configuration: configuration)
+            self.session = session
+            if isFinished {
+                _ = try session.feed(unfed, forPreviews: false)
+                unfed = Data()
+                isDone = true
+                return .final(try session.finish())
+            }
+            let consumed = try session.feed(unfed, forPreviews: true)
+            unfed = consumed == unfed.count ? Data() : unfed.dropFirst(consumed)
+            if let preview = session.preview() { return .preview(preview) }
+            if session.isFinished {
+                isDone = true
+                return .final(try session.finish())
+            }
+            return .needsMoreData
+        } catch {
+            isDone = true
+            throw error
         }
     }
 }

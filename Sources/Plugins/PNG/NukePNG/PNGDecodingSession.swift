@@ -40,11 +40,8 @@ final class PNGDecodingSession {
     private let handle: OpaquePointer
     private let configuration: Configuration
 
-    /// How many bytes of the data libpng has seen.
+    /// How many bytes libpng has seen.
     private(set) var fedCount = 0
-    /// The first and the last bytes fed, to tell whether new data extends the old.
-    private var head: [UInt8] = []
-    private var tail: [UInt8] = []
 
     private(set) var header: Header?
     /// The decoded pixels, `bytesPerRow × height`; empty until the header is ready.
@@ -84,37 +81,28 @@ final class PNGDecodingSession {
         nukepng_decoder_destroy(handle)
     }
 
-    /// `true` when `data` starts with every byte fed so far, so feeding can go on.
-    ///
-    /// Compares the first and last bytes fed (not all of them), which keeps a progressive
-    /// session linear in the file size.
-    func isExtended(by data: Data) -> Bool {
-        guard data.count >= fedCount else { return false }
-        guard fedCount > 0 else { return true }
-        let start = data.startIndex
-        return data[start..<(start + head.count)].elementsEqual(head)
-            && data[(start + fedCount - tail.count)..<(start + fedCount)].elementsEqual(tail)
-    }
-
     // MARK: - Feeding
 
-    /// Feeds libpng the bytes of `data` it has not seen.
+    /// Feeds libpng `bytes`, which follow the bytes fed before.
     ///
-    /// For interlaced previews feeding stops once an Adam7 pass completes; a later call, with
-    /// the same data or more, goes on from there.
+    /// For interlaced previews feeding stops once an Adam7 pass completes; the caller feeds the
+    /// rest (with any newer bytes) in a later call.
     ///
     /// - Parameter forPreviews: Allocate zeroed pixels, so that previews show undecoded rows
     ///   as zero (transparent black), and fill interlaced images' Adam7 blocks. A decode
     ///   of the complete data skips both.
+    /// - Returns: How many of the bytes were consumed: all of them, unless a pass completed
+    ///   (or libpng saw `IEND`: bytes after it are ignored and count as consumed).
     /// - Throws: The decode's error: malformed data, a limit, cancellation.
-    func feed(_ data: Data, forPreviews: Bool) throws(ImageCodecError) {
+    func feed(_ bytes: Data, forPreviews: Bool) throws(ImageCodecError) -> Int {
         if let failure { throw failure }
-        guard !isFinished, data.count > fedCount else { return }
+        guard !isFinished else { return bytes.count }
+        guard !bytes.isEmpty else { return 0 }
         if !forPreviews { skippedBlockFill = true }
-        let status: Result<Void, ImageCodecError> = data.withUnsafeBytes { raw in
+        var offset = 0
+        let status: Result<Void, ImageCodecError> = bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return .success(()) }
-            var offset = fedCount
-            defer { recordFed(raw, upTo: offset) }
+            defer { fedCount += offset }
             while offset < raw.count, !isFinished {
                 if configuration.isCancelled {
                     return .failure(error(.cancelled, "decoding was cancelled"))
@@ -161,15 +149,7 @@ final class PNGDecodingSession {
             return .success(())
         }
         try status.get()
-    }
-
-    private func recordFed(_ raw: UnsafeRawBufferPointer, upTo count: Int) {
-        guard count > fedCount else { return }
-        if head.count < 16 {
-            head = Array(raw[0..<min(16, count)])
-        }
-        tail = Array(raw[max(0, count - 16)..<count])
-        fedCount = count
+        return offset
     }
 
     /// Reads the output geometry, checks the limits and allocates the pixels.

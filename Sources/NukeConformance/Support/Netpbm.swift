@@ -1,6 +1,8 @@
 import Foundation
+import NukeCore
 
-/// Reads and writes Netpbm files: PAM (`P7`), PPM (`P6`) and PGM (`P5`).
+/// Reads and writes Netpbm files: PAM (`P7`), PPM (`P6`) and PGM (`P5`) — the format of the
+/// reference decodes fixtures are compared with.
 ///
 /// PAM holds decoded pixels exactly as they are (gray, gray+alpha, RGB or RGBA; 8 or 16
 /// bits), which makes it the format for comparing decoders with other tools. 16-bit samples
@@ -50,6 +52,7 @@ public enum Netpbm {
         }
         return data
     }
+
 
     /// Reads a PAM, PPM or PGM file (binary forms only).
     ///

@@ -1,9 +1,20 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import NukeCore
 
-extension ImageHeader {
+extension ImageDecoders.PNG {
     /// Reads the PNG `IHDR` chunk, and an APNG `acTL` chunk when the chunks before the first
     /// `IDAT` have arrived.
-    static func parsePNG(_ b: Reader) -> ParseResult {
+    /// The PNG codec's header hook.
+    public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
+        guard isPNG(data) else { return data.count < 8 ? .needsMoreData : .unavailable }
+        return data.withUnsafeBytes { raw in parseHeader(ImageHeader.Reader(raw.bindMemory(to: UInt8.self))) }
+    }
+
+    static func parseHeader(_ b: ImageHeader.Reader) -> ImageHeader.ParseResult {
         guard b.count >= 33 else { return .needsMoreData }
         guard b.u32be(8) == 13, b.fourCC(12, "IHDR"),
               let width = b.u32be(16), let height = b.u32be(20),

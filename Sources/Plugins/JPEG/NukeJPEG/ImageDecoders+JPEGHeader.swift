@@ -1,12 +1,24 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import NukeCore
 
-extension ImageHeader {
+extension ImageDecoders.JPEG {
     /// Walks JPEG marker segments to the first start-of-frame (`SOFn`).
     ///
     /// Segments before it (`APPn` such as a large EXIF or ICC block, `DQT`, `DHT`, `COM`) are
     /// skipped by their length, so the header is found as soon as the `SOF` bytes arrive. An
     /// `APP1` EXIF block that is entirely present supplies the orientation.
-    static func parseJPEG(_ b: Reader) -> ParseResult {
+    /// Reads the header: the size, precision, components and progressive flag of the first
+    /// start-of-frame, and the orientation of an EXIF block before it. The JPEG codec's header hook.
+    public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
+        guard data.starts(with: [0xFF, 0xD8]) else { return data.count < 2 ? .needsMoreData : .unavailable }
+        return data.withUnsafeBytes { raw in parseHeader(ImageHeader.Reader(raw.bindMemory(to: UInt8.self))) }
+    }
+
+    static func parseHeader(_ b: ImageHeader.Reader) -> ImageHeader.ParseResult {
         var i = 2
         var orientation: ImageOrientation?
         while true {
@@ -61,7 +73,7 @@ extension ImageHeader {
     /// is a stuffed byte and `FF D0`–`FF D7` are restart markers), stopping at `EOI` or the end
     /// of the data.
     /// - Returns: The count, or `nil` when `data` is not a JPEG file.
-    public static func jpegScanCount(in data: Data) -> Int? {
+    public static func scanCount(in data: Data) -> Int? {
         guard ImageType(data) == .jpeg else { return nil }
         return data.withUnsafeBytes { raw -> Int in
             let b = raw.bindMemory(to: UInt8.self)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import NukeCore
+import NukeConformance
+import NukeCore
 
 struct NetpbmTests {
     @Test(arguments: [PixelFormat.gray8, .grayAlpha8, .rgb8, .rgba8, .gray16, .grayAlpha16, .rgb16, .rgba16])
@@ -33,5 +34,14 @@ struct NetpbmTests {
         #expect(throws: ImageCodecError.self) { try Netpbm.decode(Data("P7\nWIDTH 0\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nENDHDR\n".utf8)) }
         let huge = #expect(throws: ImageCodecError.self) { try Netpbm.decode(Data("P5\n9999999999 9999999999\n255\n\0".utf8)) }
         #expect(huge?.code == .corrupt)
+    }
+}
+
+extension Bitmap {
+    /// The bitmap with its first 16-bit sample set to `value` (native endian).
+    fileprivate func withSample(_ value: UInt16) -> Bitmap {
+        var copy = self
+        copy.withUnsafeMutableBytes { $0.storeBytes(of: value, as: UInt16.self) }
+        return copy
     }
 }
