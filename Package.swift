@@ -31,7 +31,7 @@ func plugin(
             path: "\(base)/Nuke\(format)", swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), "NukeCore", "NukeConformance"],
+            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), "NukeCore", "NukeConformance", "CNukeShim"],
             path: "Tests/Nuke\(format)Tests", swiftSettings: swiftSettings
         ),
     ]

@@ -20,8 +20,8 @@ const char *nukejpeg_library_version(void) {
     return NUKEJPEG_STRINGIFY(LIBJPEG_TURBO_VERSION);
 }
 
-void nukejpeg_free(void *pointer) {
-    free(pointer);
+void nukejpeg_buffer_free(void *buffer) {
+    free(buffer);
 }
 
 // MARK: - Errors
@@ -29,16 +29,27 @@ void nukejpeg_free(void *pointer) {
 struct nukejpeg_error_mgr {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
-    int status;
-    int warnings;
+    nuke_status status;
     /// Set while decoding: running out of data is fatal (incomplete), not a warning.
     int eof_is_fatal;
-    char message[JMSG_LENGTH_MAX];
-    char first_warning[JMSG_LENGTH_MAX];
+    nuke_diagnostics diagnostics;
 };
 
+/// libjpeg's message for its current `msg_code`, into the diagnostics' message.
+static void nukejpeg_keep_message(j_common_ptr cinfo, struct nukejpeg_error_mgr *err) {
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    if (err->pub.msg_code == JERR_BAD_PRECISION) {
+        char noted[NUKE_MESSAGE_CAPACITY];
+        snprintf(noted, sizeof noted, "%s (this libjpeg-turbo build decodes 8-bit JPEGs only)", text);
+        nuke_diagnostics_set_message(&err->diagnostics, noted);
+    } else {
+        nuke_diagnostics_set_message(&err->diagnostics, text);
+    }
+}
+
 /// Maps a libjpeg message code to our status.
-static int nukejpeg_classify(int code) {
+static nuke_status nukejpeg_classify(int code) {
     switch (code) {
     case JERR_BAD_PRECISION:
     case JERR_SOF_UNSUPPORTED:
@@ -46,27 +57,27 @@ static int nukejpeg_classify(int code) {
     case JERR_ARITH_NOTIMPL:
     case JERR_CONVERSION_NOTIMPL:
     case JERR_BAD_J_COLORSPACE:
-        return NUKEJPEG_UNSUPPORTED;
+        return NUKE_STATUS_UNSUPPORTED;
     case JERR_NO_BACKING_STORE:
     case JERR_WIDTH_OVERFLOW:
     case JERR_IMAGE_TOO_BIG:
-        return NUKEJPEG_LIMIT;
+        return NUKE_STATUS_LIMIT;
     case JERR_OUT_OF_MEMORY:
     case JERR_BAD_STATE:
     case JERR_VIRTUAL_BUG:
-        return NUKEJPEG_INTERNAL;
+        return NUKE_STATUS_INTERNAL;
     case JERR_INPUT_EOF:
     case JERR_INPUT_EMPTY:
     case JWRN_JPEG_EOF:
-        return NUKEJPEG_INCOMPLETE;
+        return NUKE_STATUS_INCOMPLETE;
     default:
-        return NUKEJPEG_CORRUPT;
+        return NUKE_STATUS_CORRUPT;
     }
 }
 
 static void nukejpeg_error_exit(j_common_ptr cinfo) {
     struct nukejpeg_error_mgr *err = (struct nukejpeg_error_mgr *)cinfo->err;
-    (*cinfo->err->format_message)(cinfo, err->message);
+    nukejpeg_keep_message(cinfo, err);
     err->status = nukejpeg_classify(err->pub.msg_code);
     longjmp(err->jump, 1);
 }
@@ -76,12 +87,14 @@ static void nukejpeg_emit_message(j_common_ptr cinfo, int msg_level) {
     if (msg_level >= 0) return;  // trace messages
     if (err->pub.msg_code == JWRN_JPEG_EOF && err->eof_is_fatal) {
         // libjpeg would pad the rest of the image with gray and "succeed": the data was cut.
-        (*cinfo->err->format_message)(cinfo, err->message);
-        err->status = NUKEJPEG_INCOMPLETE;
+        nukejpeg_keep_message(cinfo, err);
+        err->status = NUKE_STATUS_INCOMPLETE;
         longjmp(err->jump, 1);
     }
-    if (err->warnings == 0) (*cinfo->err->format_message)(cinfo, err->first_warning);
-    err->warnings += 1;
+    // Level -1: corrupt data libjpeg tolerated.
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    nuke_diagnostics_add_warning(&err->diagnostics, text);
     err->pub.num_warnings += 1;
 }
 
@@ -94,9 +107,8 @@ static void nukejpeg_init_error(struct nukejpeg_error_mgr *err) {
     err->pub.error_exit = nukejpeg_error_exit;
     err->pub.emit_message = nukejpeg_emit_message;
     err->pub.output_message = nukejpeg_output_message;
-    err->status = NUKEJPEG_OK;
-    err->message[0] = 0;
-    err->first_warning[0] = 0;
+    err->status = NUKE_STATUS_OK;
+    memset(&err->diagnostics, 0, sizeof err->diagnostics);
 }
 
 // MARK: - Decoder
@@ -108,7 +120,7 @@ struct nukejpeg_decoder {
     struct jpeg_progress_mgr progress;
     uint64_t max_scans;
     /// The status that ended this decoder; every later call returns it.
-    int failed;
+    nuke_status failed;
     int created;
     /// Output parameters were set (jpeg_start_decompress may be resumed after a suspension).
     int configured;
@@ -137,11 +149,13 @@ struct nukejpeg_decoder {
 };
 
 /// Records our own failure (not libjpeg's) and jumps back to the protected shim function.
-static void nukejpeg_fail(nukejpeg_decoder *d, int status, const char *format, ...) {
+static void nukejpeg_fail(nukejpeg_decoder *d, nuke_status status, const char *format, ...) {
+    char text[NUKE_MESSAGE_CAPACITY];
     va_list args;
     va_start(args, format);
-    vsnprintf(d->err.message, sizeof d->err.message, format, args);
+    vsnprintf(text, sizeof text, format, args);
     va_end(args);
+    nuke_diagnostics_set_message(&d->err.diagnostics, text);
     d->err.status = status;
     longjmp(d->err.jump, 1);
 }
@@ -150,7 +164,7 @@ static void nukejpeg_fail(nukejpeg_decoder *d, int status, const char *format, .
     if ((d)->failed) return (d)->failed;      \
     if (setjmp((d)->err.jump)) {              \
         (d)->failed = (d)->err.status;        \
-        if (!(d)->failed) (d)->failed = NUKEJPEG_INTERNAL; \
+        if (!(d)->failed) (d)->failed = NUKE_STATUS_INTERNAL; \
         return (d)->failed;                   \
     }
 
@@ -257,7 +271,7 @@ static void nukejpeg_progress_monitor(j_common_ptr cinfo) {
     if (!cinfo->is_decompressor) return;
     nukejpeg_decoder *d = (nukejpeg_decoder *)cinfo;
     if ((uint64_t)d->cinfo.input_scan_number > d->max_scans) {
-        nukejpeg_fail(d, NUKEJPEG_LIMIT, "Scan number %d exceeds maximum scans (%llu)",
+        nukejpeg_fail(d, NUKE_STATUS_LIMIT, "Scan number %d exceeds maximum scans (%llu)",
                       d->cinfo.input_scan_number, (unsigned long long)d->max_scans);
     }
 }
@@ -300,16 +314,8 @@ void nukejpeg_decoder_destroy(nukejpeg_decoder *d) {
     free(d);
 }
 
-const char *nukejpeg_decoder_message(const nukejpeg_decoder *d) {
-    return d->err.message;
-}
-
-int nukejpeg_decoder_warning_count(const nukejpeg_decoder *d) {
-    return d->err.warnings;
-}
-
-const char *nukejpeg_decoder_first_warning(const nukejpeg_decoder *d) {
-    return d->err.first_warning;
+const nuke_diagnostics *nukejpeg_decoder_diagnostics(const nukejpeg_decoder *d) {
+    return &d->err.diagnostics;
 }
 
 void nukejpeg_decoder_set_memory_source(nukejpeg_decoder *d, const uint8_t *bytes, size_t count) {
@@ -324,16 +330,16 @@ void nukejpeg_decoder_clear_memory_source(nukejpeg_decoder *d) {
     d->src.bytes_in_buffer = 0;
 }
 
-int nukejpeg_decoder_append(nukejpeg_decoder *d, const uint8_t *bytes, size_t count) {
+nuke_status nukejpeg_decoder_append(nukejpeg_decoder *d, const uint8_t *bytes, size_t count) {
     if (d->failed) return d->failed;
-    if (!bytes || count == 0) return NUKEJPEG_OK;
+    if (!bytes || count == 0) return NUKE_STATUS_OK;
     d->total_input += count;
     if (d->skip_pending > 0) {
         size_t skipped = d->skip_pending < count ? (size_t)d->skip_pending : count;
         bytes += skipped;
         count -= skipped;
         d->skip_pending -= skipped;
-        if (count == 0) return NUKEJPEG_OK;
+        if (count == 0) return NUKE_STATUS_OK;
     }
     // Drop the consumed bytes: keep the unconsumed tail (exposed or not) at the front.
     size_t position = nukejpeg_position(d);
@@ -345,8 +351,10 @@ int nukejpeg_decoder_append(nukejpeg_decoder *d, const uint8_t *bytes, size_t co
         if (capacity < 65536) capacity = 65536;
         uint8_t *buffer = malloc(capacity);
         if (!buffer) {
-            snprintf(d->err.message, sizeof d->err.message, "out of memory for %zu bytes of input", capacity);
-            d->failed = NUKEJPEG_INTERNAL;
+            char text[NUKE_MESSAGE_CAPACITY];
+            snprintf(text, sizeof text, "out of memory for %zu bytes of input", capacity);
+            nuke_diagnostics_set_message(&d->err.diagnostics, text);
+            d->failed = NUKE_STATUS_INTERNAL;
             return d->failed;
         }
         if (tail) memcpy(buffer, d->buffer + position, tail);
@@ -366,7 +374,7 @@ int nukejpeg_decoder_append(nukejpeg_decoder *d, const uint8_t *bytes, size_t co
     d->data_length = needed;
     d->src.next_input_byte = d->buffer;
     nukejpeg_expose(d);
-    return NUKEJPEG_OK;
+    return NUKE_STATUS_OK;
 }
 
 void nukejpeg_decoder_set_end_of_input(nukejpeg_decoder *d) {
@@ -398,10 +406,10 @@ static int nukejpeg_color_space(J_COLOR_SPACE space) {
     }
 }
 
-int nukejpeg_decoder_read_header(nukejpeg_decoder *d, nukejpeg_header *header) {
+nuke_status nukejpeg_decoder_read_header(nukejpeg_decoder *d, nukejpeg_header *header) {
     NUKEJPEG_PROTECT(d)
     int result = jpeg_read_header(&d->cinfo, TRUE);
-    if (result == JPEG_SUSPENDED) return NUKEJPEG_SUSPENDED;
+    if (result == JPEG_SUSPENDED) return NUKE_STATUS_NEED_MORE;
     j_decompress_ptr cinfo = &d->cinfo;
     header->width = cinfo->image_width;
     header->height = cinfo->image_height;
@@ -423,20 +431,20 @@ int nukejpeg_decoder_read_header(nukejpeg_decoder *d, nukejpeg_header *header) {
         bytes += w * h * (uint64_t)sizeof(JBLOCK);
     }
     header->coefficient_bytes = bytes;
-    return NUKEJPEG_OK;
+    return NUKE_STATUS_OK;
 }
 
-int nukejpeg_decoder_output_size(nukejpeg_decoder *d, int scale_num, uint32_t *width, uint32_t *height) {
+nuke_status nukejpeg_decoder_output_size(nukejpeg_decoder *d, int scale_num, uint32_t *width, uint32_t *height) {
     NUKEJPEG_PROTECT(d)
     d->cinfo.scale_num = (unsigned)scale_num;
     d->cinfo.scale_denom = 8;
     jpeg_calc_output_dimensions(&d->cinfo);
     *width = d->cinfo.output_width;
     *height = d->cinfo.output_height;
-    return NUKEJPEG_OK;
+    return NUKE_STATUS_OK;
 }
 
-int nukejpeg_decoder_start(nukejpeg_decoder *d, int scale_num, int buffered) {
+nuke_status nukejpeg_decoder_start(nukejpeg_decoder *d, int scale_num, int buffered) {
     NUKEJPEG_PROTECT(d)
     j_decompress_ptr cinfo = &d->cinfo;
     if (!d->configured) {
@@ -465,12 +473,12 @@ int nukejpeg_decoder_start(nukejpeg_decoder *d, int scale_num, int buffered) {
             break;
         }
     }
-    if (!jpeg_start_decompress(cinfo)) return NUKEJPEG_SUSPENDED;
+    if (!jpeg_start_decompress(cinfo)) return NUKE_STATUS_NEED_MORE;
     if (d->cmyk && !d->row) {
         d->row = malloc((size_t)cinfo->output_width * 4);
-        if (!d->row) nukejpeg_fail(d, NUKEJPEG_INTERNAL, "out of memory for a row of %u pixels", cinfo->output_width);
+        if (!d->row) nukejpeg_fail(d, NUKE_STATUS_INTERNAL, "out of memory for a row of %u pixels", cinfo->output_width);
     }
-    return NUKEJPEG_OK;
+    return NUKE_STATUS_OK;
 }
 
 uint32_t nukejpeg_decoder_output_width(const nukejpeg_decoder *d) {
@@ -505,16 +513,16 @@ static void nukejpeg_cmyk_to_rgb(const uint8_t *in, uint8_t *out, uint32_t width
     }
 }
 
-int nukejpeg_decoder_read_rows(nukejpeg_decoder *d, uint8_t *dest, size_t stride, uint32_t max_rows) {
+nuke_status nukejpeg_decoder_read_rows(nukejpeg_decoder *d, uint8_t *dest, size_t stride, uint32_t max_rows) {
     NUKEJPEG_PROTECT(d)
     j_decompress_ptr cinfo = &d->cinfo;
     uint32_t done = 0;
     while (done < max_rows && cinfo->output_scanline < cinfo->output_height) {
-        if (!cinfo->buffered_image && nukejpeg_starved(d)) return NUKEJPEG_SUSPENDED;
+        if (!cinfo->buffered_image && nukejpeg_starved(d)) return NUKE_STATUS_NEED_MORE;
         uint32_t y = cinfo->output_scanline;
         if (d->cmyk) {
             JSAMPROW row = d->row;
-            if (jpeg_read_scanlines(cinfo, &row, 1) == 0) return NUKEJPEG_SUSPENDED;
+            if (jpeg_read_scanlines(cinfo, &row, 1) == 0) return NUKE_STATUS_NEED_MORE;
             nukejpeg_cmyk_to_rgb(d->row, dest + (size_t)y * stride, cinfo->output_width, d->cmyk_inverted);
             done += 1;
         } else {
@@ -524,25 +532,25 @@ int nukejpeg_decoder_read_rows(nukejpeg_decoder *d, uint8_t *dest, size_t stride
             if (count > cinfo->output_height - y) count = cinfo->output_height - y;
             for (uint32_t i = 0; i < count; i++) rows[i] = dest + (size_t)(y + i) * stride;
             JDIMENSION n = jpeg_read_scanlines(cinfo, rows, count);
-            if (n == 0) return NUKEJPEG_SUSPENDED;
+            if (n == 0) return NUKE_STATUS_NEED_MORE;
             done += n;
         }
     }
-    return NUKEJPEG_OK;
+    return NUKE_STATUS_OK;
 }
 
-int nukejpeg_decoder_consume(nukejpeg_decoder *d, int *event) {
+nuke_status nukejpeg_decoder_consume(nukejpeg_decoder *d, int *event) {
     NUKEJPEG_PROTECT(d)
     for (;;) {
         if (nukejpeg_starved(d)) {
             *event = NUKEJPEG_EVENT_SUSPENDED;
-            return NUKEJPEG_OK;
+            return NUKE_STATUS_OK;
         }
         int result = jpeg_consume_input(&d->cinfo);
         switch (result) {
         case JPEG_SUSPENDED:
             *event = NUKEJPEG_EVENT_SUSPENDED;
-            return NUKEJPEG_OK;
+            return NUKE_STATUS_OK;
         case JPEG_SCAN_COMPLETED:
             d->between_scans = 1;
             break;
@@ -550,11 +558,11 @@ int nukejpeg_decoder_consume(nukejpeg_decoder *d, int *event) {
             d->between_scans = 0;
             nukejpeg_progress_monitor((j_common_ptr)&d->cinfo);  // the scan cap
             *event = NUKEJPEG_EVENT_REACHED_SOS;
-            return NUKEJPEG_OK;
+            return NUKE_STATUS_OK;
         case JPEG_REACHED_EOI:
             d->between_scans = 1;
             *event = NUKEJPEG_EVENT_REACHED_EOI;
-            return NUKEJPEG_OK;
+            return NUKE_STATUS_OK;
         default:
             break;  // a row was completed: keep going
         }
@@ -565,19 +573,19 @@ int nukejpeg_decoder_input_scan_number(const nukejpeg_decoder *d) {
     return d->cinfo.input_scan_number;
 }
 
-int nukejpeg_decoder_start_output(nukejpeg_decoder *d, int scan_number) {
+nuke_status nukejpeg_decoder_start_output(nukejpeg_decoder *d, int scan_number) {
     NUKEJPEG_PROTECT(d)
-    return jpeg_start_output(&d->cinfo, scan_number) ? NUKEJPEG_OK : NUKEJPEG_SUSPENDED;
+    return jpeg_start_output(&d->cinfo, scan_number) ? NUKE_STATUS_OK : NUKE_STATUS_NEED_MORE;
 }
 
-int nukejpeg_decoder_finish_output(nukejpeg_decoder *d) {
+nuke_status nukejpeg_decoder_finish_output(nukejpeg_decoder *d) {
     NUKEJPEG_PROTECT(d)
-    return jpeg_finish_output(&d->cinfo) ? NUKEJPEG_OK : NUKEJPEG_SUSPENDED;
+    return jpeg_finish_output(&d->cinfo) ? NUKE_STATUS_OK : NUKE_STATUS_NEED_MORE;
 }
 
-int nukejpeg_decoder_finish(nukejpeg_decoder *d) {
+nuke_status nukejpeg_decoder_finish(nukejpeg_decoder *d) {
     NUKEJPEG_PROTECT(d)
-    return jpeg_finish_decompress(&d->cinfo) ? NUKEJPEG_OK : NUKEJPEG_SUSPENDED;
+    return jpeg_finish_decompress(&d->cinfo) ? NUKE_STATUS_OK : NUKE_STATUS_NEED_MORE;
 }
 
 int nukejpeg_decoder_exif(const nukejpeg_decoder *d, const uint8_t **bytes, size_t *count) {
@@ -594,7 +602,7 @@ int nukejpeg_decoder_exif(const nukejpeg_decoder *d, const uint8_t **bytes, size
     return 0;
 }
 
-int nukejpeg_decoder_icc_profile(nukejpeg_decoder *d, uint8_t **bytes, size_t *count) {
+nuke_status nukejpeg_decoder_icc_profile(nukejpeg_decoder *d, uint8_t **bytes, size_t *count) {
     *bytes = NULL;
     *count = 0;
     NUKEJPEG_PROTECT(d)
@@ -604,7 +612,7 @@ int nukejpeg_decoder_icc_profile(nukejpeg_decoder *d, uint8_t **bytes, size_t *c
         *bytes = data;
         *count = length;
     }
-    return NUKEJPEG_OK;
+    return NUKE_STATUS_OK;
 }
 
 // MARK: - Encoder
@@ -617,21 +625,21 @@ struct nukejpeg_encoder {
     int created;
 };
 
-int nukejpeg_encode(const nukejpeg_encode_params *params, const uint8_t *pixels,
-                    uint8_t **output, size_t *output_count, char *message, size_t message_capacity) {
+nuke_status nukejpeg_encode(const nukejpeg_encode_params *params, const uint8_t *pixels,
+                            uint8_t **output, size_t *output_count, nuke_diagnostics *diagnostics) {
     *output = NULL;
     *output_count = 0;
-    if (message_capacity) message[0] = 0;
+    memset(diagnostics, 0, sizeof *diagnostics);
     struct nukejpeg_encoder *e = calloc(1, sizeof *e);
     if (!e) {
-        snprintf(message, message_capacity, "out of memory");
-        return NUKEJPEG_INTERNAL;
+        nuke_diagnostics_set_message(diagnostics, "out of memory");
+        return NUKE_STATUS_INTERNAL;
     }
     nukejpeg_init_error(&e->err);
     e->cinfo.err = &e->err.pub;
     if (setjmp(e->err.jump)) {
-        int status = e->err.status ? e->err.status : NUKEJPEG_INTERNAL;
-        snprintf(message, message_capacity, "%s", e->err.message);
+        nuke_status status = e->err.status ? e->err.status : NUKE_STATUS_INTERNAL;
+        *diagnostics = e->err.diagnostics;
         if (e->created) jpeg_destroy_compress(&e->cinfo);
         free(e->output);
         free(e);
@@ -668,8 +676,9 @@ int nukejpeg_encode(const nukejpeg_encode_params *params, const uint8_t *pixels,
     jpeg_finish_compress(&e->cinfo);
     *output = e->output;
     *output_count = e->output_count;
+    *diagnostics = e->err.diagnostics;
     e->output = NULL;
     jpeg_destroy_compress(&e->cinfo);
     free(e);
-    return NUKEJPEG_OK;
+    return NUKE_STATUS_OK;
 }

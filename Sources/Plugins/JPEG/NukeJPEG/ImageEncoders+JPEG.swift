@@ -44,7 +44,7 @@ extension ImageEncoders {
 
             var output: UnsafeMutablePointer<UInt8>?
             var count = 0
-            var message = [CChar](repeating: 0, count: 256)
+            var diagnostics = nuke_diagnostics()
             let status = bitmap.withUnsafeBytes { pixels in
                 withOptionalBytes(icc) { iccBytes in
                     withOptionalBytes(exif) { exifBytes in
@@ -56,16 +56,16 @@ extension ImageEncoders {
                             exif: exifBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), exif_count: exifBytes.count
                         )
                         return nukejpeg_encode(&params, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                               &output, &count, &message, message.count)
+                                               &output, &count, &diagnostics)
                     }
                 }
             }
-            guard status == Int32(NUKEJPEG_OK), let output else {
-                let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                throw failure(text.isEmpty ? "libjpeg failed" : text)
+            guard status == NUKE_STATUS_OK, let output else {
+                nukejpeg_buffer_free(output)
+                let text = withUnsafeBytes(of: &diagnostics.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                throw failure(text.isEmpty ? "libjpeg failed with status \(status.rawValue)" : text)
             }
-            defer { nukejpeg_free(output) }
-            return Data(bytes: output, count: count)
+            return Data(bytesNoCopy: output, count: count, deallocator: .custom { bytes, _ in nukejpeg_buffer_free(bytes) })
         }
 
         /// The APP1 payload: `Exif\0\0` and the image's EXIF block, or a minimal block with

@@ -121,8 +121,14 @@ final class JPEGDecompressor {
     var outputChannels: Int { Int(nukejpeg_decoder_output_channels(handle)) }
     var outputScanline: Int { Int(nukejpeg_decoder_output_scanline(handle)) }
     var inputScanNumber: Int { Int(nukejpeg_decoder_input_scan_number(handle)) }
-    var warningCount: Int { Int(nukejpeg_decoder_warning_count(handle)) }
-    var firstWarning: String { String(cString: nukejpeg_decoder_first_warning(handle)) }
+    /// How many corrupt-data warnings libjpeg emitted (data it tolerated).
+    var warningCount: Int { Int(nukejpeg_decoder_diagnostics(handle).pointee.warning_count) }
+    /// The first warning's message, or `nil` when there was none.
+    var firstWarning: String? {
+        let diagnostics = nukejpeg_decoder_diagnostics(handle)
+        guard diagnostics.pointee.warning_count > 0 else { return nil }
+        return Self.string(diagnostics.pointer(to: \.first_warning))
+    }
 
     /// Reads up to `maxRows` rows into `buffer` (row `y` at `y × stride`); `false` when suspended.
     ///
@@ -179,35 +185,33 @@ final class JPEGDecompressor {
         var count = 0
         _ = try check(nukejpeg_decoder_icc_profile(handle, &bytes, &count), stage: .header)
         guard let bytes else { return nil }
-        defer { nukejpeg_free(bytes) }
+        defer { nukejpeg_buffer_free(bytes) }
         return Data(bytes: bytes, count: count)
     }
 
     // MARK: Errors
 
-    /// `true` for OK, `false` for suspended; throws for every other status.
-    private func check(_ status: Int32, stage: ImageCodecError.Stage) throws(ImageCodecError) -> Bool {
+    /// `true` for OK, `false` for need-more (suspended); throws for every failing status.
+    private func check(_ status: nuke_status, stage: ImageCodecError.Stage) throws(ImageCodecError) -> Bool {
         switch status {
-        case Int32(NUKEJPEG_OK): return true
-        case Int32(NUKEJPEG_SUSPENDED): return false
+        case NUKE_STATUS_OK: return true
+        case NUKE_STATUS_NEED_MORE: return false
         default: throw error(status: status, stage: stage)
         }
     }
 
-    private func error(status: Int32, stage: ImageCodecError.Stage) -> ImageCodecError {
-        var message = String(cString: nukejpeg_decoder_message(handle))
-        let code: ImageCodecError.Code
-        switch status {
-        case Int32(NUKEJPEG_INCOMPLETE): code = .incomplete
-        case Int32(NUKEJPEG_UNSUPPORTED):
-            code = .unsupported
-            if message.hasPrefix("Unsupported JPEG data precision") {
-                message += " (this libjpeg-turbo build decodes 8-bit JPEGs only)"
-            }
-        case Int32(NUKEJPEG_LIMIT): code = .limitExceeded
-        case Int32(NUKEJPEG_INTERNAL): code = .internalFailure
-        default: code = .corrupt
-        }
-        return ImageCodecError(code, stage: stage, format: .jpeg, codec: JPEGLibrary.codec, message: message)
+    private func error(status: nuke_status, stage: ImageCodecError.Stage) -> ImageCodecError {
+        let message = Self.string(nukejpeg_decoder_diagnostics(handle).pointer(to: \.message))
+        let code = ImageCodecError.Code(shimStatus: Int32(bitPattern: status.rawValue)) ?? .internalFailure
+        return ImageCodecError(
+            code, stage: stage, format: .jpeg, codec: JPEGLibrary.codec,
+            message: message.isEmpty ? "libjpeg failed with status \(status.rawValue)" : message
+        )
+    }
+
+    /// A NUL-terminated message of a `nuke_diagnostics`.
+    private static func string<T>(_ field: UnsafePointer<T>?) -> String {
+        guard let field else { return "" }
+        return field.withMemoryRebound(to: CChar.self, capacity: MemoryLayout<T>.size) { String(cString: $0) }
     }
 }

@@ -8,76 +8,85 @@
 #include <stdlib.h>
 #include <string.h>
 
-// MARK: - Errors and warnings
+// MARK: - Errors, warnings and memory
 
-/// What libpng told us; the error pointer of every png struct points at one.
+/// What libpng told us and what the shim knows about it; the error pointer and the memory
+/// pointer of every png struct point at one.
 typedef struct nukepng_report {
-    /// The fatal error's message.
-    char message[NUKEPNG_MESSAGE_CAPACITY];
-    /// The last warning.
-    char warning[NUKEPNG_MESSAGE_CAPACITY];
-    /// The message of a limit we (or libpng's user limits) enforced.
-    char limit_message[NUKEPNG_MESSAGE_CAPACITY];
-    /// 1 once a limit was hit: the next error is reported as NUKEPNG_STATUS_LIMIT.
-    int limit_hit;
-    /// 1 for a read struct: warnings about oversized chunks become limit errors.
-    int is_reader;
+    nuke_diagnostics diagnostics;
+    /// The status of the next png_error, set by our own checks before they call png_error;
+    /// NUKE_STATUS_OK means "libpng's own error": corrupt data.
+    nuke_status pending;
+    /// 1 once an allocation failed: the error that follows is NUKE_STATUS_INTERNAL.
+    int out_of_memory;
+    /// The reader this report belongs to, or NULL for a writer.
+    struct nukepng_decoder *decoder;
 } nukepng_report;
 
-static void nukepng_copy(char *destination, const char *source) {
-    if (source == NULL) source = "unknown libpng error";
-    snprintf(destination, NUKEPNG_MESSAGE_CAPACITY, "%s", source);
+/// Sets the status and message of the error our own check is about to raise.
+static void nukepng_fail(png_structp png, nukepng_report *report, nuke_status status, const char *message) {
+    report->pending = status;
+    png_error(png, message);
 }
+
+static void nukepng_warning_fn(png_structp png, png_const_charp message);
 
 /// libpng's error_fn: keep the message, then jump back to the shim function that called libpng.
 static void nukepng_error_fn(png_structp png, png_const_charp message) {
     nukepng_report *report = png_get_error_ptr(png);
-    if (report != NULL) nukepng_copy(report->message, message);
+    if (report != NULL) nuke_diagnostics_set_message(&report->diagnostics, message);
     png_longjmp(png, 1);
 }
 
-/// libpng's warning_fn: keep the warning. Two warnings are really limits: libpng's user
-/// limits warn before "Invalid IHDR data", and a chunk longer than png_set_chunk_malloc_max
-/// is only a (benign) warning, after which the progressive reader would buffer the whole
-/// chunk. Both end the decode here with a limit error.
-static void nukepng_warning_fn(png_structp png, png_const_charp message) {
-    nukepng_report *report = png_get_error_ptr(png);
-    if (report == NULL) return;
-    nukepng_copy(report->warning, message);
-    if (!report->is_reader || message == NULL) return;
-    if (strstr(message, "exceeds user limit") != NULL) {
-        report->limit_hit = 1;
-        nukepng_copy(report->limit_message, message);
-    } else if (strstr(message, "ADLER32 checksum mismatch") != NULL) {
-        // The progressive reader reports every zlib data error in IDAT (an invalid block
-        // type as much as a bad checksum) as this benign error and then stops inflating,
-        // leaving rows undecoded: fatal here, as the sequential reader makes it.
-        png_error(png, "IDAT: invalid compressed data (zlib data error or ADLER32 checksum mismatch)");
-    } else if (strstr(message, "Truncated compressed data in IDAT") != NULL) {
-        // The same zlib data error after the last row (typically a bad ADLER32 checksum).
-        png_error(png, "IDAT: invalid compressed data after the last row (zlib data error or ADLER32 checksum mismatch)");
-    } else if (strstr(message, "chunk data is too large") != NULL) {
-        report->limit_hit = 1;
-        snprintf(report->limit_message, NUKEPNG_MESSAGE_CAPACITY,
-                 "chunk data is too large (longer than the metadata limit)");
-        png_error(png, report->limit_message);
+/// libpng's malloc_fn: malloc, remembering a failure so that the error libpng raises next is
+/// classified as out of memory.
+static png_voidp nukepng_malloc_fn(png_structp png, png_alloc_size_t size) {
+    png_voidp pointer = malloc(size == 0 ? 1 : size);
+    if (pointer == NULL) {
+        nukepng_report *report = png_get_mem_ptr(png);
+        if (report != NULL) report->out_of_memory = 1;
     }
+    return pointer;
+}
+
+static void nukepng_free_fn(png_structp png, png_voidp pointer) {
+    (void)png;
+    free(pointer);
 }
 
 /// The status for the error that just longjmped.
-static nukepng_status nukepng_failure(nukepng_report *report) {
-    if (report->limit_hit) {
-        nukepng_copy(report->message, report->limit_message);
-        return NUKEPNG_STATUS_LIMIT;
-    }
-    if (strncmp(report->message, "Out of memory", 13) == 0 || strncmp(report->message, "Out of Memory", 13) == 0 ||
-        strncmp(report->message, "Insufficient memory", 19) == 0) {
-        return NUKEPNG_STATUS_INTERNAL;
-    }
-    return NUKEPNG_STATUS_ERROR;
+static nuke_status nukepng_failure(const nukepng_report *report) {
+    if (report->pending != NUKE_STATUS_OK) return report->pending;
+    if (report->out_of_memory) return NUKE_STATUS_INTERNAL;
+    return NUKE_STATUS_CORRUPT;
 }
 
 // MARK: - Decoder
+
+/// Follows the chunk structure of the bytes fed, ahead of libpng: the decoder feeds libpng
+/// one chunk at a time and checks each chunk's declared length before libpng sees it.
+typedef struct nukepng_walker {
+    /// Bytes of the 8-byte signature still to pass.
+    unsigned signature_left;
+    /// The current chunk's header as far as it arrived (length, type).
+    uint8_t header[8];
+    unsigned header_have;
+    /// Bytes of the current chunk's data and CRC still to pass, once its header is complete.
+    uint64_t body_left;
+    /// The current chunk's type, and its number (1 for IHDR).
+    uint32_t type;
+    uint64_t index;
+    /// The first 13 bytes of IHDR's data, for the IDAT size bound.
+    uint8_t ihdr[13];
+    unsigned ihdr_have;
+    /// 1 after IEND's header: later bytes are not PNG data.
+    int after_iend;
+} nukepng_walker;
+
+#define NUKEPNG_CHUNK(a, b, c, d) (((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | (uint32_t)(d))
+#define NUKEPNG_IDAT NUKEPNG_CHUNK('I', 'D', 'A', 'T')
+#define NUKEPNG_IHDR NUKEPNG_CHUNK('I', 'H', 'D', 'R')
+#define NUKEPNG_IEND NUKEPNG_CHUNK('I', 'E', 'N', 'D')
 
 struct nukepng_decoder {
     /// First, so that png_get_error_ptr finds it.
@@ -86,7 +95,7 @@ struct nukepng_decoder {
     png_infop info;
     nukepng_decoder_options options;
     /// Non-zero after an error: every later feed returns it.
-    nukepng_status failed;
+    nuke_status failed;
     int header_ready;
     nukepng_header header;
     /// Set by the info callback when it paused the reader; remaining = unconsumed bytes.
@@ -98,6 +107,13 @@ struct nukepng_decoder {
     /// During this feed, fill each pass's Adam7 blocks for previews.
     int previews;
     nukepng_progress progress;
+    nukepng_walker walker;
+    /// 1 while libpng's benign errors are errors (png_set_benign_errors(png, 0)): while it
+    /// reads IDAT data.
+    int benign_errors_fatal;
+    /// The walker's chunk number when the row callback last ran: the IDAT chunk in which the
+    /// image's rows ended, once they all arrived.
+    uint64_t last_row_chunk;
     int have_gamma;
     double gamma;
     int have_srgb;
@@ -107,6 +123,30 @@ struct nukepng_decoder {
     size_t exif_size;
 };
 
+/// libpng's warning_fn: count the warning. With benign errors fatal, the progressive reader
+/// still only warns about a broken zlib stream once every row is out ("truncated" data, a bad
+/// ADLER32 checksum, more image data than rows): such a warning in the IDAT chunk where the
+/// rows ended is the same corruption the sequential reader reports, so it ends the decode.
+/// The test is on libpng's state (the chunk being read, the rows delivered), not its words.
+/// Warnings in later IDAT chunks (data after a complete stream) are tolerated.
+static void nukepng_warning_fn(png_structp png, png_const_charp message) {
+    nukepng_report *report = png_get_error_ptr(png);
+    if (report == NULL) return;
+    struct nukepng_decoder *decoder = report->decoder;
+    if (decoder != NULL && decoder->header_ready && png_get_io_chunk_type(png) == NUKEPNG_IDAT &&
+        decoder->walker.type == NUKEPNG_IDAT && decoder->walker.index == decoder->last_row_chunk) {
+        int complete = decoder->header.interlaced ? png_get_current_pass_number(png) > 6
+                                                  : png_get_current_row_number(png) >= decoder->header.height;
+        if (complete) {
+            char text[NUKE_MESSAGE_CAPACITY];
+            snprintf(text, sizeof text, "IDAT: invalid compressed data after the last row (%s)",
+                     message != NULL ? message : "zlib stream error");
+            nukepng_fail(png, report, NUKE_STATUS_CORRUPT, text);
+        }
+    }
+    nuke_diagnostics_add_warning(&report->diagnostics, message);
+}
+
 static int nukepng_little_endian(void) {
     const uint16_t probe = 1;
     return *(const uint8_t *)&probe == 1;
@@ -114,9 +154,9 @@ static int nukepng_little_endian(void) {
 
 static void nukepng_limit_error(png_structp png, nukepng_decoder *decoder, const char *format,
                                 unsigned long long a, unsigned long long b, unsigned long long limit) {
-    decoder->report.limit_hit = 1;
-    snprintf(decoder->report.limit_message, NUKEPNG_MESSAGE_CAPACITY, format, a, b, limit);
-    png_error(png, decoder->report.limit_message);
+    char text[NUKE_MESSAGE_CAPACITY];
+    snprintf(text, sizeof text, format, a, b, limit);
+    nukepng_fail(png, &decoder->report, NUKE_STATUS_LIMIT, text);
 }
 
 /// The info callback: runs when the first IDAT starts. Checks the limits, sets up the
@@ -164,7 +204,7 @@ static void nukepng_info_callback(png_structp png, png_infop info) {
     h->source_bit_depth = bit_depth;
     if (h->channels < 1 || h->channels > 4 || (h->bit_depth != 8 && h->bit_depth != 16) ||
         h->row_bytes != (size_t)width * h->channels * (h->bit_depth / 8)) {
-        png_error(png, "unexpected output format after transformations");
+        nukepng_fail(png, &decoder->report, NUKE_STATUS_INTERNAL, "unexpected output format after transformations");
     }
     if (h->row_bytes != 0 && (unsigned long long)h->row_bytes * height > o->max_decoded_bytes) {
         nukepng_limit_error(png, decoder, "decoding %llu×%llu needs more than the maximum %llu bytes",
@@ -179,10 +219,12 @@ static void nukepng_info_callback(png_structp png, png_infop info) {
 static void nukepng_row_callback(png_structp png, png_bytep new_row, png_uint_32 row_number, int pass) {
     nukepng_decoder *decoder = png_get_progressive_ptr(png);
     const nukepng_header *h = &decoder->header;
-    if (decoder->pixels == NULL) png_error(png, "internal error: a row arrived before the pixel buffer");
-    if (row_number >= h->height) png_error(png, "internal error: row number out of range");
+    nukepng_report *report = &decoder->report;
+    if (decoder->pixels == NULL) nukepng_fail(png, report, NUKE_STATUS_INTERNAL, "a row arrived before the pixel buffer");
+    if (row_number >= h->height) nukepng_fail(png, report, NUKE_STATUS_INTERNAL, "row number out of range");
     size_t offset = (size_t)row_number * h->row_bytes;
-    if (offset + h->row_bytes > decoder->pixels_size) png_error(png, "internal error: pixel buffer too small");
+    if (offset + h->row_bytes > decoder->pixels_size) nukepng_fail(png, report, NUKE_STATUS_INTERNAL, "pixel buffer too small");
+    decoder->last_row_chunk = decoder->walker.index;
     uint8_t *row = decoder->pixels + offset;
     if (h->interlaced) {
         // libpng hands each pass's row to every image row of its Adam7 block ("blocky"
@@ -209,7 +251,7 @@ static void nukepng_end_callback(png_structp png, png_infop info) {
     if (!decoder->header_ready) png_error(png, "Missing IDAT before IEND");
     int complete = decoder->header.interlaced ? png_get_current_pass_number(png) > 6
                                               : decoder->progress.rows_done == decoder->header.height;
-    if (!complete) png_error(png, "Not enough image data");
+    if (!complete) png_error(png, "IDAT: compressed data ends before the last row");
     decoder->progress.finished = 1;
     decoder->progress.passes_done = 7;
     decoder->progress.rows_done = decoder->header.height;
@@ -257,32 +299,34 @@ static png_alloc_size_t nukepng_clamp(uint64_t value, png_alloc_size_t maximum) 
     return value > maximum ? maximum : (png_alloc_size_t)value;
 }
 
-nukepng_decoder *nukepng_decoder_create(const nukepng_decoder_options *options, char *message) {
+nukepng_decoder *nukepng_decoder_create(const nukepng_decoder_options *options) {
     nukepng_decoder *decoder = calloc(1, sizeof *decoder);
-    if (decoder == NULL) {
-        nukepng_copy(message, "out of memory");
-        return NULL;
-    }
+    if (decoder == NULL) return NULL;
     decoder->options = *options;
-    decoder->report.is_reader = 1;
-    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &decoder->report, nukepng_error_fn, nukepng_warning_fn);
+    decoder->report.decoder = decoder;
+    decoder->walker.signature_left = 8;
+    decoder->png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, &decoder->report, nukepng_error_fn, nukepng_warning_fn,
+                                            &decoder->report, nukepng_malloc_fn, nukepng_free_fn);
     if (decoder->png != NULL) decoder->info = png_create_info_struct(decoder->png);
     if (decoder->png == NULL || decoder->info == NULL) {
-        nukepng_copy(message, "cannot create the libpng read struct");
         nukepng_decoder_destroy(decoder);
         return NULL;
     }
     if (setjmp(png_jmpbuf(decoder->png))) {
-        nukepng_copy(message, decoder->report.message);
         nukepng_decoder_destroy(decoder);
         return NULL;
     }
-    png_uint_32 dimension = (png_uint_32)nukepng_clamp(options->max_dimension, PNG_UINT_31_MAX);
-    if (dimension == 0) dimension = 1;
-    png_set_user_limits(decoder->png, dimension, dimension);
+    // Our limits are checked by the info callback (and the chunk walker), not by libpng's
+    // user limits, which would refuse IHDR with a warning we could only tell by its text.
+    png_set_user_limits(decoder->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
     png_alloc_size_t metadata = nukepng_clamp(options->max_metadata_bytes, PNG_SIZE_MAX);
     png_set_chunk_malloc_max(decoder->png, metadata == 0 ? 1 : metadata);
     png_set_chunk_cache_max(decoder->png, 128);
+    // Benign errors are warnings outside the image data (a bad ancillary chunk is reported,
+    // and a strict decode refuses it) and errors within it (nukepng_decoder_feed switches per
+    // chunk): in IDAT the progressive reader would otherwise warn about bad compressed data
+    // and silently stop inflating.
+    png_set_benign_errors(decoder->png, 1);
 
     // Discard every ancillary chunk we do not report (text, sPLT, bKGD...) without
     // decompressing it: zTXt/iTXt bombs cost nothing. iCCP goes through libpng (which
@@ -305,40 +349,174 @@ void nukepng_decoder_destroy(nukepng_decoder *decoder) {
     free(decoder);
 }
 
-nukepng_status nukepng_decoder_feed(nukepng_decoder *decoder, const uint8_t *data, size_t size,
-                                    uint8_t *pixels, size_t pixels_size, int previews, size_t *consumed) {
+// MARK: - Chunk walker
+
+static uint32_t nukepng_u32(const uint8_t *bytes) {
+    return ((uint32_t)bytes[0] << 24) | ((uint32_t)bytes[1] << 16) | ((uint32_t)bytes[2] << 8) | bytes[3];
+}
+
+/// The largest IDAT chunk libpng accepts for the image IHDR declares (the bound
+/// png_check_chunk_length computes: the filtered rows plus zlib's overhead), or 2^31 - 1.
+static uint64_t nukepng_idat_bound(const nukepng_walker *walker) {
+    if (walker->ihdr_have < 13) return PNG_UINT_31_MAX;
+    uint64_t width = nukepng_u32(walker->ihdr), height = nukepng_u32(walker->ihdr + 4);
+    int bit_depth = walker->ihdr[8], color_type = walker->ihdr[9], interlaced = walker->ihdr[12] != 0;
+    uint64_t channels;
+    switch (color_type) {
+    case 2: channels = 3; break;
+    case 4: channels = 2; break;
+    case 6: channels = 4; break;
+    default: channels = 1; break;
+    }
+    uint64_t row_factor = width * channels * (bit_depth > 8 ? 2 : 1) + 1 + (interlaced ? 6 : 0);
+    uint64_t bound = height > UINT32_MAX / row_factor ? PNG_UINT_31_MAX : height * row_factor;
+    uint64_t divisor = row_factor > 32566 ? 32566 : row_factor;
+    bound += 6 + 5 * (bound / divisor + 1);
+    return bound < PNG_UINT_31_MAX ? bound : PNG_UINT_31_MAX;
+}
+
+/// 1 when every byte of the type is an ASCII letter (libpng rejects the chunk otherwise).
+static int nukepng_valid_type(const uint8_t *type) {
+    for (int i = 0; i < 4; i++) {
+        uint8_t c = type[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return 0;
+    }
+    return 1;
+}
+
+/// Checks a complete chunk header: a chunk longer than libpng would accept for our metadata
+/// limit (png_set_chunk_malloc_max), or for IDAT longer than the image can need, is refused
+/// here, before libpng buffers it. A malformed header is left to libpng, which rejects it.
+static nuke_status nukepng_walker_check(nukepng_decoder *decoder) {
+    nukepng_walker *walker = &decoder->walker;
+    uint32_t length = nukepng_u32(walker->header);
+    if (length > PNG_UINT_31_MAX || !nukepng_valid_type(walker->header + 4)) return NUKE_STATUS_OK;
+    uint64_t limit = decoder->options.max_metadata_bytes == 0 ? 1 : decoder->options.max_metadata_bytes;
+    if (limit > PNG_UINT_31_MAX) limit = PNG_UINT_31_MAX;
+    if (walker->type == NUKEPNG_IDAT) {
+        uint64_t bound = nukepng_idat_bound(walker);
+        if (bound > limit) limit = bound;
+    }
+    if (length <= limit) return NUKE_STATUS_OK;
+    char text[NUKE_MESSAGE_CAPACITY];
+    snprintf(text, sizeof text, "%.4s: chunk data is too large (%lu bytes; the limit is %llu)",
+             (const char *)walker->header + 4, (unsigned long)length, (unsigned long long)limit);
+    nuke_diagnostics_set_message(&decoder->report.diagnostics, text);
+    return NUKE_STATUS_LIMIT;
+}
+
+/// How many of the next `size` bytes belong to the current chunk (or the signature), after
+/// moving the walker over them; a chunk's header comes in its own step. Sets `*status` to a
+/// failure when a complete header is refused (the header's bytes are then not counted).
+static size_t nukepng_walker_step(nukepng_decoder *decoder, const uint8_t *data, size_t size, nuke_status *status) {
+    nukepng_walker *walker = &decoder->walker;
+    *status = NUKE_STATUS_OK;
+    if (walker->after_iend) return size;
+    if (walker->signature_left > 0) {
+        size_t n = size < walker->signature_left ? size : walker->signature_left;
+        walker->signature_left -= (unsigned)n;
+        return n;
+    }
+    if (walker->header_have < 8) {
+        size_t n = 8 - walker->header_have;
+        if (n > size) n = size;
+        memcpy(walker->header + walker->header_have, data, n);
+        walker->header_have += (unsigned)n;
+        if (walker->header_have == 8) {
+            walker->type = nukepng_u32(walker->header + 4);
+            walker->index += 1;
+            walker->body_left = (uint64_t)nukepng_u32(walker->header) + 4;
+            walker->ihdr_have = walker->type == NUKEPNG_IHDR ? 0 : walker->ihdr_have;
+            *status = nukepng_walker_check(decoder);
+            if (*status != NUKE_STATUS_OK) return 0;
+            if (walker->type == NUKEPNG_IEND) walker->after_iend = 1;
+        }
+        return n;
+    }
+    size_t n = walker->body_left < size ? (size_t)walker->body_left : size;
+    if (walker->type == NUKEPNG_IHDR && walker->ihdr_have < 13) {
+        size_t copy = 13 - walker->ihdr_have;
+        if (copy > n) copy = n;
+        memcpy(walker->ihdr + walker->ihdr_have, data, copy);
+        walker->ihdr_have += (unsigned)copy;
+    }
+    walker->body_left -= n;
+    if (walker->body_left == 0) walker->header_have = 0;  // the next byte starts a header
+    return n;
+}
+
+/// Moves the walker back over `count` bytes of the current chunk's body that libpng did not
+/// consume (it paused in the info callback, after reading the first IDAT's header).
+static void nukepng_walker_unread(nukepng_walker *walker, size_t count) {
+    if (count == 0) return;
+    if (walker->body_left == 0 && walker->header_have == 0) walker->header_have = 8;
+    walker->body_left += count;
+}
+
+// MARK: - Feeding
+
+nuke_status nukepng_decoder_feed(nukepng_decoder *decoder, const uint8_t *data, size_t size,
+                                 uint8_t *pixels, size_t pixels_size, int previews, size_t *consumed) {
     *consumed = 0;
-    if (decoder->failed != 0) return decoder->failed;
+    if (decoder->failed != NUKE_STATUS_OK) return decoder->failed;
     if (decoder->progress.finished) {
         *consumed = size;
-        return NUKEPNG_STATUS_DONE;
+        return NUKE_STATUS_OK;
     }
-    if (size == 0) return NUKEPNG_STATUS_NEED_MORE;
+    if (size == 0) return NUKE_STATUS_NEED_MORE;
     decoder->pixels = pixels;
     decoder->pixels_size = pixels ? pixels_size : 0;
     decoder->previews = previews;
     decoder->paused = 0;
-    decoder->report.message[0] = 0;
+    decoder->report.diagnostics.message[0] = 0;
+    // `volatile`: read after a longjmp out of png_process_data.
+    volatile size_t offset = 0;
     if (setjmp(png_jmpbuf(decoder->png))) {
         decoder->pixels = NULL;
         decoder->pixels_size = 0;
         decoder->failed = nukepng_failure(&decoder->report);
         return decoder->failed;
     }
-    png_process_data(decoder->png, decoder->info, (png_bytep)data, size);
+    // One chunk (or chunk header) at a time, so that the walker checks each header before
+    // libpng reads it, and knows which chunk libpng is in.
+    while (offset < size && !decoder->progress.finished) {
+        const nukepng_walker *walker = &decoder->walker;
+        int idat_data = walker->signature_left == 0 && !walker->after_iend && walker->header_have == 8 &&
+                        walker->type == NUKEPNG_IDAT;
+        if (idat_data != decoder->benign_errors_fatal) {
+            png_set_benign_errors(decoder->png, !idat_data);
+            decoder->benign_errors_fatal = idat_data;
+        }
+        nuke_status refused;
+        size_t piece = nukepng_walker_step(decoder, data + offset, size - offset, &refused);
+        if (refused != NUKE_STATUS_OK) {
+            decoder->pixels = NULL;
+            decoder->pixels_size = 0;
+            decoder->failed = refused;
+            return refused;
+        }
+        png_process_data(decoder->png, decoder->info, (png_bytep)(data + offset), piece);
+        if (decoder->paused) {
+            size_t remaining = decoder->remaining > piece ? piece : decoder->remaining;
+            nukepng_walker_unread(&decoder->walker, remaining);
+            offset += piece - remaining;
+            break;
+        }
+        offset += piece;
+    }
     decoder->pixels = NULL;
     decoder->pixels_size = 0;
     if (decoder->paused) {
         decoder->paused = 0;
-        *consumed = size - (decoder->remaining > size ? size : decoder->remaining);
-        return NUKEPNG_STATUS_HEADER_READY;
+        *consumed = offset;
+        return NUKE_STATUS_PAUSED;
     }
-    *consumed = size;
-    return decoder->progress.finished ? NUKEPNG_STATUS_DONE : NUKEPNG_STATUS_NEED_MORE;
+    *consumed = size;  // after IEND, the rest is ignored
+    return decoder->progress.finished ? NUKE_STATUS_OK : NUKE_STATUS_NEED_MORE;
 }
 
-const char *nukepng_decoder_message(const nukepng_decoder *decoder) {
-    return decoder->report.message;
+const nuke_diagnostics *nukepng_decoder_diagnostics(const nukepng_decoder *decoder) {
+    return &decoder->report.diagnostics;
 }
 
 int nukepng_decoder_header(const nukepng_decoder *decoder, nukepng_header *header) {
@@ -398,14 +576,14 @@ typedef struct nukepng_writer {
 
 static void nukepng_write_callback(png_structp png, png_bytep bytes, size_t length) {
     nukepng_writer *writer = png_get_io_ptr(png);
-    if (length > SIZE_MAX - writer->size) png_error(png, "Out of memory: output too large");
+    if (length > SIZE_MAX - writer->size) nukepng_fail(png, &writer->report, NUKE_STATUS_INTERNAL, "out of memory: output too large");
     if (writer->size + length > writer->capacity) {
         size_t capacity = writer->capacity < 4096 ? 4096 : writer->capacity;
         while (capacity < writer->size + length) {
             capacity = capacity > SIZE_MAX / 2 ? writer->size + length : capacity * 2;
         }
         uint8_t *grown = realloc(writer->data, capacity);
-        if (grown == NULL) png_error(png, "Out of memory: cannot grow the output buffer");
+        if (grown == NULL) nukepng_fail(png, &writer->report, NUKE_STATUS_INTERNAL, "out of memory: cannot grow the output buffer");
         writer->data = grown;
         writer->capacity = capacity;
     }
@@ -422,9 +600,11 @@ static void nukepng_writer_free(nukepng_writer *writer, int keep_data) {
     free(writer);
 }
 
-nukepng_status nukepng_encode(const nukepng_encode_params *p, uint8_t **output, size_t *output_size, char *message) {
+nuke_status nukepng_encode(const nukepng_encode_params *p, uint8_t **output, size_t *output_size,
+                           nuke_diagnostics *diagnostics) {
     *output = NULL;
     *output_size = 0;
+    memset(diagnostics, 0, sizeof *diagnostics);
     int color_type;
     switch (p->channels) {
     case 1: color_type = PNG_COLOR_TYPE_GRAY; break;
@@ -432,25 +612,30 @@ nukepng_status nukepng_encode(const nukepng_encode_params *p, uint8_t **output, 
     case 3: color_type = PNG_COLOR_TYPE_RGB; break;
     case 4: color_type = PNG_COLOR_TYPE_RGB_ALPHA; break;
     default:
-        nukepng_copy(message, "unsupported channel count");
-        return NUKEPNG_STATUS_ERROR;
+        nuke_diagnostics_set_message(diagnostics, "unsupported channel count");
+        return NUKE_STATUS_UNSUPPORTED;
+    }
+    if (p->pixels == NULL) {
+        nuke_diagnostics_set_message(diagnostics, "no pixels");
+        return NUKE_STATUS_INTERNAL;
     }
     nukepng_writer *writer = calloc(1, sizeof *writer);
     if (writer == NULL) {
-        nukepng_copy(message, "out of memory");
-        return NUKEPNG_STATUS_INTERNAL;
+        nuke_diagnostics_set_message(diagnostics, "out of memory");
+        return NUKE_STATUS_INTERNAL;
     }
     writer->rows = malloc((p->height ? p->height : 1) * sizeof(png_bytep));
-    writer->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &writer->report, nukepng_error_fn, nukepng_warning_fn);
+    writer->png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &writer->report, nukepng_error_fn, nukepng_warning_fn,
+                                            &writer->report, nukepng_malloc_fn, nukepng_free_fn);
     if (writer->png != NULL) writer->info = png_create_info_struct(writer->png);
     if (writer->rows == NULL || writer->png == NULL || writer->info == NULL) {
-        nukepng_copy(message, "cannot create the libpng write struct");
+        nuke_diagnostics_set_message(diagnostics, "out of memory: cannot create the libpng write struct");
         nukepng_writer_free(writer, 0);
-        return NUKEPNG_STATUS_INTERNAL;
+        return NUKE_STATUS_INTERNAL;
     }
     if (setjmp(png_jmpbuf(writer->png))) {
-        nukepng_status status = nukepng_failure(&writer->report);
-        nukepng_copy(message, writer->report.message);
+        nuke_status status = nukepng_failure(&writer->report);
+        *diagnostics = writer->report.diagnostics;
         nukepng_writer_free(writer, 0);
         return status;
     }
@@ -462,11 +647,11 @@ nukepng_status nukepng_encode(const nukepng_encode_params *p, uint8_t **output, 
     if (p->srgb_intent >= 0 && p->srgb_intent <= 3) png_set_sRGB(writer->png, writer->info, p->srgb_intent);
     if (p->gamma > 0) png_set_gAMA(writer->png, writer->info, p->gamma);
     if (p->icc != NULL && p->icc_size > 0) {
-        if (p->icc_size > PNG_UINT_31_MAX) png_error(writer->png, "ICC profile too large");
+        if (p->icc_size > PNG_UINT_31_MAX) nukepng_fail(writer->png, &writer->report, NUKE_STATUS_LIMIT, "ICC profile too large");
         png_set_iCCP(writer->png, writer->info, "ICC Profile", PNG_COMPRESSION_TYPE_BASE, p->icc, (png_uint_32)p->icc_size);
     }
     if (p->exif != NULL && p->exif_size > 0) {
-        if (p->exif_size > PNG_UINT_31_MAX) png_error(writer->png, "eXIf block too large");
+        if (p->exif_size > PNG_UINT_31_MAX) nukepng_fail(writer->png, &writer->report, NUKE_STATUS_LIMIT, "eXIf block too large");
         png_set_eXIf_1(writer->png, writer->info, (png_uint_32)p->exif_size, (png_bytep)p->exif);
     }
     png_write_info(writer->png, writer->info);
@@ -478,8 +663,13 @@ nukepng_status nukepng_encode(const nukepng_encode_params *p, uint8_t **output, 
     png_write_end(writer->png, writer->info);
     *output = writer->data;
     *output_size = writer->size;
+    *diagnostics = writer->report.diagnostics;
     nukepng_writer_free(writer, 1);
-    return NUKEPNG_STATUS_DONE;
+    return NUKE_STATUS_OK;
+}
+
+void nukepng_buffer_free(void *buffer) {
+    free(buffer);
 }
 
 // MARK: - Library

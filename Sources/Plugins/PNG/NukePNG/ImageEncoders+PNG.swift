@@ -58,7 +58,7 @@ extension ImageEncoders {
 
             var output: UnsafeMutablePointer<UInt8>?
             var outputSize = 0
-            var message = [CChar](repeating: 0, count: Int(NUKEPNG_MESSAGE_CAPACITY))
+            var diagnostics = nuke_diagnostics()
             let status = bitmap.withUnsafeBytes { pixels in
                 Self.withBytes(of: icc) { iccBytes in
                     Self.withBytes(of: image.exif) { exifBytes in
@@ -67,14 +67,16 @@ extension ImageEncoders {
                         params.icc_size = iccBytes?.count ?? 0
                         params.exif = exifBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
                         params.exif_size = exifBytes?.count ?? 0
-                        return nukepng_encode(&params, &output, &outputSize, &message)
+                        return nukepng_encode(&params, &output, &outputSize, &diagnostics)
                     }
                 }
             }
-            guard status == NUKEPNG_STATUS_DONE, let output else {
-                throw failure(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+            guard status == NUKE_STATUS_OK, let output else {
+                nukepng_buffer_free(output)
+                let message = withUnsafeBytes(of: &diagnostics.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                throw failure(message.isEmpty ? "libpng failed with status \(status.rawValue)" : message)
             }
-            return Data(bytesNoCopy: output, count: outputSize, deallocator: .free)
+            return Data(bytesNoCopy: output, count: outputSize, deallocator: .custom { bytes, _ in nukepng_buffer_free(bytes) })
         }
 
         private static func withBytes<R>(of data: Data?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {

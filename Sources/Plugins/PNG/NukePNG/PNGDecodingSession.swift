@@ -69,10 +69,11 @@ final class PNGDecodingSession {
             max_metadata_bytes: UInt64(clamping: limits.maxMetadataBytes),
             keep_16_bit: configuration.prefersHighBitDepth ? 1 : 0
         )
-        var message = [CChar](repeating: 0, count: Int(NUKEPNG_MESSAGE_CAPACITY))
-        guard let handle = nukepng_decoder_create(&options, &message) else {
-            let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw ImageCodecError(.internalFailure, stage: .header, format: .png, codec: LibPNG.codecName, message: text)
+        guard let handle = nukepng_decoder_create(&options) else {
+            throw ImageCodecError(
+                .internalFailure, stage: .header, format: .png, codec: LibPNG.codecName,
+                message: "cannot create a libpng reader (out of memory)"
+            )
         }
         self.handle = handle
     }
@@ -114,7 +115,7 @@ final class PNGDecodingSession {
                 let slice = byPass ? header.map(Self.passSliceSize) ?? Self.sliceSize : Self.sliceSize
                 let length = min(slice, raw.count - offset)
                 var consumed = 0
-                let status: nukepng_status
+                let status: nuke_status
                 if header != nil {
                     status = pixels.withUnsafeMutableBytes { buffer in
                         nukepng_decoder_feed(
@@ -128,16 +129,16 @@ final class PNGDecodingSession {
                 }
                 offset += consumed
                 switch status {
-                case NUKEPNG_STATUS_NEED_MORE:
+                case NUKE_STATUS_NEED_MORE:
                     continue
-                case NUKEPNG_STATUS_HEADER_READY:
+                case NUKE_STATUS_PAUSED:
                     do throws(ImageCodecError) {
                         try prepareHeader(zeroFill: forPreviews)
                     } catch {
                         failure = error
                         return .failure(error)
                     }
-                case NUKEPNG_STATUS_DONE:
+                case NUKE_STATUS_OK:
                     isFinished = true
                     offset = raw.count  // Bytes after IEND are ignored.
                 default:
@@ -286,13 +287,29 @@ final class PNGDecodingSession {
         ImageCodecError(code, stage: header == nil ? .header : .decoding, format: .png, codec: LibPNG.codecName, message: message)
     }
 
-    private func libpngError(_ status: nukepng_status) -> ImageCodecError {
-        let message = String(cString: nukepng_decoder_message(handle))
-        switch status {
-        case NUKEPNG_STATUS_LIMIT: return error(.limitExceeded, message)
-        case NUKEPNG_STATUS_INTERNAL: return error(.internalFailure, message)
-        default: return error(.corrupt, message)
-        }
+    /// The error for a failing status of `nukepng_decoder_feed`, with libpng's message.
+    private func libpngError(_ status: nuke_status) -> ImageCodecError {
+        let diagnostics = nukepng_decoder_diagnostics(handle)
+        let message = Self.string(diagnostics.pointer(to: \.message))
+        let code = ImageCodecError.Code(shimStatus: Int32(bitPattern: status.rawValue)) ?? .internalFailure
+        return error(code, message.isEmpty ? "libpng failed with status \(status.rawValue)" : message)
+    }
+
+    /// How many warnings libpng emitted so far (a bad ancillary CRC, data after the image's
+    /// compressed stream...): data it tolerated.
+    var warningCount: Int { Int(nukepng_decoder_diagnostics(handle).pointee.warning_count) }
+
+    /// The first warning's message, or `nil` when there was none.
+    var firstWarning: String? {
+        let diagnostics = nukepng_decoder_diagnostics(handle)
+        guard diagnostics.pointee.warning_count > 0 else { return nil }
+        return Self.string(diagnostics.pointer(to: \.first_warning))
+    }
+
+    /// A NUL-terminated message of a `nuke_diagnostics`.
+    private static func string<T>(_ field: UnsafePointer<T>?) -> String {
+        guard let field else { return "" }
+        return field.withMemoryRebound(to: CChar.self, capacity: MemoryLayout<T>.size) { String(cString: $0) }
     }
 
     private func incompleteError() -> ImageCodecError {

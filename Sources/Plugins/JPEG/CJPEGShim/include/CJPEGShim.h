@@ -3,26 +3,16 @@
 
 // Our C layer over libjpeg-turbo. libjpeg reports fatal errors by calling `error_exit`, which
 // here longjmps back into the shim function that made the call, so a longjmp never crosses a
-// Swift frame. Every function that can fail returns a status code; the library's own message
-// is kept in the decoder (`nukejpeg_decoder_message`) or written to a caller's buffer.
+// Swift frame. Every function that can fail returns a `nuke_status` (Docs/CShims.md), classified
+// by libjpeg's message code (`msg_code`); libjpeg's own message and its warnings are kept in the
+// decoder's `nuke_diagnostics` (`nukejpeg_decoder_diagnostics`) or the caller's.
 
 #include <stddef.h>
 #include <stdint.h>
 
-/// Status codes of the shim's functions.
-enum {
-    NUKEJPEG_OK = 0,
-    /// More input is needed (incremental decoding only).
-    NUKEJPEG_SUSPENDED = 1,
-    NUKEJPEG_CORRUPT = 2,
-    /// The data ended early (libjpeg's "Premature end of JPEG file").
-    NUKEJPEG_INCOMPLETE = 3,
-    NUKEJPEG_UNSUPPORTED = 4,
-    NUKEJPEG_LIMIT = 5,
-    NUKEJPEG_INTERNAL = 6,
-};
+#include "nuke_shim.h"
 
-/// Events of `nukejpeg_decoder_consume`.
+/// Events of `nukejpeg_decoder_consume` (its status is NUKE_STATUS_OK with any of them).
 enum {
     NUKEJPEG_EVENT_SUSPENDED = 0,
     NUKEJPEG_EVENT_REACHED_SOS = 1,
@@ -61,12 +51,9 @@ typedef struct nukejpeg_decoder nukejpeg_decoder;
 nukejpeg_decoder *_Nullable nukejpeg_decoder_create(uint64_t max_memory, uint64_t max_scans);
 void nukejpeg_decoder_destroy(nukejpeg_decoder *_Nullable decoder);
 
-/// The message of the last failure (libjpeg's `format_message`), or "".
-const char *_Nonnull nukejpeg_decoder_message(const nukejpeg_decoder *_Nonnull decoder);
-/// The number of warnings libjpeg emitted (tolerated corrupt-data warnings).
-int nukejpeg_decoder_warning_count(const nukejpeg_decoder *_Nonnull decoder);
-/// The first warning's message, or "".
-const char *_Nonnull nukejpeg_decoder_first_warning(const nukejpeg_decoder *_Nonnull decoder);
+/// libjpeg's message for the last failure (`format_message`) and its warnings (tolerated
+/// corrupt-data warnings, `emit_message` level -1). Valid until the decoder is destroyed.
+const nuke_diagnostics *_Nonnull nukejpeg_decoder_diagnostics(const nukejpeg_decoder *_Nonnull decoder);
 
 /// Reads directly from the caller's bytes, which are all the data (no copy). The pointer is
 /// used until `nukejpeg_decoder_clear_memory_source`; call that before the bytes go away.
@@ -76,7 +63,7 @@ void nukejpeg_decoder_clear_memory_source(nukejpeg_decoder *_Nonnull decoder);
 
 /// Appends bytes to the decoder's own input buffer (incremental decoding). Consumed bytes are
 /// dropped and the unconsumed tail compacted first, so the cost is amortised linear.
-int nukejpeg_decoder_append(nukejpeg_decoder *_Nonnull decoder, const uint8_t *_Nullable bytes, size_t count);
+nuke_status nukejpeg_decoder_append(nukejpeg_decoder *_Nonnull decoder, const uint8_t *_Nullable bytes, size_t count);
 /// Declares that no more input will come: running out of bytes is then "Premature end of JPEG file".
 void nukejpeg_decoder_set_end_of_input(nukejpeg_decoder *_Nonnull decoder);
 /// For arithmetic-coded data (whose decoder in libjpeg cannot suspend): show libjpeg only the
@@ -85,13 +72,13 @@ void nukejpeg_decoder_set_gated(nukejpeg_decoder *_Nonnull decoder, int gated);
 /// Bytes of input libjpeg has consumed so far.
 uint64_t nukejpeg_decoder_bytes_consumed(const nukejpeg_decoder *_Nonnull decoder);
 
-/// `jpeg_read_header`; saves APP1 (EXIF) and APP2 (ICC) markers. NUKEJPEG_SUSPENDED when incremental input ran out.
-int nukejpeg_decoder_read_header(nukejpeg_decoder *_Nonnull decoder, nukejpeg_header *_Nonnull header);
+/// `jpeg_read_header`; saves APP1 (EXIF) and APP2 (ICC) markers. NUKE_STATUS_NEED_MORE when incremental input ran out.
+nuke_status nukejpeg_decoder_read_header(nukejpeg_decoder *_Nonnull decoder, nukejpeg_header *_Nonnull header);
 /// The output size at scale `scale_num`/8 (`jpeg_calc_output_dimensions`).
-int nukejpeg_decoder_output_size(nukejpeg_decoder *_Nonnull decoder, int scale_num, uint32_t *_Nonnull width, uint32_t *_Nonnull height);
+nuke_status nukejpeg_decoder_output_size(nukejpeg_decoder *_Nonnull decoder, int scale_num, uint32_t *_Nonnull width, uint32_t *_Nonnull height);
 /// Sets the output parameters (djpeg defaults, RGB, gray or CMYK output, scale N/8) and calls
 /// `jpeg_start_decompress`; `buffered` selects buffered-image mode.
-int nukejpeg_decoder_start(nukejpeg_decoder *_Nonnull decoder, int scale_num, int buffered);
+nuke_status nukejpeg_decoder_start(nukejpeg_decoder *_Nonnull decoder, int scale_num, int buffered);
 /// Output size after `nukejpeg_decoder_start`.
 uint32_t nukejpeg_decoder_output_width(const nukejpeg_decoder *_Nonnull decoder);
 uint32_t nukejpeg_decoder_output_height(const nukejpeg_decoder *_Nonnull decoder);
@@ -102,26 +89,26 @@ uint32_t nukejpeg_decoder_output_scanline(const nukejpeg_decoder *_Nonnull decod
 
 /// `jpeg_read_scanlines`: writes up to `max_rows` rows, row `output_scanline` at
 /// `dest + output_scanline * stride`. `dest` holds `output_height * stride` bytes.
-/// Returns NUKEJPEG_SUSPENDED when incremental input ran out before any row was produced.
-int nukejpeg_decoder_read_rows(nukejpeg_decoder *_Nonnull decoder, uint8_t *_Nonnull dest, size_t stride, uint32_t max_rows);
+/// Returns NUKE_STATUS_NEED_MORE when incremental input ran out before any row was produced.
+nuke_status nukejpeg_decoder_read_rows(nukejpeg_decoder *_Nonnull decoder, uint8_t *_Nonnull dest, size_t stride, uint32_t max_rows);
 
 /// `jpeg_consume_input` until a new scan starts, the EOI is reached, or input runs out.
-int nukejpeg_decoder_consume(nukejpeg_decoder *_Nonnull decoder, int *_Nonnull event);
+nuke_status nukejpeg_decoder_consume(nukejpeg_decoder *_Nonnull decoder, int *_Nonnull event);
 /// `input_scan_number`.
 int nukejpeg_decoder_input_scan_number(const nukejpeg_decoder *_Nonnull decoder);
 /// `jpeg_start_output` (buffered-image mode).
-int nukejpeg_decoder_start_output(nukejpeg_decoder *_Nonnull decoder, int scan_number);
+nuke_status nukejpeg_decoder_start_output(nukejpeg_decoder *_Nonnull decoder, int scan_number);
 /// `jpeg_finish_output` (buffered-image mode).
-int nukejpeg_decoder_finish_output(nukejpeg_decoder *_Nonnull decoder);
+nuke_status nukejpeg_decoder_finish_output(nukejpeg_decoder *_Nonnull decoder);
 /// `jpeg_finish_decompress`.
-int nukejpeg_decoder_finish(nukejpeg_decoder *_Nonnull decoder);
+nuke_status nukejpeg_decoder_finish(nukejpeg_decoder *_Nonnull decoder);
 
 /// The first APP1 marker starting "Exif\0\0": the bytes after that prefix. Valid until the
 /// decoder is destroyed. Returns 0 when there is none.
 int nukejpeg_decoder_exif(const nukejpeg_decoder *_Nonnull decoder, const uint8_t *_Nullable *_Nonnull bytes, size_t *_Nonnull count);
-/// `jpeg_read_icc_profile`: the reassembled profile, to free with `nukejpeg_free`; `*bytes`
-/// is NULL when there is none. Returns a status.
-int nukejpeg_decoder_icc_profile(nukejpeg_decoder *_Nonnull decoder, uint8_t *_Nullable *_Nonnull bytes, size_t *_Nonnull count);
+/// `jpeg_read_icc_profile`: the reassembled profile, to free with `nukejpeg_buffer_free`;
+/// `*bytes` is NULL when there is none.
+nuke_status nukejpeg_decoder_icc_profile(nukejpeg_decoder *_Nonnull decoder, uint8_t *_Nullable *_Nonnull bytes, size_t *_Nonnull count);
 
 /// What to encode.
 typedef struct nukejpeg_encode_params {
@@ -142,14 +129,15 @@ typedef struct nukejpeg_encode_params {
     size_t exif_count;
 } nukejpeg_encode_params;
 
-/// Compresses to memory (`jpeg_mem_dest`). On success `*output` is malloc'ed: free it with
-/// `nukejpeg_free`. On failure the message is written to `message`.
-int nukejpeg_encode(const nukejpeg_encode_params *_Nonnull params, const uint8_t *_Nonnull pixels,
-                    uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull output_count,
-                    char *_Nonnull message, size_t message_capacity);
+/// Compresses to memory (`jpeg_mem_dest`). On NUKE_STATUS_OK `*output` holds `*output_count`
+/// bytes, to free with `nukejpeg_buffer_free`; otherwise `*output` is NULL and
+/// `diagnostics->message` says why. libjpeg's warnings are counted in `diagnostics` either way.
+nuke_status nukejpeg_encode(const nukejpeg_encode_params *_Nonnull params, const uint8_t *_Nonnull pixels,
+                            uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull output_count,
+                            nuke_diagnostics *_Nonnull diagnostics);
 
-/// `free` for buffers the shim returns.
-void nukejpeg_free(void *_Nullable pointer);
+/// Frees a buffer the shim returned (an encoded file, an ICC profile). NULL is ignored.
+void nukejpeg_buffer_free(void *_Nullable buffer);
 
 /// libjpeg-turbo's version, from `LIBJPEG_TURBO_VERSION` in jconfig.h (such as "2.1.5").
 const char *_Nonnull nukejpeg_library_version(void);

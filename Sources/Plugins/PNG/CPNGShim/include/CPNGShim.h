@@ -4,40 +4,25 @@
 // Our C layer over libpng.
 //
 // libpng reports fatal errors with png_error, which longjmps. Every libpng call that can
-// fail runs inside one of these functions, which set the jump buffer and return a status
-// plus libpng's own message, so a longjmp never crosses a Swift frame. The progressive
-// reader's callbacks (info, row, end, user chunks) are C functions in shim.c.
+// fail runs inside one of these functions, which set the jump buffer and return a
+// `nuke_status` (Docs/CShims.md), with libpng's own message and warnings in a
+// `nuke_diagnostics`, so a longjmp never crosses a Swift frame. The progressive reader's
+// callbacks (info, row, end, user chunks) are C functions in shim.c. libpng has no error
+// codes: the shim classifies failures by its own state (its limit checks, its chunk walker,
+// its allocator), never by libpng's message text.
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "nuke_shim.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/// The longest message the shim keeps (libpng's own messages are far shorter).
-#define NUKEPNG_MESSAGE_CAPACITY 256
-
-/// What a call into the shim did.
-typedef enum nukepng_status {
-    /// Every byte was consumed; libpng waits for more.
-    NUKEPNG_STATUS_NEED_MORE = 0,
-    /// The header was read and the reader paused before the first row. The caller reads
-    /// the output geometry, allocates the pixel buffer and feeds the unconsumed bytes.
-    NUKEPNG_STATUS_HEADER_READY = 1,
-    /// libpng saw IEND: the image is complete.
-    NUKEPNG_STATUS_DONE = 2,
-    /// libpng raised an error (malformed data); the message says why.
-    NUKEPNG_STATUS_ERROR = 3,
-    /// The image exceeds a limit; the message says which.
-    NUKEPNG_STATUS_LIMIT = 4,
-    /// Memory ran out (or an internal invariant broke).
-    NUKEPNG_STATUS_INTERNAL = 5,
-} nukepng_status;
-
 /// Limits and options a decoder is created with.
 typedef struct nukepng_decoder_options {
-    /// Maximum width or height (libpng's user limits; clamped to 2^31 - 1).
+    /// Maximum width or height (checked by the shim when the header is ready).
     uint64_t max_dimension;
     /// Maximum width x height.
     uint64_t max_pixel_count;
@@ -79,43 +64,50 @@ typedef struct nukepng_progress {
 /// A libpng progressive reader. Opaque; one owner frees it with nukepng_decoder_destroy.
 typedef struct nukepng_decoder nukepng_decoder;
 
-/// Creates a progressive reader with libpng's user limits set. Returns NULL on failure,
-/// with the reason in `message` (NUKEPNG_MESSAGE_CAPACITY bytes).
-nukepng_decoder *nukepng_decoder_create(const nukepng_decoder_options *options, char *message);
+/// Creates a progressive reader. Returns NULL when memory runs out.
+nukepng_decoder *_Nullable nukepng_decoder_create(const nukepng_decoder_options *_Nonnull options);
 
 /// Frees the reader.
-void nukepng_decoder_destroy(nukepng_decoder *decoder);
+void nukepng_decoder_destroy(nukepng_decoder *_Nullable decoder);
 
 /// Feeds bytes to `png_process_data`.
 ///
 /// `pixels` (NULL before the header is ready) receives the rows; it is used only during
 /// this call. With `previews`, an interlaced image's rows not yet reached by a pass show the
-/// pass's pixels replicated over their Adam7 blocks; without, only the final pixels matter. `*consumed` is how many of `data`'s bytes libpng took: all of them except
-/// after NUKEPNG_STATUS_HEADER_READY, when the caller feeds the rest again. After an error
-/// every later call returns the same status and message.
-nukepng_status nukepng_decoder_feed(nukepng_decoder *decoder, const uint8_t *data, size_t size,
-                                    uint8_t *pixels, size_t pixels_size, int previews, size_t *consumed);
+/// pass's pixels replicated over their Adam7 blocks; without, only the final pixels matter.
+/// `*consumed` is how many of `data`'s bytes libpng took: all of them except after
+/// NUKE_STATUS_PAUSED, when the caller feeds the rest again.
+///
+/// Returns NUKE_STATUS_NEED_MORE (every byte consumed, more needed), NUKE_STATUS_PAUSED (the
+/// header is ready: read it with nukepng_decoder_header, allocate the pixels, feed the rest),
+/// NUKE_STATUS_OK (libpng processed IEND; later bytes are ignored), or a failure, with the
+/// message in the diagnostics: NUKE_STATUS_CORRUPT, NUKE_STATUS_LIMIT (a limit of the options;
+/// an ancillary chunk longer than `max_metadata_bytes` is refused before libpng buffers it),
+/// NUKE_STATUS_INTERNAL (out of memory). After a failure every later call returns it again.
+nuke_status nukepng_decoder_feed(nukepng_decoder *_Nonnull decoder, const uint8_t *_Nonnull data, size_t size,
+                                 uint8_t *_Nullable pixels, size_t pixels_size, int previews, size_t *_Nonnull consumed);
 
-/// The last status's message (empty when there is none).
-const char *nukepng_decoder_message(const nukepng_decoder *decoder);
+/// libpng's message for the last failure, and the warnings it emitted (a bad ancillary CRC,
+/// extra data after the image's compressed stream...). Valid until the decoder is destroyed.
+const nuke_diagnostics *_Nonnull nukepng_decoder_diagnostics(const nukepng_decoder *_Nonnull decoder);
 
 /// The output geometry; returns 0 before the header is ready.
-int nukepng_decoder_header(const nukepng_decoder *decoder, nukepng_header *header);
+int nukepng_decoder_header(const nukepng_decoder *_Nonnull decoder, nukepng_header *_Nonnull header);
 
 /// How far decoding got.
-nukepng_progress nukepng_decoder_progress(const nukepng_decoder *decoder);
+nukepng_progress nukepng_decoder_progress(const nukepng_decoder *_Nonnull decoder);
 
 /// The ICC profile (iCCP), or 0 when the file has none. The bytes live until the decoder is destroyed.
-int nukepng_decoder_icc(const nukepng_decoder *decoder, const uint8_t **bytes, size_t *size);
+int nukepng_decoder_icc(const nukepng_decoder *_Nonnull decoder, const uint8_t *_Nullable *_Nonnull bytes, size_t *_Nonnull size);
 
 /// The eXIf block, or 0 when the file has none. The bytes live until the decoder is destroyed.
-int nukepng_decoder_exif(const nukepng_decoder *decoder, const uint8_t **bytes, size_t *size);
+int nukepng_decoder_exif(const nukepng_decoder *_Nonnull decoder, const uint8_t *_Nullable *_Nonnull bytes, size_t *_Nonnull size);
 
 /// The gAMA chunk's gamma (such as 0.45455), or 0 when the file has none.
-int nukepng_decoder_gamma(const nukepng_decoder *decoder, double *gamma);
+int nukepng_decoder_gamma(const nukepng_decoder *_Nonnull decoder, double *_Nonnull gamma);
 
 /// The sRGB chunk's rendering intent, or 0 when the file has none.
-int nukepng_decoder_srgb_intent(const nukepng_decoder *decoder, int *intent);
+int nukepng_decoder_srgb_intent(const nukepng_decoder *_Nonnull decoder, int *_Nonnull intent);
 
 /// What to write.
 typedef struct nukepng_encode_params {
@@ -125,28 +117,33 @@ typedef struct nukepng_encode_params {
     int channels;
     /// 8 or 16 (16-bit samples in native byte order).
     int bit_depth;
-    const uint8_t *pixels;
+    const uint8_t *_Nullable pixels;
     size_t row_bytes;
     /// zlib level 0...9, or -1 for libpng's default.
     int compression_level;
     int interlaced;
-    const uint8_t *icc;
+    const uint8_t *_Nullable icc;
     size_t icc_size;
     /// Written as gAMA when > 0.
     double gamma;
     /// Written as sRGB when 0...3.
     int srgb_intent;
-    const uint8_t *exif;
+    const uint8_t *_Nullable exif;
     size_t exif_size;
 } nukepng_encode_params;
 
-/// Encodes a PNG into a malloc'ed buffer the caller frees with free(). Returns
-/// NUKEPNG_STATUS_DONE on success, otherwise an error status with `message` filled in.
-nukepng_status nukepng_encode(const nukepng_encode_params *params, uint8_t **output, size_t *output_size,
-                              char *message);
+/// Encodes a PNG. On NUKE_STATUS_OK `*output` holds `*output_size` bytes, to free with
+/// nukepng_buffer_free; otherwise `*output` is NULL and `diagnostics->message` says why
+/// (NUKE_STATUS_CORRUPT for parameters libpng rejects, NUKE_STATUS_INTERNAL when memory ran
+/// out). libpng's warnings are counted in `diagnostics` either way.
+nuke_status nukepng_encode(const nukepng_encode_params *_Nonnull params, uint8_t *_Nullable *_Nonnull output,
+                           size_t *_Nonnull output_size, nuke_diagnostics *_Nonnull diagnostics);
+
+/// Frees a buffer the shim returned (nukepng_encode's output). NULL is ignored.
+void nukepng_buffer_free(void *_Nullable buffer);
 
 /// The version of the libpng in use, such as "1.6.39" (png_get_libpng_ver).
-const char *nukepng_version(void);
+const char *_Nonnull nukepng_version(void);
 
 /// 1 on a little-endian machine.
 int nukepng_is_little_endian(void);
