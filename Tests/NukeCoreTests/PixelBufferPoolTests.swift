@@ -135,7 +135,7 @@ struct PixelBufferPoolTests {
         let pool = PixelBufferPool(idleByteBudget: 8 * Self.mebibyte)
         let live = LiveSet()
         let sizes = [5_000, 70_000, 1_100_000]
-        let tasks = 8, rounds = 150
+        let tasks = 8, rounds = 60
         let failures = await withTaskGroup(of: Int.self) { group in
             for task in 0..<tasks {
                 group.addTask {

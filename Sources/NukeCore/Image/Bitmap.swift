@@ -101,6 +101,9 @@ public struct Bitmap: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Calls `body` with the pixel bytes for writing, copying them first if they are shared.
+    ///
+    /// When this value is the storage's only user the bytes are written in place, wherever they
+    /// live (pool, mapped or caller memory); otherwise they are first copied to new heap storage.
     public mutating func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
         makeStorageUnique()
         return try body(UnsafeMutableRawBufferPointer(start: storage.baseAddress, count: byteCount))

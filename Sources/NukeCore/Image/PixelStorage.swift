@@ -13,11 +13,15 @@
 /// The class has no mutable Swift state: the address is kept as an immutable `UInt` bit pattern,
 /// the byte count and the deallocator are `let`s, so the compiler checks the conformance and no
 /// `@unchecked` is needed. The *memory* behind the address is written through unsafe pointers,
-/// under the same model as `Array`'s buffer: ``Bitmap`` writes only after
-/// `isKnownUniquelyReferenced` has shown that no other value (on any thread) shares the storage,
-/// and copies it otherwise. Code that writes through ``withUnsafeMutableBytes(_:)`` directly must
-/// keep to that rule: write only to storage that no bitmap or other thread is using yet — for
-/// example one just allocated and not yet handed to ``Bitmap/init(width:height:pixelFormat:alphaMode:bytesPerRow:storage:)``.
+/// under the same model as `Array`'s buffer: the storage offers no public write access, and
+/// ``Bitmap`` writes only after `isKnownUniquelyReferenced` has shown that no other value (on
+/// any thread) shares the storage, copying it otherwise. The only other writers are in NukeCore
+/// and fill storage that nothing else can see yet (``PixelAllocator``'s `initializingWith`, a
+/// pool zeroing a buffer before handing it out).
+///
+/// To write pixels, wrap the storage in a bitmap and use ``Bitmap/withUnsafeMutableBytes(_:)``:
+/// pass the storage straight to the initializer, without keeping a reference of your own, or the
+/// first write copies it.
 public final class PixelStorage: Sendable {
     /// The start of the memory, as a bit pattern (never 0).
     private let address: UInt
@@ -80,10 +84,10 @@ public final class PixelStorage: Sendable {
 
     /// Calls `body` with the memory for writing, in place.
     ///
-    /// No copy is made and nothing is checked: write only to storage that nothing else reads at
-    /// the same time (see "Why this is `Sendable`" above). ``Bitmap/withUnsafeMutableBytes(_:)``
-    /// is the safe way to write a bitmap's pixels.
-    public func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    /// No copy is made and nothing is checked: call it only on storage that nothing else can see
+    /// (see "Why this is `Sendable`" above). ``Bitmap/withUnsafeMutableBytes(_:)`` is the public
+    /// way to write pixels.
+    func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeMutableRawBufferPointer(start: baseAddress, count: byteCount))
     }
 
