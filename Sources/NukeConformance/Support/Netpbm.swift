@@ -108,15 +108,15 @@ public enum Netpbm {
         let (count, o2) = pixels.multipliedReportingOverflow(by: format.bytesPerPixel)
         guard !o1, !o2 else { throw fail(.corrupt, "image size \(width)×\(height) is too large") }
         guard bytes.count - index >= count else { throw fail(.incomplete, "expected \(count) bytes of samples") }
-        var samples = Array(bytes[index..<(index + count)])
-        if format.bitsPerChannel == 16 {
-            samples.withUnsafeMutableBytes { raw in
+        let samples = bytes[index..<(index + count)]
+        return Bitmap(width: width, height: height, pixelFormat: format) { raw in
+            samples.withUnsafeBytes { raw.copyMemory(from: $0) }
+            if format.bitsPerChannel == 16 {
                 for i in stride(from: 0, to: raw.count - 1, by: 2) {
                     let v = raw.loadUnaligned(fromByteOffset: i, as: UInt16.self)
                     raw.storeBytes(of: UInt16(bigEndian: v), toByteOffset: i, as: UInt16.self)
                 }
             }
         }
-        return Bitmap(width: width, height: height, pixelFormat: format, bytes: samples)
     }
 }

@@ -23,6 +23,8 @@ public struct ImageDecodingContext: Sendable {
     public var cancellation: ImageDecodingCancellation?
     /// Anything else the caller wants decoders to see.
     public var userInfo: [String: any Sendable]
+    /// Where decoders get pixel memory (default: the heap). Use `.pool(...)` to reuse buffers.
+    public var allocator: PixelAllocator
 
     /// How a scaled decode covers ``targetSize``.
     public enum ContentMode: Sendable, Hashable {
@@ -41,7 +43,8 @@ public struct ImageDecodingContext: Sendable {
         prefersHighBitDepth: Bool = false,
         limits: ImageLimits = .default,
         cancellation: ImageDecodingCancellation? = nil,
-        userInfo: [String: any Sendable] = [:]
+        userInfo: [String: any Sendable] = [:],
+        allocator: PixelAllocator = .heap
     ) {
         self.data = data
         self.isCompleted = isCompleted
@@ -52,6 +55,7 @@ public struct ImageDecodingContext: Sendable {
         self.limits = limits
         self.cancellation = cancellation
         self.userInfo = userInfo
+        self.allocator = allocator
     }
 
     /// `true` when the caller cancelled through ``cancellation`` or the current task is cancelled.

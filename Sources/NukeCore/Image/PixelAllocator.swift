@@ -1,0 +1,93 @@
+/// Where decoders get pixel memory: the heap, a ``PixelBufferPool``, shared memory, or any
+/// source the caller supplies.
+///
+/// Decoders allocate through ``ImageDecodingContext/allocator`` rather than directly, so that the
+/// caller decides where pixels live:
+///
+/// ```swift
+/// let pool = PixelBufferPool(idleByteBudget: 256 << 20)
+/// let context = ImageDecodingContext(data: data, allocator: .pool(pool))
+/// ```
+///
+/// A custom allocator returns a ``PixelStorage`` of at least the requested size; it throws an
+/// ``ImageCodecError`` saying why when the memory cannot be had (a shared-memory region that
+/// cannot be created, for example).
+public struct PixelAllocator: Sendable {
+    private let body: @Sendable (_ byteCount: Int, _ zeroed: Bool) throws(ImageCodecError) -> PixelStorage
+
+    /// Creates an allocator from a closure that returns storage of at least `byteCount` bytes,
+    /// filled with zeros when `zeroed` is `true`.
+    public init(_ allocate: @escaping @Sendable (_ byteCount: Int, _ zeroed: Bool) throws(ImageCodecError) -> PixelStorage) {
+        self.body = allocate
+    }
+
+    /// Heap memory, freed when the last bitmap using it is released (the default).
+    public static let heap = PixelAllocator { byteCount, zeroed in
+        PixelStorage.allocate(byteCount: byteCount, zeroed: zeroed)
+    }
+
+    /// Buffers from `pool`, returned to it when the last bitmap using them is released.
+    public static func pool(_ pool: PixelBufferPool) -> PixelAllocator {
+        PixelAllocator { byteCount, zeroed in pool.allocate(byteCount: byteCount, zeroed: zeroed) }
+    }
+
+    /// Returns storage for `byteCount` bytes.
+    ///
+    /// - Parameters:
+    ///   - byteCount: The number of bytes needed (≥ 0).
+    ///   - zeroed: `true` to get zeros; otherwise the contents are undefined.
+    /// - Throws: Whatever the allocator's closure throws when it cannot provide the memory.
+    public func allocate(byteCount: Int, zeroed: Bool = false) throws(ImageCodecError) -> PixelStorage {
+        precondition(byteCount >= 0, "negative byte count")
+        let storage = try body(byteCount, zeroed)
+        precondition(storage.byteCount >= byteCount, "the allocator returned \(storage.byteCount) bytes for a request of \(byteCount)")
+        return storage
+    }
+
+    /// Returns a bitmap over new storage, zeroed or with undefined contents.
+    ///
+    /// - Parameters:
+    ///   - bytesPerRow: The row stride; `width × bytesPerPixel` when `nil`.
+    ///   - zeroed: `true` to start from zeros; `false` when the caller writes every byte.
+    /// - Throws: Whatever the allocator throws.
+    public func makeBitmap(
+        width: Int,
+        height: Int,
+        pixelFormat: PixelFormat,
+        alphaMode: AlphaMode? = nil,
+        bytesPerRow: Int? = nil,
+        zeroed: Bool = true
+    ) throws(ImageCodecError) -> Bitmap {
+        let stride = Self.stride(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow)
+        let storage = try allocate(byteCount: stride * height, zeroed: zeroed)
+        return Bitmap(width: width, height: height, pixelFormat: pixelFormat, alphaMode: alphaMode, bytesPerRow: stride, storage: storage)
+    }
+
+    /// Returns a bitmap over new storage that `body` fills, without zeroing it first.
+    ///
+    /// - Parameters:
+    ///   - bytesPerRow: The row stride; `width × bytesPerPixel` when `nil`.
+    ///   - body: Receives a buffer of `bytesPerRow × height` bytes and must initialise all of them.
+    /// - Throws: Whatever the allocator or `body` throws.
+    public func makeBitmap(
+        width: Int,
+        height: Int,
+        pixelFormat: PixelFormat,
+        alphaMode: AlphaMode? = nil,
+        bytesPerRow: Int? = nil,
+        initializingWith body: (UnsafeMutableRawBufferPointer) throws(ImageCodecError) -> Void
+    ) throws(ImageCodecError) -> Bitmap {
+        let stride = Self.stride(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow)
+        let count = stride * height
+        let storage = try allocate(byteCount: count)
+        try storage.withUnsafeMutableBytes { (buffer) throws(ImageCodecError) in try body(UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])) }
+        return Bitmap(width: width, height: height, pixelFormat: pixelFormat, alphaMode: alphaMode, bytesPerRow: stride, storage: storage)
+    }
+
+    private static func stride(width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int?) -> Int {
+        let stride = bytesPerRow ?? width * pixelFormat.bytesPerPixel
+        precondition(width >= 0 && height >= 0, "negative bitmap size")
+        precondition(stride >= width * pixelFormat.bytesPerPixel, "bytesPerRow shorter than a row")
+        return stride
+    }
+}
