@@ -117,12 +117,16 @@ enum ResamplerFixtures {
 
     /// Peak signal-to-noise ratio in dB over all samples (8-bit). With `premultiplied`, colour
     /// samples are compared multiplied by alpha / 255 — what is seen once composited.
-    static func psnr(_ a: Bitmap, _ b: Bitmap, premultiplied: Bool = false) -> Double {
+    /// With `minimumAlpha`, only pixels whose alpha is at least that in both are compared.
+    static func psnr(_ a: Bitmap, _ b: Bitmap, premultiplied: Bool = false, minimumAlpha: UInt8 = 0) -> Double {
         precondition(a.width == b.width && a.height == b.height && a.pixelFormat == b.pixelFormat)
         let channels = a.pixelFormat.channelCount
         let x = a.packedBytes, y = b.packedBytes
         var squares = 0.0
+        var count = 0
         for p in stride(from: 0, to: x.count, by: channels) {
+            if a.pixelFormat.hasAlpha, min(x[p + channels - 1], y[p + channels - 1]) < minimumAlpha { continue }
+            count += channels
             for c in 0..<channels {
                 var u = Double(x[p + c]), v = Double(y[p + c])
                 if premultiplied, a.pixelFormat.hasAlpha, c < channels - 1 {
@@ -132,7 +136,7 @@ enum ResamplerFixtures {
                 squares += (u - v) * (u - v)
             }
         }
-        let mse = squares / Double(x.count)
+        let mse = squares / Double(max(count, 1))
         return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
     }
 }

@@ -52,23 +52,70 @@ extension ImageResampler {
         }
     }
 
+    /// `sum[i] (+)= source[i]` in 16-bit integers (the caller keeps blocks at ≤ 257 rows).
+    static func accumulate(_ source: UnsafePointer<UInt8>, into sum: UnsafeMutablePointer<UInt16>, count: Int, first: Bool) {
+        if first {
+            for i in 0..<count { sum[i] = UInt16(source[i]) }
+        } else {
+            for i in 0..<count { sum[i] &+= UInt16(source[i]) }
+        }
+    }
+
+    /// ``accumulatePremultiplied(_:channels:_:into:pixels:max:first:)`` for 4 channels, a
+    /// pixel per 4-lane vector.
+    @inline(__always)
+    static func accumulatePremultipliedRGBA<Sample: FixedWidthInteger & UnsignedInteger>(
+        _: Sample.Type, _ source: UnsafeRawPointer, into sum: UnsafeMutablePointer<Float>,
+        pixels: Int, max: Float, first: Bool
+    ) {
+        let inverse = 1 / max
+        let size = MemoryLayout<Sample>.size
+        var p = source
+        var s = UnsafeMutableRawPointer(sum)
+        for _ in 0..<pixels {
+            let pixel = SIMD4<Float>(
+                Float(p.loadUnaligned(as: Sample.self)), Float(p.loadUnaligned(fromByteOffset: size, as: Sample.self)),
+                Float(p.loadUnaligned(fromByteOffset: 2 &* size, as: Sample.self)), Float(p.loadUnaligned(fromByteOffset: 3 &* size, as: Sample.self))
+            )
+            let a = pixel[3] * inverse
+            var value = pixel * SIMD4(a, a, a, 1)
+            if !first { value += s.load(as: SIMD4<Float>.self) }
+            s.storeBytes(of: value, as: SIMD4<Float>.self)
+            p += 4 &* size
+            s += MemoryLayout<SIMD4<Float>>.size
+        }
+    }
+
+    /// Averages blocks of `factor` pixels of a row of sums over `rows` rows.
+    static func boxReduce<Sum: BinaryInteger>(
+        _ sum: UnsafeMutablePointer<Sum>, into row: UnsafeMutablePointer<Float>,
+        pixels: Int, factor: Int, rows: Int, channels: Int
+    ) {
+        switch channels {
+        case 1: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 1) { Float($0) }
+        case 2: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 2) { Float($0) }
+        case 3: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 3) { Float($0) }
+        default: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 4) { Float($0) }
+        }
+    }
+
     /// Averages blocks of `factor` pixels of a row of sums over `rows` rows.
     static func boxReduce(
         _ sum: UnsafeMutablePointer<Float>, into row: UnsafeMutablePointer<Float>,
         pixels: Int, factor: Int, rows: Int, channels: Int
     ) {
         switch channels {
-        case 1: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 1)
-        case 2: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 2)
-        case 3: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 3)
-        default: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 4)
+        case 1: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 1) { $0 }
+        case 2: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 2) { $0 }
+        case 3: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 3) { $0 }
+        default: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 4) { $0 }
         }
     }
 
     @inline(__always)
-    private static func boxReduce(
-        _ sum: UnsafeMutablePointer<Float>, into row: UnsafeMutablePointer<Float>,
-        pixels: Int, factor: Int, rows: Int, channelCount c: Int
+    private static func boxReduce<Sum>(
+        _ sum: UnsafeMutablePointer<Sum>, into row: UnsafeMutablePointer<Float>,
+        pixels: Int, factor: Int, rows: Int, channelCount c: Int, float: (Sum) -> Float
     ) {
         var start = 0
         var out = row
@@ -78,7 +125,7 @@ extension ImageResampler {
             var totals = SIMD4<Float>()
             var p = sum + start * c
             for _ in start..<end {
-                for k in 0..<c { totals[k] += p[k] }
+                for k in 0..<c { totals[k] += float(p[k]) }
                 p += c
             }
             let norm = end - start == factor ? full : 1 / Float((end - start) * rows)
@@ -172,8 +219,8 @@ extension ImageResampler {
     ) {
         let max = Float(Sample.max)
         @inline(__always) func quantize(_ value: Float) -> Sample {
-            // NaN fails both comparisons and becomes 0.
-            Sample(value > 0 ? (value < max ? value + 0.5 : max) : 0)
+            // NaN fails both comparisons and becomes 0. Through Int32: a concrete conversion.
+            Sample(truncatingIfNeeded: Int32(value > 0 ? (value < max ? value + 0.5 : max) : 0))
         }
         let count = pixels * channels
         switch alpha {

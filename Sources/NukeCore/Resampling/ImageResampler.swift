@@ -54,6 +54,10 @@ public final class ImageResampler {
     private let outputStride: Int
     /// Sums of the current block of `vertical.factor` source rows, `sourceWidth × channels`.
     private let accumulator: UnsafeMutableBufferPointer<Float>
+    /// The same as 16-bit integers, used instead for 8-bit samples without premultiplication
+    /// when a block's sums fit (`vertical.factor ≤ 257`): half the memory traffic, twice the lanes.
+    private let integerAccumulator: UnsafeMutableBufferPointer<UInt16>
+    private let usesIntegerSums: Bool
     /// The current block reduced horizontally (unused when `horizontal.factor == 1`).
     private let reduced: UnsafeMutableBufferPointer<Float>
     /// `vertical.taps` rows resampled horizontally, row `r` of the reduced image in slot `r % taps`.
@@ -101,8 +105,10 @@ public final class ImageResampler {
 
         reducedStride = horizontal.reducedSize * channels + 4
         outputStride = targetWidth * channels + 4
-        accumulator = .allocate(zeroed: sourceWidth * channels + 4)
-        reduced = .allocate(zeroed: horizontal.factor > 1 ? reducedStride : 0)
+        usesIntegerSums = pixelFormat.bitsPerChannel == 8 && !premultipliesAlpha && vertical.factor <= 257
+        accumulator = .allocate(zeroed: usesIntegerSums ? 0 : sourceWidth * channels + 4)
+        integerAccumulator = .allocate(zeroed: usesIntegerSums ? sourceWidth * channels + 4 : 0)
+        reduced = .allocate(zeroed: horizontal.factor > 1 || usesIntegerSums ? reducedStride : 0)
         ring = .allocate(zeroed: vertical.isIdentity ? 0 : vertical.taps * outputStride)
         column = .allocate(zeroed: outputStride)
         horizontalStarts = .copying(horizontal.starts)
@@ -120,6 +126,7 @@ public final class ImageResampler {
 
     deinit {
         accumulator.deallocate()
+        integerAccumulator.deallocate()
         reduced.deallocate()
         ring.deallocate()
         column.deallocate()
@@ -183,30 +190,39 @@ public final class ImageResampler {
 
     /// Adds one source row to the accumulator (the first row of a block overwrites it).
     private func accumulate(_ source: UnsafeRawPointer) {
-        let sum = accumulator.baseAddress.unsafelyUnwrapped
         let first = rowsInBlock == 0
+        let count = sourceWidth * channels
+        if usesIntegerSums {
+            Self.accumulate(source.assumingMemoryBound(to: UInt8.self), into: integerAccumulator.baseAddress.unsafelyUnwrapped, count: count, first: first)
+            return
+        }
+        let sum = accumulator.baseAddress.unsafelyUnwrapped
         let max = pixelFormat.bitsPerChannel == 8 ? Float(255) : Float(65535)
         switch (pixelFormat.bitsPerChannel, premultipliesAlpha ? channels : 0) {
-        case (8, 0): Self.accumulate(UInt8.self, source, into: sum, count: sourceWidth * channels, first: first)
-        case (16, 0): Self.accumulate(UInt16.self, source, into: sum, count: sourceWidth * channels, first: first)
+        case (8, 0): Self.accumulate(UInt8.self, source, into: sum, count: count, first: first)
+        case (16, 0): Self.accumulate(UInt16.self, source, into: sum, count: count, first: first)
         case (8, 2): Self.accumulatePremultiplied(UInt8.self, channels: 2, source, into: sum, pixels: sourceWidth, max: max, first: first)
-        case (8, _): Self.accumulatePremultiplied(UInt8.self, channels: 4, source, into: sum, pixels: sourceWidth, max: max, first: first)
+        case (8, _): Self.accumulatePremultipliedRGBA(UInt8.self, source, into: sum, pixels: sourceWidth, max: max, first: first)
         case (_, 2): Self.accumulatePremultiplied(UInt16.self, channels: 2, source, into: sum, pixels: sourceWidth, max: max, first: first)
-        default: Self.accumulatePremultiplied(UInt16.self, channels: 4, source, into: sum, pixels: sourceWidth, max: max, first: first)
+        default: Self.accumulatePremultipliedRGBA(UInt16.self, source, into: sum, pixels: sourceWidth, max: max, first: first)
         }
     }
 
     /// Turns the accumulated block into one reduced row and passes it on.
     private func reduceBlock() {
-        let sum = accumulator.baseAddress.unsafelyUnwrapped
         let rows = rowsInBlock
         rowsInBlock = 0
         let row: UnsafeMutablePointer<Float>
-        if horizontal.factor > 1 {
+        if usesIntegerSums {
             row = reduced.baseAddress.unsafelyUnwrapped
-            Self.boxReduce(sum, into: row, pixels: sourceWidth, factor: horizontal.factor, rows: rows, channels: channels)
+            Self.boxReduce(integerAccumulator.baseAddress.unsafelyUnwrapped, into: row, pixels: sourceWidth,
+                           factor: horizontal.factor, rows: rows, channels: channels)
+        } else if horizontal.factor > 1 {
+            row = reduced.baseAddress.unsafelyUnwrapped
+            Self.boxReduce(accumulator.baseAddress.unsafelyUnwrapped, into: row, pixels: sourceWidth,
+                           factor: horizontal.factor, rows: rows, channels: channels)
         } else {
-            row = sum
+            row = accumulator.baseAddress.unsafelyUnwrapped
             if rows > 1 { Self.scale(row, count: sourceWidth * channels, by: 1 / Float(rows)) }
         }
         resampleReducedRow(row)
