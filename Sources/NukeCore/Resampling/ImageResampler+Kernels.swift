@@ -53,11 +53,11 @@ extension ImageResampler {
     }
 
     /// `sum[i] (+)= source[i]` in 16-bit integers (the caller keeps blocks at ≤ 257 rows).
-    static func accumulate(_ source: UnsafePointer<UInt8>, into sum: UnsafeMutablePointer<UInt16>, count: Int, first: Bool) {
+    static func accumulate(_ source: UnsafeRawPointer, into sum: UnsafeMutablePointer<UInt16>, count: Int, first: Bool) {
         if first {
-            for i in 0..<count { sum[i] = UInt16(source[i]) }
+            for i in 0..<count { sum[i] = UInt16(source.load(fromByteOffset: i, as: UInt8.self)) }
         } else {
-            for i in 0..<count { sum[i] &+= UInt16(source[i]) }
+            for i in 0..<count { sum[i] &+= UInt16(source.load(fromByteOffset: i, as: UInt8.self)) }
         }
     }
 
@@ -79,57 +79,68 @@ extension ImageResampler {
             )
             let a = pixel[3] * inverse
             var value = pixel * SIMD4(a, a, a, 1)
-            if !first { value += s.load(as: SIMD4<Float>.self) }
+            if !first { value += s.loadUnaligned(as: SIMD4<Float>.self) }
             s.storeBytes(of: value, as: SIMD4<Float>.self)
             p += 4 &* size
             s += MemoryLayout<SIMD4<Float>>.size
         }
     }
 
-    /// Averages blocks of `factor` pixels of a row of sums over `rows` rows.
-    static func boxReduce<Sum: BinaryInteger>(
-        _ sum: UnsafeMutablePointer<Sum>, into row: UnsafeMutablePointer<Float>,
+    /// Averages blocks of `factor` pixels of a row of 16-bit sums over `rows` rows.
+    static func boxReduce(
+        _ sum: UnsafeMutablePointer<UInt16>, into row: UnsafeMutablePointer<Float>,
         pixels: Int, factor: Int, rows: Int, channels: Int
     ) {
+        // 64-bit totals: a block of `factor` sums of up to 65535 each cannot overflow.
+        let widen = { (value: UInt16) in UInt64(value) }
+        let float = { (total: UInt64) in Float(total) }
         switch channels {
-        case 1: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 1) { Float($0) }
-        case 2: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 2) { Float($0) }
-        case 3: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 3) { Float($0) }
-        default: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 4) { Float($0) }
+        case 1: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 1, widen: widen, float: float)
+        case 2: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 2, widen: widen, float: float)
+        case 3: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 3, widen: widen, float: float)
+        default: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 4, widen: widen, float: float)
         }
     }
 
-    /// Averages blocks of `factor` pixels of a row of sums over `rows` rows.
+    /// Averages blocks of `factor` pixels of a row of `Float` sums over `rows` rows.
     static func boxReduce(
         _ sum: UnsafeMutablePointer<Float>, into row: UnsafeMutablePointer<Float>,
         pixels: Int, factor: Int, rows: Int, channels: Int
     ) {
+        let same = { (value: Float) in value }
         switch channels {
-        case 1: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 1) { $0 }
-        case 2: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 2) { $0 }
-        case 3: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 3) { $0 }
-        default: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 4) { $0 }
+        case 1: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 1, widen: same, float: same)
+        case 2: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 2, widen: same, float: same)
+        case 3: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 3, widen: same, float: same)
+        default: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 4, widen: same, float: same)
         }
     }
 
     @inline(__always)
-    private static func boxReduce<Sum>(
+    private static func boxReduce<Sum, Total: AdditiveArithmetic>(
         _ sum: UnsafeMutablePointer<Sum>, into row: UnsafeMutablePointer<Float>,
-        pixels: Int, factor: Int, rows: Int, channelCount c: Int, float: (Sum) -> Float
+        pixels: Int, factor: Int, rows: Int, channelCount c: Int,
+        widen: (Sum) -> Total, float: (Total) -> Float
     ) {
         var start = 0
         var out = row
         let full = 1 / Float(factor * rows)
         while start < pixels {
             let end = min(start + factor, pixels)
-            var totals = SIMD4<Float>()
-            var p = sum + start * c
+            var t0 = Total.zero, t1 = Total.zero, t2 = Total.zero, t3 = Total.zero
+            var p = sum + start &* c
             for _ in start..<end {
-                for k in 0..<c { totals[k] += float(p[k]) }
+                t0 += widen(p[0])
+                if c > 1 { t1 += widen(p[1]) }
+                if c > 2 { t2 += widen(p[2]) }
+                if c > 3 { t3 += widen(p[3]) }
                 p += c
             }
             let norm = end - start == factor ? full : 1 / Float((end - start) * rows)
-            for k in 0..<c { out[k] = totals[k] * norm }
+            out[0] = float(t0) * norm
+            if c > 1 { out[1] = float(t1) * norm }
+            if c > 2 { out[2] = float(t2) * norm }
+            if c > 3 { out[3] = float(t3) * norm }
             out += c
             start = end
         }

@@ -193,7 +193,7 @@ public final class ImageResampler {
         let first = rowsInBlock == 0
         let count = sourceWidth * channels
         if usesIntegerSums {
-            Self.accumulate(source.assumingMemoryBound(to: UInt8.self), into: integerAccumulator.baseAddress.unsafelyUnwrapped, count: count, first: first)
+            Self.accumulate(source, into: integerAccumulator.baseAddress.unsafelyUnwrapped, count: count, first: first)
             return
         }
         let sum = accumulator.baseAddress.unsafelyUnwrapped
