@@ -61,6 +61,25 @@ extension ImageResampler {
         }
     }
 
+    /// 8-bit straight alpha to exact integer sums: colour × alpha, and alpha × 255.
+    @inline(__always)
+    static func accumulatePremultiplied(
+        _ source: UnsafeRawPointer, into sum: UnsafeMutablePointer<UInt32>, pixels: Int, channels c: Int, first: Bool
+    ) {
+        var p = source
+        var s = sum
+        for _ in 0..<pixels {
+            let a = UInt32(p.load(fromByteOffset: c &- 1, as: UInt8.self))
+            for k in 0..<(c &- 1) {
+                let value = UInt32(p.load(fromByteOffset: k, as: UInt8.self)) &* a
+                if first { s[k] = value } else { s[k] &+= value }
+            }
+            if first { s[c &- 1] = a &* 255 } else { s[c &- 1] &+= a &* 255 }
+            p += c
+            s += c
+        }
+    }
+
     /// ``accumulatePremultiplied(_:channels:_:into:pixels:max:first:)`` for 4 channels, a
     /// pixel per 4-lane vector.
     @inline(__always)
@@ -99,6 +118,21 @@ extension ImageResampler {
         case 2: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 2, widen: widen, float: float)
         case 3: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 3, widen: widen, float: float)
         default: boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 4, widen: widen, float: float)
+        }
+    }
+
+    /// Averages blocks of `factor` pixels of a row of premultiplied 32-bit sums (in units of
+    /// 1/255 of a sample) over `rows` rows.
+    static func boxReduce(
+        _ sum: UnsafeMutablePointer<UInt32>, into row: UnsafeMutablePointer<Float>,
+        pixels: Int, factor: Int, rows: Int, channels: Int
+    ) {
+        let widen = { (value: UInt32) in UInt64(value) }
+        let float = { (total: UInt64) in Float(total) * (1 / 255) }
+        if channels == 2 {
+            boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 2, widen: widen, float: float)
+        } else {
+            boxReduce(sum, into: row, pixels: pixels, factor: factor, rows: rows, channelCount: 4, widen: widen, float: float)
         }
     }
 

@@ -58,6 +58,10 @@ public final class ImageResampler {
     /// when a block's sums fit (`vertical.factor ≤ 257`): half the memory traffic, twice the lanes.
     private let integerAccumulator: UnsafeMutableBufferPointer<UInt16>
     private let usesIntegerSums: Bool
+    /// For 8-bit straight alpha: exact sums of colour × alpha and of alpha × 255 (so every
+    /// channel is in units of 1/255 of a sample); fits while `vertical.factor ≤ 66051`.
+    private let premultipliedAccumulator: UnsafeMutableBufferPointer<UInt32>
+    private let usesPremultipliedIntegerSums: Bool
     /// The current block reduced horizontally (unused when `horizontal.factor == 1`).
     private let reduced: UnsafeMutableBufferPointer<Float>
     /// `vertical.taps` rows resampled horizontally, row `r` of the reduced image in slot `r % taps`.
@@ -106,9 +110,16 @@ public final class ImageResampler {
         reducedStride = horizontal.reducedSize * channels + 4
         outputStride = targetWidth * channels + 4
         usesIntegerSums = pixelFormat.bitsPerChannel == 8 && !premultipliesAlpha && vertical.factor <= 257
-        accumulator = .allocate(zeroed: usesIntegerSums ? 0 : sourceWidth * channels + 4)
         integerAccumulator = .allocate(zeroed: usesIntegerSums ? sourceWidth * channels + 4 : 0)
-        reduced = .allocate(zeroed: horizontal.factor > 1 || usesIntegerSums ? reducedStride : 0)
+        usesPremultipliedIntegerSums = pixelFormat.bitsPerChannel == 8 && premultipliesAlpha && vertical.factor <= 66051
+        premultipliedAccumulator = .allocate(zeroed: usesPremultipliedIntegerSums ? sourceWidth * channels : 0)
+        let integer = usesIntegerSums || usesPremultipliedIntegerSums
+        if integer {
+            accumulator = .allocate(zeroed: 0)
+        } else {
+            accumulator = .allocate(zeroed: sourceWidth * channels + 4)
+        }
+        reduced = .allocate(zeroed: horizontal.factor > 1 || integer ? reducedStride : 0)
         ring = .allocate(zeroed: vertical.isIdentity ? 0 : vertical.taps * outputStride)
         column = .allocate(zeroed: outputStride)
         horizontalStarts = .copying(horizontal.starts)
@@ -127,6 +138,7 @@ public final class ImageResampler {
     deinit {
         accumulator.deallocate()
         integerAccumulator.deallocate()
+        premultipliedAccumulator.deallocate()
         reduced.deallocate()
         ring.deallocate()
         column.deallocate()
@@ -196,6 +208,15 @@ public final class ImageResampler {
             Self.accumulate(source, into: integerAccumulator.baseAddress.unsafelyUnwrapped, count: count, first: first)
             return
         }
+        if usesPremultipliedIntegerSums {
+            let sum = premultipliedAccumulator.baseAddress.unsafelyUnwrapped
+            if channels == 2 {
+                Self.accumulatePremultiplied(source, into: sum, pixels: sourceWidth, channels: 2, first: first)
+            } else {
+                Self.accumulatePremultiplied(source, into: sum, pixels: sourceWidth, channels: 4, first: first)
+            }
+            return
+        }
         let sum = accumulator.baseAddress.unsafelyUnwrapped
         let max = pixelFormat.bitsPerChannel == 8 ? Float(255) : Float(65535)
         switch (pixelFormat.bitsPerChannel, premultipliesAlpha ? channels : 0) {
@@ -216,6 +237,10 @@ public final class ImageResampler {
         if usesIntegerSums {
             row = reduced.baseAddress.unsafelyUnwrapped
             Self.boxReduce(integerAccumulator.baseAddress.unsafelyUnwrapped, into: row, pixels: sourceWidth,
+                           factor: horizontal.factor, rows: rows, channels: channels)
+        } else if usesPremultipliedIntegerSums {
+            row = reduced.baseAddress.unsafelyUnwrapped
+            Self.boxReduce(premultipliedAccumulator.baseAddress.unsafelyUnwrapped, into: row, pixels: sourceWidth,
                            factor: horizontal.factor, rows: rows, channels: channels)
         } else if horizontal.factor > 1 {
             row = reduced.baseAddress.unsafelyUnwrapped
