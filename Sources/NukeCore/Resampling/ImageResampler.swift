@@ -16,7 +16,8 @@
 /// `⌊source / target / 2⌋` per axis (rows are summed as they arrive), then a bicubic
 /// convolution (Keys' cubic, a = −0.5, support 2 scaled by the remaining factor) for the rest,
 /// horizontally on each reduced row and vertically over a ring of the few reduced rows an
-/// output row needs. Intermediate values are `Float` (Pillow rounds to 8 bits between passes).
+/// output row needs. Box sums of 8-bit samples are exact integers and every later value is a
+/// `Float`, where Pillow rounds to 8 bits between passes.
 ///
 /// - Samples are resampled as stored — sRGB-encoded values, not linear light — as Pillow,
 ///   libvips' `thumbnail` by default and browsers do.
@@ -26,8 +27,9 @@
 ///   ``AlphaMode/none`` on a format with alpha, the alpha channel is resampled like a colour.
 /// - Upscaling is not its job: a target larger than the source in either dimension traps.
 ///
-/// Memory: one source row of `Float` sums, one reduced row, a ring of ``verticalTaps`` output-
-/// width rows and the output bitmap. Not thread-safe: one resampler serves one decode.
+/// Memory: one source-width row of sums (16- or 32-bit integers for 8-bit samples, `Float`
+/// for 16-bit ones), one reduced row, a ring of ``verticalTaps`` output-width rows and the
+/// output bitmap. Not thread-safe (and not `Sendable`): one resampler serves one decode.
 public final class ImageResampler {
     /// Width of the source image, in pixels.
     public let sourceWidth: Int
