@@ -5,8 +5,8 @@ import NukeCore
 struct Conversion: Sendable {
     var format: OutputFormat
     var options: ImageEncodingOptions
-    /// Fit the image inside this size: a scaled decode where the codec offers one, then an
-    /// area-average resize for the rest.
+    /// Fit the image inside this size: a scaled decode where the codec offers one, then
+    /// NukeCore's ``ImageResampler`` (box reduction, then bicubic) for the rest.
     var maxSize: ImageSize?
     /// Keep the 16-bit samples of 16-bit files (PAM, PPM and PNG hold them; JPEG encodes 8).
     var keepsHighBitDepth = true
@@ -41,11 +41,15 @@ struct Conversion: Sendable {
             context.contentMode = .aspectFit
         }
         var image = try ImageDecoderRegistry.shared.decode(context).image
-        if let maxSize = box {
-            let fit = BoxResampler.fittingSize(ImageSize(width: image.width, height: image.height), in: maxSize)
-            if fit.width != image.width || fit.height != image.height {
+        if let maxSize = box, image.width > 0, image.height > 0 {
+            let size = ImageSize(width: image.width, height: image.height)
+            let fit = ImageResampler.targetSize(for: size, fitting: maxSize, contentMode: .aspectFit)
+            if fit != size {
                 for index in image.frames.indices {
-                    image.frames[index].bitmap = BoxResampler.resize(image.frames[index].bitmap, width: fit.width, height: fit.height)
+                    let bitmap = image.frames[index].bitmap
+                    // Frames share the image's size; one that does not is left alone rather than enlarged.
+                    guard bitmap.width >= fit.width, bitmap.height >= fit.height else { continue }
+                    image.frames[index].bitmap = bitmap.resized(to: fit)
                 }
             }
         }

@@ -30,7 +30,7 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Quality for lossy formats, 0–100. Default: 80.")
     var quality: Double?
 
-    @Option(help: "Fit inside WxH (or N for N×N): a scaled decode where the codec has one, then an area-average resize.")
+    @Option(help: "Fit inside WxH (or N for N×N): a scaled decode where the codec has one, then a box + bicubic resize (Pillow's thumbnail).")
     var maxSize: SizeArgument?
 
     @Flag(help: "Encode losslessly where the format offers both.")
