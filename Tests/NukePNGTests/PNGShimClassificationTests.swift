@@ -22,8 +22,12 @@ import Testing
     /// Decodes `data` through one session fed in pieces of `step` bytes.
     static func session(_ data: Data, step: Int, limits: ImageLimits = .default) throws -> PNGDecodingSession {
         let session = try PNGDecodingSession(configuration: .init(prefersHighBitDepth: false, limits: limits, cancellation: nil))
-        for end in stride(from: step, through: data.count + step - 1, by: step) {
-            try session.feed(data.prefix(min(end, data.count)), forPreviews: false)
+        var start = data.startIndex
+        while start < data.endIndex {
+            let end = min(start + step, data.endIndex)
+            let consumed = try session.feed(data[start..<end], forPreviews: false)
+            if consumed == 0 { break }
+            start += consumed
         }
         return session
     }

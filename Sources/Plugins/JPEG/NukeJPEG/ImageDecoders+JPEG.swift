@@ -167,9 +167,9 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
             let plan = try JPEGDecodePlan(header: header, decompressor: decompressor, context: context)
             if context.isCancelled { throw JPEGDecodePlan.cancelled() }
             _ = try decompressor.start(scale: plan.scale, buffered: false)
-            let bitmap = try Bitmap(
+            let bitmap = try context.allocator.makeBitmap(
                 width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat
-            ) { buffer in
+            ) { (buffer) throws(ImageCodecError) in
                 guard try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context) else {
                     throw JPEGDecodePlan.suspendedUnexpectedly()
                 }

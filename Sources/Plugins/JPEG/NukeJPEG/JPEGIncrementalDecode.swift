@@ -24,7 +24,7 @@ final class JPEGIncrementalDecode {
     private var previewedScan = 0
     private var reachedEnd = false
     /// The rows of a single-scan file decoded so far.
-    private var pixels: [UInt8] = []
+    private var pixels = Bitmap.empty
 
     init(limits: ImageLimits) throws(ImageCodecError) {
         decompressor = try JPEGDecompressor(limits: limits)
@@ -67,7 +67,10 @@ final class JPEGIncrementalDecode {
             guard try decompressor.start(scale: plan.scale, buffered: plan.hasMultipleScans) else { return nil }
             isStarted = true
             if !plan.hasMultipleScans {
-                pixels = [UInt8](repeating: 0, count: plan.bytesPerRow * decompressor.outputHeight)
+                pixels = try Bitmap(
+                    width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat,
+                    bytesPerRow: plan.bytesPerRow, storage: context.allocator.allocate(byteCount: plan.bytesPerRow * decompressor.outputHeight, zeroed: true)
+                )
             }
         }
         return plan.hasMultipleScans
@@ -110,17 +113,12 @@ final class JPEGIncrementalDecode {
     private func output(scan: Int, plan: JPEGDecodePlan, context: ImageDecodingContext) throws(ImageCodecError) -> Bitmap {
         guard try decompressor.startOutput(scan: scan) else { throw JPEGDecodePlan.suspendedUnexpectedly() }
         let decompressor = self.decompressor
-        let bitmap: Bitmap
-        do {
-            bitmap = try Bitmap(width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat) { buffer in
-                guard try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context) else {
-                    throw JPEGDecodePlan.suspendedUnexpectedly()
-                }
+        let bitmap = try context.allocator.makeBitmap(
+            width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat
+        ) { (buffer) throws(ImageCodecError) in
+            guard try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context) else {
+                throw JPEGDecodePlan.suspendedUnexpectedly()
             }
-        } catch let error as ImageCodecError {
-            throw error
-        } catch {
-            throw JPEGDecodePlan.suspendedUnexpectedly()
         }
         guard try decompressor.finishOutput() else { throw JPEGDecodePlan.suspendedUnexpectedly() }
         return bitmap
@@ -138,8 +136,8 @@ final class JPEGIncrementalDecode {
         guard isFinal else { return nil }
         guard done else { throw JPEGDecodePlan.suspendedUnexpectedly() }
         _ = try decompressor.finish()
-        let bitmap = Bitmap(width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat, bytes: pixels)
-        pixels = []
+        let bitmap = pixels
+        pixels = .empty
         return plan.container(bitmap: bitmap, context: context, isPreview: false)
     }
 }

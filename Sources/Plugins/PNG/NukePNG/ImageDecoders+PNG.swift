@@ -56,17 +56,22 @@ extension ImageDecoders {
             adapter = IncrementalDecoderAdapter { PNGIncrementalDecoder(configuration: configuration) }
         }
 
+        /// Creates a decoder with the context's options, limits, cancellation and allocator.
+        public init(context: ImageDecodingContext) {
+            adapter = IncrementalDecoderAdapter { PNGIncrementalDecoder(context: context) }
+        }
+
         /// Creates a decoder for complete data, or returns `nil` when it is not a PNG.
         public convenience init?(data: Data, context: ImageDecodingContext) {
             guard Self.isPNG(data) else { return nil }
-            self.init(prefersHighBitDepth: context.prefersHighBitDepth, limits: context.limits, cancellation: context.cancellation)
+            self.init(context: context)
         }
 
         /// Creates a decoder for a download in progress, or returns `nil` when it is not a PNG
         /// (or fewer than 8 bytes arrived).
         public convenience init?(partiallyDownloadedData data: Data, context: ImageDecodingContext) {
             guard Self.isPNG(data) else { return nil }
-            self.init(prefersHighBitDepth: context.prefersHighBitDepth, limits: context.limits, cancellation: context.cancellation)
+            self.init(context: context)
         }
 
         /// `true` when `data` starts with the PNG signature.
@@ -115,7 +120,8 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
 
     convenience init(context: ImageDecodingContext) {
         self.init(configuration: PNGDecodingSession.Configuration(
-            prefersHighBitDepth: context.prefersHighBitDepth, limits: context.limits, cancellation: context.cancellation
+            prefersHighBitDepth: context.prefersHighBitDepth, limits: context.limits, cancellation: context.cancellation,
+            allocator: context.allocator
         ))
     }
 

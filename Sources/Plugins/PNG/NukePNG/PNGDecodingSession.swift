@@ -14,6 +14,8 @@ final class PNGDecodingSession {
         var prefersHighBitDepth: Bool
         var limits: ImageLimits
         var cancellation: ImageDecodingCancellation?
+        /// Where the pixels are allocated (the context's allocator: heap, pool, shared memory).
+        var allocator: PixelAllocator = .heap
 
         var isCancelled: Bool { (cancellation?.isCancelled ?? false) || Task.isCancelled }
     }
@@ -45,7 +47,7 @@ final class PNGDecodingSession {
 
     private(set) var header: Header?
     /// The decoded pixels, `bytesPerRow × height`; empty until the header is ready.
-    private var pixels: [UInt8] = []
+    private var pixels = Bitmap.empty
     /// `true` when rows libpng has not written yet are known to be zero.
     private var undecodedRowsAreZero = false
     /// `true` once an interlaced image was fed without filling Adam7 blocks: its rows are
@@ -176,13 +178,12 @@ final class PNGDecodingSession {
             format: .png, codec: LibPNG.codecName
         )
         let count = header.bytesPerRow * header.height
-        if zeroFill {
-            pixels = [UInt8](repeating: 0, count: count)
-            undecodedRowsAreZero = true
-        } else {
-            // Every byte is written by libpng before a complete image is returned.
-            pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
-        }
+        // Unless zero-filled, every byte is written by libpng before a complete image is returned.
+        pixels = try Bitmap(
+            width: header.width, height: header.height, pixelFormat: format,
+            bytesPerRow: header.bytesPerRow, storage: configuration.allocator.allocate(byteCount: count, zeroed: zeroFill)
+        )
+        undecodedRowsAreZero = zeroFill
         self.header = header
     }
 
@@ -229,10 +230,7 @@ final class PNGDecodingSession {
             }
         }
         // Shares the pixel storage: the next feed copies it only if the caller still holds it.
-        let bitmap = Bitmap(
-            width: header.width, height: header.height, pixelFormat: header.pixelFormat,
-            bytesPerRow: header.bytesPerRow, bytes: pixels
-        )
+        let bitmap = pixels
         return ImageContainer(image: makeImage(bitmap), type: .png, isPreview: true, userInfo: userInfo)
     }
 
@@ -246,11 +244,8 @@ final class PNGDecodingSession {
             let failure = incompleteError()
             throw failure
         }
-        let bitmap = Bitmap(
-            width: header.width, height: header.height, pixelFormat: header.pixelFormat,
-            bytesPerRow: header.bytesPerRow, bytes: pixels
-        )
-        pixels = []
+        let bitmap = pixels
+        pixels = .empty
         let container = ImageContainer(
             image: makeImage(bitmap), type: .png,
             userInfo: [.bytesConsumedKey: fedCount, .isProgressiveKey: header.isInterlaced]
