@@ -1,7 +1,11 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.3
 import PackageDescription
 
 // NukeCodecs: a minimal core plus one optional product per format.
+//
+// Swift 6.3 or later: the plugins announce themselves with SE-0492 `@section`/`@used` records,
+// which came with the Swift 6.3 toolchain. An older SwiftPM stops at the tools-version line above
+// with "package is using Swift tools version 6.3.0 but the installed version is ...".
 //
 // Every target names its folder with `path:`. A plugin folder (Sources/Plugins/<Format>)
 // holds the three targets of its format: the system library, our C shim, the Swift module.

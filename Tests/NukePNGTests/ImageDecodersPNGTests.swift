@@ -26,7 +26,7 @@ import Testing
         #expect(image.colorInfo.sRGBIntent == fixture.sRGBIntent)
         #expect(image.colorInfo.iccProfile?.count == fixture.iccSize)
         if let digest = fixture.iccSHA256, let profile = image.colorInfo.iccProfile {
-            #expect(SHA256.hex(profile) == digest)
+            #expect(FixtureDigest.sha256Hex(profile) == digest)
         }
         if fixture.orientation.map({ $0 != 1 }) ?? false {
             #expect(image.exif != nil)

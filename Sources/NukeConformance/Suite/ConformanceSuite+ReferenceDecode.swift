@@ -82,8 +82,8 @@ extension ConformanceSuite {
                 if let size = fixture.iccSize, icc.count != size {
                     result.fail(fixture, "\(route): ICC profile of \(icc.count) bytes, expected \(size)")
                 }
-                if let hash = fixture.iccSHA256, SHA256.hex(icc) != hash.lowercased() {
-                    result.fail(fixture, "\(route): ICC profile SHA-256 \(SHA256.hex(icc)), expected \(hash.lowercased())")
+                if let hash = fixture.iccSHA256, FixtureDigest.sha256Hex(icc) != hash.lowercased() {
+                    result.fail(fixture, "\(route): ICC profile SHA-256 \(FixtureDigest.sha256Hex(icc)), expected \(hash.lowercased())")
                 }
             } else {
                 result.fail(fixture, "\(route): no ICC profile, expected \(fixture.iccSize.map { "\($0) bytes" } ?? "one")")

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A decoded image with what the decoder knows about it.
 public struct ImageContainer: Sendable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A namespace for decoders NukeCore provides.
 public enum ImageDecoders {}

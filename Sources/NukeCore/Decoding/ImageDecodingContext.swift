@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a decoder is told when it is created: the data, whether it is complete, the
 /// requested size, the limits and the caller's extra information.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A namespace for encoders NukeCore provides.
 public enum ImageEncoders {}

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Colour information a file carried, kept so that an encoder or a colour-managed consumer
 /// can use it. NukeCore does not convert colours.

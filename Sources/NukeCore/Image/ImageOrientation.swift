@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How to rotate or flip the stored pixels for display, as the EXIF `Orientation` tag says.
 ///

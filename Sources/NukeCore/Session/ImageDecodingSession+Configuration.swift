@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension ImageDecodingSession {
     /// How a session finds its decoder and paces its previews.

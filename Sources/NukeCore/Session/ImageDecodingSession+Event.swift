@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension ImageDecodingSession {
     /// What a session reports, in this order: format, size, previews, then the final image or

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NukeCore
 
 /// One progressive decoding session: libjpeg with a suspending source, fed only the bytes it

@@ -1,5 +1,9 @@
 internal import CPNGShim
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NukeCore
 
 extension ImageEncoders {

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A small SHA-256 (FIPS 180-4), so that fixture ICC profiles can be checked against the
+/// A small SHA-256 (FIPS 180-4), named so it cannot collide with swift-crypto's `SHA256`, so that fixture ICC profiles can be checked against the
 /// manifest's `icc_sha256` without a dependency. Public for plugin tests that check the same.
-public enum SHA256 {
+public enum FixtureDigest {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -15,7 +15,7 @@ public enum SHA256 {
     ]
 
     /// The digest of `data` as 32 bytes.
-    public static func digest(_ data: Data) -> [UInt8] {
+    public static func sha256(_ data: Data) -> [UInt8] {
         var h: [UInt32] = [
             0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
         ]
@@ -54,8 +54,8 @@ public enum SHA256 {
     }
 
     /// The digest of `data` as 64 lowercase hexadecimal digits.
-    public static func hex(_ data: Data) -> String {
-        digest(data).map { byte in
+    public static func sha256Hex(_ data: Data) -> String {
+        sha256(data).map { byte in
             let digits = Array("0123456789abcdef")
             return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
         }.joined()
