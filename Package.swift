@@ -14,7 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 /// The three targets of a codec plugin, plus its test target.
 func plugin(
     _ format: String,
-    pkgConfig: String,
+    pkgConfig: String?,
     apt: [String],
     brew: [String],
     testResources: [Resource] = []
@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "NukeCore", targets: ["NukeCore"]),
         .library(name: "NukeJPEG", targets: ["NukeJPEG"]),
         .library(name: "NukePNG", targets: ["NukePNG"]),
+        .library(name: "NukeGIF", targets: ["NukeGIF"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
         .executable(name: "nuke", targets: ["nuke"]),
     ],
@@ -68,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukeJPEG", "NukePNG",
+                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
@@ -87,4 +88,8 @@ let package = Package(
         + plugin("JPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"], brew: ["jpeg-turbo"])
         // MARK: - PNG (libpng)
         + plugin("PNG", pkgConfig: "libpng", apt: ["libpng-dev"], brew: ["libpng"])
+        // MARK: - GIF (giflib)
+        // Debian's giflib has no pkg-config file: the module map links `gif` and includes
+        // gif_lib.h from the default include path.
+        + plugin("GIF", pkgConfig: nil, apt: ["libgif-dev"], brew: ["giflib"])
 )

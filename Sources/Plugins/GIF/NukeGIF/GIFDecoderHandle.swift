@@ -1,0 +1,70 @@
+internal import CGIFShim
+import NukeCore
+
+/// The one owner of a giflib decoding handle (`nukegif_decoder`).
+///
+/// giflib reads through a callback over the bytes each call passes in, so one handle serves
+/// a buffer that grows (progressive decoding) and random access to any frame whose bytes are
+/// all there: the shim positions the read cursor at the frame's image descriptor.
+final class GIFDecoderHandle {
+    private let decoder: OpaquePointer
+    private var isOpen = false
+
+    init() throws(ImageCodecError) {
+        guard let decoder = nukegif_decoder_create() else {
+            throw GIFLibrary.error(.internalFailure, .header, "out of memory creating the giflib decoder")
+        }
+        self.decoder = decoder
+    }
+
+    deinit { nukegif_decoder_destroy(decoder) }
+
+    /// How many warnings (damaged frames) giflib reported, and the first one.
+    var warnings: (count: Int, first: String) {
+        let diagnostics = nukegif_decoder_diagnostics(decoder)
+        let first = withUnsafeBytes(of: diagnostics.pointee.first_warning) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return (Int(diagnostics.pointee.warning_count), first)
+    }
+
+    private func failure(_ status: nuke_status, _ stage: ImageCodecError.Stage, _ context: String) -> ImageCodecError {
+        let diagnostics = nukegif_decoder_diagnostics(decoder)
+        let message = withUnsafeBytes(of: diagnostics.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let code = ImageCodecError.Code(shimStatus: Int32(status.rawValue)) ?? .internalFailure
+        return GIFLibrary.error(code, stage, "\(context): \(message)")
+    }
+
+    /// Opens giflib over the header and global colour table.
+    ///
+    /// The corresponding giflib function is `DGifOpen`.
+    func open(_ bytes: [UInt8]) throws(ImageCodecError) {
+        guard !isOpen else { return }
+        let status = bytes.withUnsafeBufferPointer { nukegif_decoder_open(decoder, $0.baseAddress!, $0.count) }
+        guard status == NUKE_STATUS_OK else { throw failure(status, .header, "reading the GIF header") }
+        isOpen = true
+    }
+
+    /// Decodes one frame's own rectangle into an `.rgba8` bitmap; rows the LZW data lacks
+    /// stay transparent (counted as a warning).
+    ///
+    /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
+    func decodeFrame(_ frame: GIFFrameRecord, index: Int, in bytes: [UInt8]) throws(ImageCodecError) -> Bitmap {
+        try open(bytes)
+        precondition(frame.end <= bytes.count, "a frame is decoded once all its bytes arrived")
+        if frame.width == 0 || frame.height == 0 {
+            return Bitmap(width: frame.width, height: frame.height, pixelFormat: .rgba8, bytes: [])
+        }
+        var status = NUKE_STATUS_OK
+        var rows: UInt32 = 0
+        let bitmap = Bitmap(width: frame.width, height: frame.height, pixelFormat: .rgba8, alphaMode: .straight) { buffer in
+            status = bytes.withUnsafeBufferPointer { input in
+                nukegif_decoder_decode_frame(
+                    decoder, input.baseAddress!, frame.end, frame.offset,
+                    UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
+                    buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &rows
+                )
+            }
+        }
+        guard status == NUKE_STATUS_OK else { throw failure(status, .decoding, "decoding GIF frame \(index + 1)") }
+        return bitmap
+    }
+}

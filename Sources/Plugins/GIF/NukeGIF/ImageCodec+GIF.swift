@@ -1,0 +1,25 @@
+import NukeCore
+
+extension ImageCodec {
+    /// GIF, decoded and encoded with giflib: still and animated, interlaced, global and local
+    /// colour tables, transparency, every disposal method, loop counts; frames decoded on
+    /// demand (``NukeCore/ImageContainer/animation``) and a preview per frame while downloading.
+    ///
+    /// Linking the `NukeGIF` product registers it with ``ImageDecoderRegistry/shared`` and
+    /// ``ImageEncoderRegistry/shared``; no call is needed.
+    public static let gif = ImageCodec(
+        info: ImageCodecInfo(
+            name: "NukeGIF",
+            type: .gif,
+            capabilities: [.decode, .encode, .progressive, .animation],
+            library: "giflib",
+            libraryVersion: GIFLibrary.version
+        ),
+        decoder: ImageDecoders.GIF.self,
+        makeEncoder: { options in ImageEncoders.GIF(options: options) }
+    )
+}
+
+/// Announces ``NukeCore/ImageCodec/gif`` to the registries from the `nuke_codecs` section.
+@section("nuke_codecs") @used
+let nukeGIFRecord: ImageCodecs.Record = { ImageCodecs.announce(.gif) }
