@@ -158,11 +158,18 @@ nuke_status nukegif_decoder_decode_frame(
         uint8_t *out = rgba + (size_t)y * width * 4;
         for (uint32_t x = 0; x < width; x++) {
             int index = decoder->line[x];
-            if (index == transparent_index || index >= colors) continue; // stays transparent
-            const GifColorType *c = &map->Colors[index];
-            out[x * 4] = c->Red;
-            out[x * 4 + 1] = c->Green;
-            out[x * 4 + 2] = c->Blue;
+            if (index == transparent_index) continue; // stays transparent
+            if (map == NULL) {
+                // No colour table at all: a grey ramp, as Pillow does (index 0 is black, as in ImageMagick).
+                out[x * 4] = out[x * 4 + 1] = out[x * 4 + 2] = (uint8_t)index;
+            } else if (index < colors) {
+                const GifColorType *c = &map->Colors[index];
+                out[x * 4] = c->Red;
+                out[x * 4 + 1] = c->Green;
+                out[x * 4 + 2] = c->Blue;
+            } else {
+                continue; // past the colour table: transparent
+            }
             out[x * 4 + 3] = 255;
         }
         *rows_decoded = row + 1;

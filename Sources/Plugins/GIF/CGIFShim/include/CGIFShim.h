@@ -38,7 +38,8 @@ nuke_status nukegif_decoder_open(nukegif_decoder *_Nonnull decoder, const uint8_
 /// Decodes the frame whose image descriptor (its 0x2C byte) is at `offset` in `data`, reading
 /// no further than `length` (the end of the frame's last data block), into `rgba`
 /// (`width × height × 4` bytes for the descriptor's size, straight alpha; the transparent
-/// index, when not -1, and indices past the colour table become transparent black).
+/// index, when not -1, and indices past the colour table become transparent black; a frame
+/// with neither a local nor a global colour table reads index i as grey (i, i, i), as Pillow does).
 /// Interlaced frames are de-interlaced. When the LZW data ends early or is damaged, the rows
 /// decoded are kept, the rest are transparent, a warning is counted and `*rows_decoded` tells
 /// how many rows arrived; the status is still OK. `data` and `rgba` are used only during the call.
