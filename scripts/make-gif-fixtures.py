@@ -12,8 +12,9 @@ coalesce clears a frame disposed to background to transparent, as browsers do; t
 cross-checks each reference against Pillow's own compositing where Pillow's semantics are the
 same (frames not disposed to background), and fails when they differ.
 
-manifest.json lists per fixture: frame count, canvas size, loop count (as stored, or null),
-durations (as stored, seconds) and disposal methods.
+manifest.json follows the conformance kit's schema (NukeConformance FixtureManifest), the
+reference being frame 0, plus per fixture: "frames", "loop" (as stored, or null) and "durations"
+(as stored, seconds). Two invalid files: a truncated animation and a zero-width screen.
 
 Environment: IM_CONVERT = ImageMagick's convert (default /usr/bin/convert).
 """
@@ -75,7 +76,14 @@ def to_p(im, transparent=True):
 
 
 def write_pam(path, im):
+    """Writes RGBA PAM; fully transparent pixels are written as transparent black (their colour
+    means nothing, and ImageMagick leaves the background colour there)."""
     im = im.convert("RGBA")
+    px = im.load()
+    for y in range(im.height):
+        for x in range(im.width):
+            if px[x, y][3] == 0:
+                px[x, y] = (0, 0, 0, 0)
     header = "P7\nWIDTH %d\nHEIGHT %d\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n" % im.size
     with open(path, "wb") as f:
         f.write(header.encode() + im.tobytes())
@@ -164,17 +172,27 @@ def make(out):
     # tiny delays: 0, 10 and 20 ms, loop forever.
     pillow_animation("tiny-delays.gif", [to_p(solid(8, 8, c), transparent=False) for c in colors], [0, 10, 20], 1, loop=0)
 
+    made_with = {
+        "still.gif": "Pillow (median-cut 200 colours, Pillow interlaces by default)",
+        "interlaced.gif": "gifsicle --interlace still.gif",
+        "transparent.gif": "Pillow, transparent index 255",
+        "dispose-none.gif": "Pillow save_all, disposal 1, local colour tables",
+        "dispose-background.gif": "Pillow save_all, disposal 2, local colour tables",
+        "dispose-previous.gif": "Pillow save_all, disposal 3, local colour tables",
+        "positions-loop3.gif": "gifsicle --loopcount=3 --position, 20x16 screen",
+        "mixed-disposal.gif": "gifsicle --disposal none/previous/background on sub-rectangles, no loop extension",
+        "outside.gif": "gifsicle, then the logical screen patched to 14x12: frame 2 partly, frame 3 wholly outside",
+        "tiny-delays.gif": "Pillow save_all, durations 0, 10 and 20 ms",
+    }
+    fixtures = []
     for name in sorted(os.listdir(out)):
         if not name.endswith(".gif"):
             continue
         path = os.path.join(out, name)
         stem = name[:-4]
         frames = coalesce(path)
-        im = Image.open(path)
-        pillow_frames = [f.convert("RGBA") for f in ImageSequence.Iterator(im)]
-        infos = []
-        for i, frame in enumerate(ImageSequence.Iterator(Image.open(path))):
-            infos.append({"duration": frame.info.get("duration", 0) / 1000.0})
+        pillow_frames = [f.convert("RGBA") for f in ImageSequence.Iterator(Image.open(path))]
+        durations = [f.info.get("duration", 0) / 1000.0 for f in ImageSequence.Iterator(Image.open(path))]
         if len(pillow_frames) != len(frames):
             sys.exit("make-gif-fixtures: %s: Pillow sees %d frames, ImageMagick %d" % (name, len(pillow_frames), len(frames)))
         for i, frame in enumerate(frames):
@@ -184,15 +202,37 @@ def make(out):
             for i, (a, b) in enumerate(zip(frames, pillow_frames)):
                 if not same_visible(a, b):
                     sys.exit("make-gif-fixtures: %s frame %d: ImageMagick and Pillow differ" % (name, i))
-        manifest[name] = {
+        im = Image.open(path)
+        fixtures.append({
+            "file": name,
+            "kind": "valid",
+            "reference": "%s.0.pam" % stem,
+            "tolerance": 0,
+            "width": im.size[0],
+            "height": im.size[1],
+            "lossless": True,
+            "made_with": made_with.get(name, ""),
+            "notes": "references: ImageMagick -coalesce, NAME.N.pam per frame" + ("; cross-checked with Pillow" if checked else ""),
             "frames": len(frames),
-            "canvas": list(Image.open(path).size),
-            "loop": Image.open(path).info.get("loop"),
-            "durations": [x["duration"] for x in infos],
-            "crossCheckedWithPillow": checked,
-        }
+            "loop": im.info.get("loop"),
+            "durations": durations,
+        })
+    # Invalid files: a truncated animation and a zero-width screen.
+    with open(os.path.join(out, "dispose-none.gif"), "rb") as f:
+        data = f.read()
+    with open(os.path.join(out, "truncated.gif"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    fixtures.append({"file": "truncated.gif", "kind": "invalid", "expected_error": "incomplete",
+                     "made_with": "the first half of dispose-none.gif", "notes": ""})
+    with open(os.path.join(out, "still.gif"), "rb") as f:
+        data = bytearray(f.read())
+    data[6:8] = b"\x00\x00"
+    with open(os.path.join(out, "zero-width.gif"), "wb") as f:
+        f.write(bytes(data))
+    fixtures.append({"file": "zero-width.gif", "kind": "invalid", "expected_error": "corrupt",
+                     "made_with": "still.gif with the logical screen width patched to 0", "notes": ""})
     with open(os.path.join(out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=2, sort_keys=True)
+        json.dump({"format": "gif", "fixtures": fixtures}, f, indent=2)
         f.write("\n")
 
 

@@ -28,9 +28,11 @@ enum GIFTestPaths {
     }
 }
 
-/// One fixture's line in Fixtures/gif/manifest.json.
+/// One valid fixture of Fixtures/gif/manifest.json (the conformance kit's schema plus the
+/// GIF fields `frames`, `loop` and `durations`).
 struct GIFFixture: Decodable, Sendable, CustomStringConvertible {
-    var name: String = ""
+    var name: String
+    var kind: String
     var frames: Int
     var canvas: [Int]
     var loop: Int?
@@ -38,18 +40,26 @@ struct GIFFixture: Decodable, Sendable, CustomStringConvertible {
 
     var description: String { name }
 
-    private enum CodingKeys: String, CodingKey { case frames, canvas, loop, durations }
+    private enum CodingKeys: String, CodingKey { case file, kind, width, height, frames, loop, durations }
 
-    /// Every fixture, sorted by name; empty when the manifest is absent.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .file)
+        kind = try c.decode(String.self, forKey: .kind)
+        frames = try c.decodeIfPresent(Int.self, forKey: .frames) ?? 0
+        canvas = [try c.decodeIfPresent(Int.self, forKey: .width) ?? 0, try c.decodeIfPresent(Int.self, forKey: .height) ?? 0]
+        loop = try c.decodeIfPresent(Int.self, forKey: .loop)
+        durations = try c.decodeIfPresent([Double].self, forKey: .durations) ?? []
+    }
+
+    private struct Manifest: Decodable { var fixtures: [GIFFixture] }
+
+    /// Every valid fixture, sorted by name; empty when the manifest is absent.
     static let all: [GIFFixture] = {
         let url = GIFTestPaths.fixtures.appendingPathComponent("manifest.json")
         guard let data = try? Data(contentsOf: url),
-              let entries = try? JSONDecoder().decode([String: GIFFixture].self, from: data) else { return [] }
-        return entries.map { name, fixture in
-            var fixture = fixture
-            fixture.name = name
-            return fixture
-        }.sorted { $0.name < $1.name }
+              let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else { return [] }
+        return manifest.fixtures.filter { $0.kind == "valid" }.sorted { $0.name < $1.name }
     }()
 }
 
