@@ -1,4 +1,5 @@
 internal import CGIFShim
+import Foundation
 import NukeCore
 
 /// The one owner of a giflib decoding handle (`nukegif_decoder`).
@@ -36,9 +37,11 @@ final class GIFDecoderHandle {
     /// Opens giflib over the header and global colour table.
     ///
     /// The corresponding giflib function is `DGifOpen`.
-    func open(_ bytes: [UInt8]) throws(ImageCodecError) {
+    func open(_ bytes: Data) throws(ImageCodecError) {
         guard !isOpen else { return }
-        let status = bytes.withUnsafeBufferPointer { nukegif_decoder_open(decoder, $0.baseAddress!, $0.count) }
+        let status = bytes.withUnsafeBytes { raw in
+            nukegif_decoder_open(decoder, raw.bindMemory(to: UInt8.self).baseAddress!, raw.count)
+        }
         guard status == NUKE_STATUS_OK else { throw failure(status, .header, "reading the GIF header") }
         isOpen = true
     }
@@ -47,7 +50,7 @@ final class GIFDecoderHandle {
     /// stay transparent (counted as a warning).
     ///
     /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
-    func decodeFrame(_ frame: GIFFrameRecord, index: Int, in bytes: [UInt8]) throws(ImageCodecError) -> Bitmap {
+    func decodeFrame(_ frame: GIFFrameRecord, index: Int, in bytes: Data) throws(ImageCodecError) -> Bitmap {
         try open(bytes)
         precondition(frame.end <= bytes.count, "a frame is decoded once all its bytes arrived")
         if frame.width == 0 || frame.height == 0 {
@@ -56,9 +59,9 @@ final class GIFDecoderHandle {
         var status = NUKE_STATUS_OK
         var rows: UInt32 = 0
         let bitmap = Bitmap(width: frame.width, height: frame.height, pixelFormat: .rgba8, alphaMode: .straight) { buffer in
-            status = bytes.withUnsafeBufferPointer { input in
+            status = bytes.withUnsafeBytes { raw in
                 nukegif_decoder_decode_frame(
-                    decoder, input.baseAddress!, frame.end, frame.offset,
+                    decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,
                     UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
                     buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &rows
                 )

@@ -1,14 +1,15 @@
+import Foundation
 import NukeCore
 
 /// Decodes a complete GIF's frames for ``NukeCore/ImageAnimation``: random access by frame,
 /// since ``GIFScanner`` found every frame's bytes, so a seek costs nothing to skip.
 final class GIFFrameDecoder: AnimationFrameDecoding {
-    private let bytes: [UInt8]
+    private let bytes: Data
     private let frames: [GIFFrameRecord]
     private let handle: GIFDecoderHandle
     private let cancellation: ImageDecodingCancellation?
 
-    init(bytes: [UInt8], frames: [GIFFrameRecord], cancellation: ImageDecodingCancellation?) throws(ImageCodecError) {
+    init(bytes: Data, frames: [GIFFrameRecord], cancellation: ImageDecodingCancellation?) throws(ImageCodecError) {
         self.bytes = bytes
         self.frames = frames
         self.handle = try GIFDecoderHandle()

@@ -21,7 +21,8 @@ final class GIFIncrementalDecoder {
 
     private let limits: ImageLimits
     private let cancellation: ImageDecodingCancellation?
-    private(set) var bytes: [UInt8] = []
+    /// Every byte pushed. A first push of a whole `Data` shares its storage (no copy).
+    private(set) var bytes = Data()
     private var scanner = GIFScanner()
     private var isFinished = false
     private var didReportHeader = false
@@ -40,7 +41,12 @@ final class GIFIncrementalDecoder {
     /// Appends bytes not seen before.
     func push(_ newBytes: Data) {
         precondition(!isFinished, "push after finish")
-        bytes.append(contentsOf: newBytes)
+        if bytes.isEmpty {
+            // Share the caller's storage; the scanner and the shim index from 0.
+            bytes = newBytes.startIndex == 0 ? newBytes : Data(newBytes)
+        } else {
+            bytes.append(newBytes)
+        }
     }
 
     /// Declares that no more bytes will come.

@@ -1,3 +1,4 @@
+import Foundation
 import NukeCore
 
 /// Walks a GIF's blocks as bytes arrive, without decoding pixels.
@@ -54,11 +55,12 @@ struct GIFScanner: Sendable {
     /// Scans what `bytes` adds.
     ///
     /// - Parameters:
-    ///   - bytes: Every byte of the file received so far (a prefix of the file).
+    ///   - bytes: Every byte of the file received so far (a prefix of the file), indexed from 0.
     ///   - limits: The frame count is checked as images are found.
     /// - Throws: ``ImageCodecError`` `.corrupt` for a file that is not a GIF or has a block
     ///   no GIF has; `.limitExceeded` for too many frames.
-    mutating func scan(_ bytes: [UInt8], limits: ImageLimits) throws(ImageCodecError) {
+    mutating func scan(_ bytes: Data, limits: ImageLimits) throws(ImageCodecError) {
+        precondition(bytes.startIndex == 0, "the scanner indexes from 0")
         let count = bytes.count
         if screen == nil {
             let signature = Array(bytes.prefix(6))
