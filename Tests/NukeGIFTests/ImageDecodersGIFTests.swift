@@ -193,3 +193,26 @@ struct ImageDecodersGIFTests {
         #expect(error.code == .cancelled)
     }
 }
+
+@Suite("ImageDecoders.GIF cancellation within a frame")
+struct ImageDecodersGIFRowCancellationTests {
+    @Test("a frame stops between rows once cancelled, and the handle decodes the next frame")
+    func cancelledBetweenRows() throws {
+        // A 300×300 two-frame animation from the encoder. Cancelling from another thread is
+        // racy, so cancel before the call: the shim's row callback sees it at row 63.
+        let frame = Bitmap(width: 300, height: 300, pixelFormat: .rgba8, bytes: [UInt8](repeating: 200, count: 300 * 300 * 4))
+        let data = try ImageEncoders.GIF().encode(Image(frames: [ImageFrame(bitmap: frame, duration: 0.1), ImageFrame(bitmap: frame, duration: 0.1)]))
+        var scanner = GIFScanner()
+        try scanner.scan(data, limits: .default)
+        let handle = try GIFDecoderHandle()
+        let cancellation = ImageDecodingCancellation()
+        cancellation.cancel()
+        let error = try #require(throws: ImageCodecError.self) {
+            try handle.decodeFrame(scanner.frames[0], index: 0, in: data, cancellation: cancellation)
+        }
+        #expect(error.code == .cancelled)
+        #expect(error.message.contains("after 63 rows"))
+        let decoded = try handle.decodeFrame(scanner.frames[1], index: 1, in: data, cancellation: nil)
+        #expect(decoded.sample(x: 299, y: 299, channel: 0) == 200)
+    }
+}

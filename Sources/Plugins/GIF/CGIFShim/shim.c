@@ -99,7 +99,8 @@ nuke_status nukegif_decoder_decode_frame(
     uint32_t expected_width, uint32_t expected_height,
     int32_t transparent_index,
     uint8_t *rgba, size_t rgba_length,
-    uint32_t *rows_decoded
+    uint32_t *rows_decoded,
+    int (*is_cancelled)(void *context), void *context
 ) {
     *rows_decoded = 0;
     GifFileType *gif = decoder->gif;
@@ -150,6 +151,11 @@ nuke_status nukegif_decoder_decode_frame(
         y = nukegif_pass_start[pass];
     }
     for (uint32_t row = 0; row < height; row++) {
+        if (is_cancelled != NULL && row % 64 == 63 && is_cancelled(context)) {
+            nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
+            status = NUKE_STATUS_PAUSED;
+            break;
+        }
         if (DGifGetLine(gif, decoder->line, (int)width) == GIF_ERROR) {
             // Short or damaged LZW data: keep what arrived, as browsers show it.
             nuke_diagnostics_add_warning(&decoder->diagnostics, GifErrorString(gif->Error));

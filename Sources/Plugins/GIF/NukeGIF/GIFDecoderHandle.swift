@@ -50,7 +50,9 @@ final class GIFDecoderHandle {
     /// stay transparent (counted as a warning).
     ///
     /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
-    func decodeFrame(_ frame: GIFFrameRecord, index: Int, in bytes: Data) throws(ImageCodecError) -> Bitmap {
+    /// - Parameter cancellation: Checked every 64 rows, through a C callback (callers check it
+    ///   between frames).
+    func decodeFrame(_ frame: GIFFrameRecord, index: Int, in bytes: Data, cancellation: ImageDecodingCancellation?) throws(ImageCodecError) -> Bitmap {
         try open(bytes)
         precondition(frame.end <= bytes.count, "a frame is decoded once all its bytes arrived")
         if frame.width == 0 || frame.height == 0 {
@@ -63,9 +65,18 @@ final class GIFDecoderHandle {
                 nukegif_decoder_decode_frame(
                     decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,
                     UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
-                    buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &rows
+                    buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &rows,
+                    cancellation == nil ? nil : { context in
+                        // Runs inside giflib's row loop (giflib has no longjmp): reads the flag only.
+                        guard let context else { return 0 }
+                        return Unmanaged<ImageDecodingCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+                    },
+                    cancellation.map { Unmanaged.passUnretained($0).toOpaque() }
                 )
             }
+        }
+        if status == NUKE_STATUS_PAUSED {
+            throw GIFLibrary.error(.cancelled, "cancelled in GIF frame \(index + 1) after \(rows) rows")
         }
         guard status == NUKE_STATUS_OK else { throw failure(status, .decoding, "decoding GIF frame \(index + 1)") }
         return bitmap

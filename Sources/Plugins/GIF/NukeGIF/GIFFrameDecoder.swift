@@ -20,14 +20,14 @@ final class GIFFrameDecoder: AnimationFrameDecoding {
 
     func info(at index: Int) -> AnimationFrameInfo { frames[index].info }
 
-    /// Decodes frame `index`; checks cancellation first.
+    /// Decodes frame `index`; checks cancellation before it and every 64 rows.
     ///
     /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
     func decodeFrame(at index: Int) throws(ImageCodecError) -> Bitmap {
         if cancellation?.isCancelled == true {
             throw GIFLibrary.error(.cancelled, "cancelled before GIF frame \(index + 1)")
         }
-        return try handle.decodeFrame(frames[index], index: index, in: bytes)
+        return try handle.decodeFrame(frames[index], index: index, in: bytes, cancellation: cancellation)
     }
 
     /// Nothing to do: every frame's bytes are known, so any frame can be decoded next.

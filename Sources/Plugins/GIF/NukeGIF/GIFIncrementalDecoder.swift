@@ -119,7 +119,7 @@ final class GIFIncrementalDecoder {
     private func compositeNextFrame(screen: GIFScanner.Screen) throws(ImageCodecError) -> Bitmap {
         let index = framesComposited
         let frame = scanner.frames[index]
-        let pixels = try frameHandle().decodeFrame(frame, index: index, in: bytes)
+        let pixels = try frameHandle().decodeFrame(frame, index: index, in: bytes, cancellation: cancellation)
         if compositor == nil { compositor = AnimationCompositor(width: screen.width, height: screen.height) }
         let canvas = compositor!.draw(pixels, info: frame.info)
         if index == 0 { firstCanvas = canvas }

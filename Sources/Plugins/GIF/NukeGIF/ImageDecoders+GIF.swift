@@ -46,7 +46,7 @@ extension ImageDecoders {
         ///
         /// - Parameters:
         ///   - limits: Bounds checked before pixels are allocated.
-        ///   - cancellation: Checked before each frame.
+        ///   - cancellation: Checked before each frame and every 64 rows within one.
         public init(limits: ImageLimits = .default, cancellation: ImageDecodingCancellation? = nil) {
             self.limits = limits
             self.cancellation = cancellation

@@ -44,6 +44,10 @@ nuke_status nukegif_decoder_open(nukegif_decoder *_Nonnull decoder, const uint8_
 /// decoded are kept, the rest are transparent, a warning is counted and `*rows_decoded` tells
 /// how many rows arrived; the status is still OK. `data` and `rgba` are used only during the call.
 ///
+/// Cancellation: when `is_cancelled` is given, it is called with `context` every 64 rows; when
+/// it returns non-zero the frame stops there and the call returns `NUKE_STATUS_PAUSED` (the
+/// caller reports the cancellation; the handle stays usable for another frame).
+///
 /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
 nuke_status nukegif_decoder_decode_frame(
     nukegif_decoder *_Nonnull decoder,
@@ -51,7 +55,8 @@ nuke_status nukegif_decoder_decode_frame(
     uint32_t expected_width, uint32_t expected_height,
     int32_t transparent_index,
     uint8_t *_Nonnull rgba, size_t rgba_length,
-    uint32_t *_Nonnull rows_decoded
+    uint32_t *_Nonnull rows_decoded,
+    int (*_Nullable is_cancelled)(void *_Nullable context), void *_Nullable context
 );
 
 /// A giflib encoding handle writing to memory.
