@@ -31,7 +31,7 @@ public struct AnimationCompositor: Sendable {
 
     /// Clears the canvas to transparent, as before the first frame.
     public mutating func reset() {
-        for i in canvas.indices { canvas[i] = 0 }
+        canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         saved = []
         pending = nil
     }
@@ -92,9 +92,7 @@ public struct AnimationCompositor: Sendable {
             let canvasWidth = width
             canvas.withUnsafeMutableBufferPointer { c in
                 for y in rect.y0..<rect.y1 {
-                    let start = (y * canvasWidth + rect.x0) * 4
-                    UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(c)[start..<(start + rowBytes)])
-                        .initializeMemory(as: UInt8.self, repeating: 0)
+                    (c.baseAddress! + (y * canvasWidth + rect.x0) * 4).update(repeating: 0, count: rowBytes)
                 }
             }
         case .previous:
