@@ -34,3 +34,27 @@ import Testing
         #expect(text.stdout.contains("0.07, 0.07, 0.07 s as stored"))
     }
 }
+
+@Suite struct AnimatedConvertTests {
+    @Test func convertKeepsTheAnimationWhenTheOutputCanHoldIt() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let gif = directory.appendingPathComponent("out.gif").path
+        let png = directory.appendingPathComponent("out.png").path
+        #expect(try NukeBinary.run("convert", "Fixtures/gif/dispose-previous.gif", gif).status == 0)
+        #expect(try NukeBinary.run("convert", "Fixtures/gif/dispose-previous.gif", png).status == 0)
+        let output = try NukeBinary.run("info", "--json", gif, png)
+        let objects = try #require(try NukeBinary.json(output) as? [[String: Any]])
+        #expect(objects[0]["frames"] as? Int == 3)
+        #expect(objects[0]["durations"] as? [Double] == [0.1, 0.2, 0.3])
+        #expect(objects[1]["frames"] as? Int == 1)
+        // The re-encoded frames are the original's composited frames.
+        let frames = try NukeBinary.run("frames", gif, "--output-dir", directory.path)
+        #expect(frames.status == 0)
+        for index in 0..<3 {
+            let written = try Netpbm.decode(Data(contentsOf: directory.appendingPathComponent("out.\(index).pam")))
+            let reference = try Netpbm.decode(Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/gif/dispose-previous.\(index).pam")))
+            #expect(written == reference, "frame \(index)")
+        }
+    }
+}
