@@ -185,9 +185,7 @@ def make(out):
         "tiny-delays.gif": "Pillow save_all, durations 0, 10 and 20 ms",
     }
     fixtures = []
-    for name in sorted(os.listdir(out)):
-        if not name.endswith(".gif"):
-            continue
+    for name in sorted(made_with):
         path = os.path.join(out, name)
         stem = name[:-4]
         frames = coalesce(path)
