@@ -90,6 +90,19 @@ struct ImageDecodersGIFTests {
         return Data(bytes)
     }
 
+    @Test("LZW data that ends early inside a complete frame keeps the rows decoded, with a warning")
+    func shortLZWData() throws {
+        // A 1×2 screen and image whose LZW data holds one pixel: row 1 is missing.
+        var bytes = [UInt8](Self.tinyGIF(screenWidth: 1, screenHeight: 2))
+        bytes[13 + 6 + 7] = 2 // image height 2
+        let container = try ImageDecoders.GIF().decode(Data(bytes))
+        let bitmap = container.image.bitmap
+        #expect(bitmap.sample(x: 0, y: 0, channel: 3) == 255)
+        #expect(bitmap.sample(x: 0, y: 0, channel: 0) == 255)
+        #expect(bitmap.sample(x: 0, y: 1, channel: 3) == 0)
+        #expect((container.userInfo[.gifWarningsKey] as? String)?.contains("1 damaged frame") == true)
+    }
+
     @Test("a huge screen fails with limitExceeded before any pixel is allocated")
     func hugeScreen() throws {
         let data = Self.tinyGIF(screenWidth: 65535, screenHeight: 65535)

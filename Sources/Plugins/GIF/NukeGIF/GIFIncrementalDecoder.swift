@@ -139,7 +139,7 @@ final class GIFIncrementalDecoder {
         var image = Image(bitmap: first)
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: frames[0].isInterlaced, .frameCountKey: frames.count]
         if let handle, handle.warnings.count > 0 {
-            userInfo["nukecodecs/warnings"] = "\(handle.warnings.count) damaged frame(s): \(handle.warnings.first)"
+            userInfo[.gifWarningsKey] = "\(handle.warnings.count) damaged frame(s): \(handle.warnings.first)"
         }
         var animation: ImageAnimation?
         if frames.count > 1 {
