@@ -188,7 +188,10 @@ struct ImageDecodersGIFTests {
     }
 
     @Test("the codec registers itself")
-    func registration() {
+    func registration() throws {
+        let data = Self.tinyGIF(screenWidth: 2, screenHeight: 1)
+        #expect(try ImageDecoderRegistry.shared.decode(data).type == .gif)
+        #expect(ImageEncoderRegistry.shared.encoder(for: .gif) is ImageEncoders.GIF)
         #expect(ImageCodec.gif.info.type == .gif)
         #expect(ImageCodec.gif.info.libraryVersion == "5.2.1")
         #expect(ImageCodec.gif.info.capabilities.contains(.animation))
