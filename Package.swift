@@ -18,7 +18,7 @@ let swiftSettings: [SwiftSetting] = [
 /// The three targets of a codec plugin, plus its test target.
 func plugin(
     _ format: String,
-    pkgConfig: String,
+    pkgConfig: String?,
     apt: [String],
     brew: [String],
     testResources: [Resource] = []
@@ -47,6 +47,7 @@ let package = Package(
         .library(name: "NukeCore", targets: ["NukeCore"]),
         .library(name: "NukeJPEG", targets: ["NukeJPEG"]),
         .library(name: "NukePNG", targets: ["NukePNG"]),
+        .library(name: "NukeGIF", targets: ["NukeGIF"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
         .executable(name: "nuke", targets: ["nuke"]),
     ],
@@ -72,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukeJPEG", "NukePNG", "NukeConformance",
+                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
@@ -91,4 +92,8 @@ let package = Package(
         + plugin("JPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"], brew: ["jpeg-turbo"])
         // MARK: - PNG (libpng)
         + plugin("PNG", pkgConfig: "libpng", apt: ["libpng-dev"], brew: ["libpng"])
+        // MARK: - GIF (giflib)
+        // Debian's giflib has no pkg-config file: the module map links `gif` and includes
+        // gif_lib.h from the default include path.
+        + plugin("GIF", pkgConfig: nil, apt: ["libgif-dev"], brew: ["giflib"])
 )

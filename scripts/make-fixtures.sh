@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates Fixtures/jpeg and Fixtures/png (images, PAM reference decodes, manifest.json).
+# Regenerates Fixtures/jpeg, Fixtures/png and Fixtures/gif (images, PAM reference decodes, manifest.json).
 #
 #   scripts/make-fixtures.sh
 #
@@ -36,6 +36,7 @@ missing=()
 command -v cjpeg >/dev/null && command -v djpeg >/dev/null || missing+=(libjpeg-turbo-progs)
 find_imagemagick >/dev/null || missing+=(imagemagick)
 command -v pngtopam >/dev/null || missing+=(netpbm)
+command -v gifsicle >/dev/null || missing+=(gifsicle)
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 "$python" -c 'import numpy' 2>/dev/null || "$python" -m pip install numpy
@@ -45,3 +46,4 @@ IM_CONVERT="$(find_imagemagick)" || { echo "make-fixtures: ImageMagick not found
 export IM_CONVERT
 
 "$python" "$root/scripts/make-fixtures.py" "$root/Fixtures"
+"$python" "$root/scripts/make-gif-fixtures.py" "$root/Fixtures"

@@ -40,7 +40,13 @@ struct Conversion: Sendable {
             context.targetSize = box
             context.contentMode = .aspectFit
         }
-        var image = try ImageDecoderRegistry.shared.decode(context).image
+        let container = try ImageDecoderRegistry.shared.decode(context)
+        var image = container.image
+        if let animation = container.animation, case .encoded(let type) = format,
+           ImageEncoderRegistry.shared.encoder(for: type, options: options) is any AnimatedImageEncoding {
+            // The output format holds animations: decode every frame (within the limits).
+            image = try animation.image(limits: context.limits)
+        }
         if let maxSize = box, image.width > 0, image.height > 0 {
             let size = ImageSize(width: image.width, height: image.height)
             let fit = ImageResampler.targetSize(for: size, fitting: maxSize, contentMode: .aspectFit)

@@ -7,7 +7,7 @@ import NukeJPEG
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Show format, size, pixel format, frames, orientation, ICC profile and progressive scans.",
+        abstract: "Show format, size, pixel format, frames (loop count, durations), orientation, ICC profile and progressive scans.",
         discussion: "The header is read in pure Swift (ImageHeader); the rest comes from decoding the file with the registry."
     )
 
@@ -66,7 +66,14 @@ struct InfoCommand: ParsableCommand {
             if let width, let height { add("size", "\(width)×\(height)") }
             if let image {
                 add("pixel format", "\(image.bitmap.pixelFormat), alpha \(image.bitmap.alphaMode.rawValue)")
-                add("frames", image.isAnimated ? "\(image.frames.count), loop count \(image.loopCount == 0 ? "forever" : String(image.loopCount))" : "1")
+                if let animation = container?.animation {
+                    let durations = animation.frameInfos.prefix(8).map { "\($0.duration)" }.joined(separator: ", ")
+                    let more = animation.frameCount > 8 ? ", ..." : ""
+                    add("frames", "\(animation.frameCount) (decoded on demand), loop count \(animation.loopCount == 0 ? "forever" : String(animation.loopCount))")
+                    add("durations", "\(durations)\(more) s as stored; \(animation.duration) s per loop")
+                } else {
+                    add("frames", image.isAnimated ? "\(image.frames.count), loop count \(image.loopCount == 0 ? "forever" : String(image.loopCount))" : "1")
+                }
                 add("orientation", "\(image.orientation.rawValue) (\(image.orientation))")
                 add("ICC profile", image.iccProfile.map { "\($0.count) bytes" } ?? "none")
             } else if let header {
@@ -93,8 +100,9 @@ struct InfoCommand: ParsableCommand {
                 "bitDepth": JSONOutput.orNull(image?.bitmap.pixelFormat.bitsPerChannel ?? header?.bitDepth),
                 "channels": JSONOutput.orNull(image?.bitmap.pixelFormat.channelCount ?? header?.componentCount),
                 "hasAlpha": JSONOutput.orNull(image?.hasAlpha ?? header?.hasAlpha),
-                "frames": JSONOutput.orNull(image?.frames.count ?? header?.frameCount),
-                "loopCount": JSONOutput.orNull(image?.loopCount),
+                "frames": JSONOutput.orNull(container?.animation?.frameCount ?? image?.frames.count ?? header?.frameCount),
+                "loopCount": JSONOutput.orNull(container?.animation?.loopCount ?? image?.loopCount),
+                "durations": JSONOutput.orNull(container?.animation.map { $0.frameInfos.map(\.duration) } ?? image.map { $0.frames.compactMap(\.duration) }),
                 "orientation": JSONOutput.orNull(image.map { Int($0.orientation.rawValue) } ?? header?.orientation.map { Int($0.rawValue) }),
                 "iccProfile": JSONOutput.orNull(image.map { $0.iccProfile != nil }),
                 "iccProfileSize": JSONOutput.orNull(image?.iccProfile?.count),

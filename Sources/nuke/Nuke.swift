@@ -19,6 +19,6 @@ struct Nuke: AsyncParsableCommand {
           4   a file could not be read or written
           64  usage error (swift-argument-parser's default)
         """,
-        subcommands: [FormatsCommand.self, InfoCommand.self, ConvertCommand.self, ProgressiveCommand.self]
+        subcommands: [FormatsCommand.self, InfoCommand.self, ConvertCommand.self, ProgressiveCommand.self, FramesCommand.self]
     )
 }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct InfoCommandTests {
     static let keys: Set = ["file", "bytes", "format", "type", "width", "height", "pixelFormat", "bitDepth", "channels",
-                            "hasAlpha", "frames", "loopCount", "orientation", "iccProfile", "iccProfileSize", "progressive",
+                            "hasAlpha", "frames", "loopCount", "durations", "orientation", "iccProfile", "iccProfileSize", "progressive",
                             "interlaced", "scans", "error"]
 
     @Test(arguments: NukeBinary.fixtures("jpeg").filter { $0.expectedError == nil })

@@ -16,9 +16,16 @@ public struct ImageContainer: Sendable {
     public var data: Data?
     /// Extra information, such as ``UserInfoKey/scanNumberKey``.
     public var userInfo: [UserInfoKey: any Sendable]
+    /// The animation, decoded on demand, when the image is animated; ``image`` is its first
+    /// frame (composited).
+    public var animation: ImageAnimation?
 
-    public init(image: Image, type: ImageType? = nil, isPreview: Bool = false, data: Data? = nil, userInfo: [UserInfoKey: any Sendable] = [:]) {
+    public init(
+        image: Image, type: ImageType? = nil, isPreview: Bool = false, data: Data? = nil,
+        userInfo: [UserInfoKey: any Sendable] = [:], animation: ImageAnimation? = nil
+    ) {
         self.image = image
+        self.animation = animation
         self.type = type
         self.isPreview = isPreview
         self.data = data
@@ -44,5 +51,7 @@ public struct ImageContainer: Sendable {
         public static let originalSizeKey: UserInfoKey = "nukecodecs/original-size"
         /// `true` when the file is progressive (JPEG) or interlaced (PNG), as a `Bool`.
         public static let isProgressiveKey: UserInfoKey = "nukecodecs/is-progressive"
+        /// How many frames of an animation a preview has complete (`Int`).
+        public static let frameCountKey: UserInfoKey = "nukecodecs/frame-count"
     }
 }

@@ -1,0 +1,162 @@
+/// Draws an animation's frames onto its canvas as browsers do.
+///
+/// The canvas starts fully transparent. For each frame, in order, ``draw(_:info:)``:
+/// 1. disposes of the previous frame: `.background` clears its (clipped) rectangle to
+///    transparent black, as browsers do (not to the GIF background colour); `.previous`
+///    restores the rectangle to what it held before that frame was drawn;
+/// 2. when this frame's disposal is `.previous`, saves what its rectangle holds now;
+/// 3. draws the frame's pixels in its rectangle, clipped to the canvas: `.source` replaces
+///    them, `.over` composites source-over with straight alpha
+///    (`αo = αs + αd(1 − αs)`, `Co = (Cs·αs + Cd·αd(1 − αs)) / αo`, rounded).
+///
+/// It holds the canvas plus, for a frame disposed to previous, a copy of that frame's rectangle.
+/// One compositor in the core serves every format's plugin.
+public struct AnimationCompositor: Sendable {
+    /// The canvas size.
+    public let width: Int
+    public let height: Int
+    private var canvas: [UInt8]
+    /// The saved rectangle (clipped) of the last frame when its disposal is `.previous`.
+    private var saved: [UInt8] = []
+    /// The last frame drawn, whose disposal applies before the next one.
+    private var pending: AnimationFrameInfo?
+
+    /// Creates a compositor with a transparent `width × height` canvas.
+    public init(width: Int, height: Int) {
+        precondition(width >= 0 && height >= 0, "negative canvas size")
+        self.width = width
+        self.height = height
+        self.canvas = [UInt8](repeating: 0, count: width * height * 4)
+    }
+
+    /// Clears the canvas to transparent, as before the first frame.
+    public mutating func reset() {
+        canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        saved = []
+        pending = nil
+    }
+
+    /// The canvas as it stands, `.rgba8` with straight alpha.
+    public var canvasBitmap: Bitmap {
+        Bitmap(width: width, height: height, pixelFormat: .rgba8, alphaMode: .straight, bytes: canvas)
+    }
+
+    /// The bytes a compositor holds at most for this canvas, plus the largest frame, so a
+    /// caller can check a memory budget: canvas + saved rectangle (at most a canvas) + one frame.
+    public static func bytesNeeded(canvasWidth: Int, canvasHeight: Int, largestFrameBytes: Int) -> Int? {
+        let (pixels, o1) = canvasWidth.multipliedReportingOverflow(by: canvasHeight)
+        let (canvasBytes, o2) = pixels.multipliedReportingOverflow(by: 4)
+        let (two, o3) = canvasBytes.multipliedReportingOverflow(by: 2)
+        let (total, o4) = two.addingReportingOverflow(largestFrameBytes)
+        return o1 || o2 || o3 || o4 ? nil : total
+    }
+
+    /// The part of `info`'s rectangle inside the canvas, or `nil` when nothing is.
+    private func clip(_ info: AnimationFrameInfo) -> (x0: Int, y0: Int, x1: Int, y1: Int)? {
+        let x0 = max(info.x, 0), y0 = max(info.y, 0)
+        let x1 = min(info.x &+ info.width, width), y1 = min(info.y &+ info.height, height)
+        return x0 < x1 && y0 < y1 ? (x0, y0, x1, y1) : nil
+    }
+
+    /// Draws one frame and returns the canvas.
+    ///
+    /// - Parameters:
+    ///   - frame: The frame's own rectangle, `.rgba8` with straight alpha, `info.width ×
+    ///     info.height` (misuse traps).
+    ///   - info: Where and how to draw it.
+    /// - Returns: The canvas after the frame, `.rgba8` with straight alpha.
+    @discardableResult
+    public mutating func draw(_ frame: Bitmap, info: AnimationFrameInfo) -> Bitmap {
+        precondition(frame.pixelFormat == .rgba8, "frames are rgba8")
+        precondition(frame.width == info.width && frame.height == info.height, "frame size differs from its info")
+        dispose()
+        let rect = clip(info)
+        if info.disposal == .previous {
+            saved = rect.map { copyRect($0) } ?? []
+        }
+        if let rect {
+            blend(frame, info: info, rect: rect)
+        }
+        pending = info
+        return canvasBitmap
+    }
+
+    /// Applies the pending frame's disposal.
+    private mutating func dispose() {
+        guard let last = pending, let rect = clip(last) else { return }
+        let rowBytes = (rect.x1 - rect.x0) * 4
+        switch last.disposal {
+        case .none:
+            break
+        case .background:
+            let canvasWidth = width
+            canvas.withUnsafeMutableBufferPointer { c in
+                for y in rect.y0..<rect.y1 {
+                    (c.baseAddress! + (y * canvasWidth + rect.x0) * 4).update(repeating: 0, count: rowBytes)
+                }
+            }
+        case .previous:
+            guard saved.count == rowBytes * (rect.y1 - rect.y0) else { break }
+            let canvasWidth = width
+            canvas.withUnsafeMutableBufferPointer { c in
+                saved.withUnsafeBufferPointer { s in
+                    for y in rect.y0..<rect.y1 {
+                        let start = (y * canvasWidth + rect.x0) * 4
+                        let from = (y - rect.y0) * rowBytes
+                        UnsafeMutableRawPointer(c.baseAddress! + start)
+                            .copyMemory(from: s.baseAddress! + from, byteCount: rowBytes)
+                    }
+                }
+            }
+            saved = []
+        }
+        pending = nil
+    }
+
+    private func copyRect(_ rect: (x0: Int, y0: Int, x1: Int, y1: Int)) -> [UInt8] {
+        let rowBytes = (rect.x1 - rect.x0) * 4
+        var out = [UInt8]()
+        out.reserveCapacity(rowBytes * (rect.y1 - rect.y0))
+        for y in rect.y0..<rect.y1 {
+            let start = (y * width + rect.x0) * 4
+            out.append(contentsOf: canvas[start..<(start + rowBytes)])
+        }
+        return out
+    }
+
+    private mutating func blend(_ frame: Bitmap, info: AnimationFrameInfo, rect: (x0: Int, y0: Int, x1: Int, y1: Int)) {
+        let canvasWidth = width
+        let replace = info.blending == .source
+        let stride = frame.bytesPerRow
+        frame.withUnsafeBytes { src in
+            canvas.withUnsafeMutableBufferPointer { dst in
+                for y in rect.y0..<rect.y1 {
+                    var s = (y - info.y) * stride + (rect.x0 - info.x) * 4
+                    var d = (y * canvasWidth + rect.x0) * 4
+                    if replace {
+                        let count = (rect.x1 - rect.x0) * 4
+                        UnsafeMutableRawPointer(dst.baseAddress! + d).copyMemory(from: src.baseAddress! + s, byteCount: count)
+                        continue
+                    }
+                    for _ in rect.x0..<rect.x1 {
+                        let sa = Int(src[s + 3])
+                        if sa == 255 {
+                            dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = 255
+                        } else if sa != 0 {
+                            let da = Int(dst[d + 3])
+                            // Alpha scaled by 255: αo·255 = αs·255 + αd(255 − αs).
+                            let outA = sa * 255 + da * (255 - sa)
+                            for c in 0..<3 {
+                                let value = Int(src[s + c]) * sa * 255 + Int(dst[d + c]) * da * (255 - sa)
+                                dst[d + c] = UInt8((value + outA / 2) / outA)
+                            }
+                            dst[d + 3] = UInt8((outA + 127) / 255)
+                        }
+                        s += 4
+                        d += 4
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,379 @@
+#include "CGIFShim.h"
+
+#include <gif_lib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NUKEGIF_STR2(x) #x
+#define NUKEGIF_STR(x) NUKEGIF_STR2(x)
+
+const char *nukegif_version(void) {
+    return NUKEGIF_STR(GIFLIB_MAJOR) "." NUKEGIF_STR(GIFLIB_MINOR) "." NUKEGIF_STR(GIFLIB_RELEASE);
+}
+
+// MARK: - Decoding
+
+/// The memory giflib's read callback reads, valid during one shim call.
+typedef struct nukegif_cursor {
+    const uint8_t *data;
+    size_t length;
+    size_t position;
+} nukegif_cursor;
+
+struct nukegif_decoder {
+    GifFileType *gif;
+    nukegif_cursor cursor;
+    uint8_t *line;
+    size_t line_capacity;
+    nuke_diagnostics diagnostics;
+};
+
+static int nukegif_read(GifFileType *gif, GifByteType *buffer, int count) {
+    nukegif_cursor *cursor = (nukegif_cursor *)gif->UserData;
+    if (cursor == NULL || cursor->data == NULL || count <= 0) return 0;
+    size_t available = cursor->length > cursor->position ? cursor->length - cursor->position : 0;
+    size_t n = (size_t)count < available ? (size_t)count : available;
+    memcpy(buffer, cursor->data + cursor->position, n);
+    cursor->position += n;
+    return (int)n;
+}
+
+/// Classifies a giflib decoding error code.
+static nuke_status nukegif_decode_status(int error) {
+    switch (error) {
+    case D_GIF_ERR_READ_FAILED:
+    case D_GIF_ERR_EOF_TOO_SOON:
+        return NUKE_STATUS_INCOMPLETE;
+    case D_GIF_ERR_NOT_ENOUGH_MEM:
+        return NUKE_STATUS_INTERNAL;
+    default:
+        return NUKE_STATUS_CORRUPT;
+    }
+}
+
+static void nukegif_set_error(nuke_diagnostics *diagnostics, int error) {
+    const char *text = GifErrorString(error);
+    nuke_diagnostics_set_message(diagnostics, text != NULL ? text : "unknown giflib error");
+}
+
+nukegif_decoder *nukegif_decoder_create(void) {
+    return (nukegif_decoder *)calloc(1, sizeof(nukegif_decoder));
+}
+
+void nukegif_decoder_destroy(nukegif_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->gif != NULL) {
+        int error = 0;
+        decoder->gif->UserData = NULL;
+        DGifCloseFile(decoder->gif, &error);
+    }
+    free(decoder->line);
+    free(decoder);
+}
+
+const nuke_diagnostics *nukegif_decoder_diagnostics(const nukegif_decoder *decoder) {
+    return &decoder->diagnostics;
+}
+
+nuke_status nukegif_decoder_open(nukegif_decoder *decoder, const uint8_t *data, size_t length) {
+    if (decoder->gif != NULL) return NUKE_STATUS_OK;
+    decoder->cursor = (nukegif_cursor){ data, length, 0 };
+    int error = 0;
+    GifFileType *gif = DGifOpen(&decoder->cursor, nukegif_read, &error);
+    decoder->cursor.data = NULL;
+    if (gif == NULL) {
+        nukegif_set_error(&decoder->diagnostics, error);
+        return nukegif_decode_status(error);
+    }
+    decoder->gif = gif;
+    return NUKE_STATUS_OK;
+}
+
+/// Interlaced GIF rows: pass starts and steps.
+static const uint32_t nukegif_pass_start[4] = { 0, 4, 2, 1 };
+static const uint32_t nukegif_pass_step[4] = { 8, 8, 4, 2 };
+
+nuke_status nukegif_decoder_decode_frame(
+    nukegif_decoder *decoder,
+    const uint8_t *data, size_t length, size_t offset,
+    uint32_t expected_width, uint32_t expected_height,
+    int32_t transparent_index,
+    uint8_t *rgba, size_t rgba_length,
+    uint32_t *rows_decoded,
+    int (*is_cancelled)(void *context), void *context
+) {
+    *rows_decoded = 0;
+    GifFileType *gif = decoder->gif;
+    if (gif == NULL) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "the decoder is not open");
+        return NUKE_STATUS_INTERNAL;
+    }
+    if ((size_t)expected_width * expected_height * 4 != rgba_length) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "the pixel buffer does not fit the frame");
+        return NUKE_STATUS_INTERNAL;
+    }
+    memset(rgba, 0, rgba_length);
+    decoder->cursor = (nukegif_cursor){ data, length, offset };
+    nuke_status status = NUKE_STATUS_OK;
+    GifRecordType type;
+    if (DGifGetRecordType(gif, &type) == GIF_ERROR || type != IMAGE_DESC_RECORD_TYPE) {
+        nukegif_set_error(&decoder->diagnostics, type != IMAGE_DESC_RECORD_TYPE ? D_GIF_ERR_WRONG_RECORD : gif->Error);
+        status = type != IMAGE_DESC_RECORD_TYPE ? NUKE_STATUS_CORRUPT : nukegif_decode_status(gif->Error);
+        goto done;
+    }
+    if (DGifGetImageDesc(gif) == GIF_ERROR) {
+        nukegif_set_error(&decoder->diagnostics, gif->Error);
+        status = nukegif_decode_status(gif->Error);
+        goto done;
+    }
+    uint32_t width = (uint32_t)gif->Image.Width, height = (uint32_t)gif->Image.Height;
+    if (width != expected_width || height != expected_height) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "giflib read a frame size that differs from the image descriptor");
+        status = NUKE_STATUS_INTERNAL;
+        goto done;
+    }
+    if (width == 0 || height == 0) goto done;
+    if (decoder->line_capacity < width) {
+        uint8_t *line = (uint8_t *)realloc(decoder->line, width);
+        if (line == NULL) {
+            nuke_diagnostics_set_message(&decoder->diagnostics, "out of memory");
+            status = NUKE_STATUS_INTERNAL;
+            goto done;
+        }
+        decoder->line = line;
+        decoder->line_capacity = width;
+    }
+    const ColorMapObject *map = gif->Image.ColorMap != NULL ? gif->Image.ColorMap : gif->SColorMap;
+    int colors = map != NULL ? map->ColorCount : 0;
+    uint32_t pass = 0, y = 0;
+    if (gif->Image.Interlace) {
+        while (pass < 4 && nukegif_pass_start[pass] >= height) pass++;
+        y = nukegif_pass_start[pass];
+    }
+    for (uint32_t row = 0; row < height; row++) {
+        if (is_cancelled != NULL && row % 64 == 63 && is_cancelled(context)) {
+            nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
+            status = NUKE_STATUS_PAUSED;
+            break;
+        }
+        if (DGifGetLine(gif, decoder->line, (int)width) == GIF_ERROR) {
+            // Short or damaged LZW data: keep what arrived, as browsers show it.
+            nuke_diagnostics_add_warning(&decoder->diagnostics, GifErrorString(gif->Error));
+            break;
+        }
+        uint8_t *out = rgba + (size_t)y * width * 4;
+        for (uint32_t x = 0; x < width; x++) {
+            int index = decoder->line[x];
+            if (index == transparent_index) continue; // stays transparent
+            if (map == NULL) {
+                // No colour table at all: a grey ramp, as Pillow does (index 0 is black, as in ImageMagick).
+                out[x * 4] = out[x * 4 + 1] = out[x * 4 + 2] = (uint8_t)index;
+            } else if (index < colors) {
+                const GifColorType *c = &map->Colors[index];
+                out[x * 4] = c->Red;
+                out[x * 4 + 1] = c->Green;
+                out[x * 4 + 2] = c->Blue;
+            } else {
+                continue; // past the colour table: transparent
+            }
+            out[x * 4 + 3] = 255;
+        }
+        *rows_decoded = row + 1;
+        if (gif->Image.Interlace) {
+            y += nukegif_pass_step[pass];
+            while (y >= height && pass < 3) {
+                pass++;
+                y = nukegif_pass_start[pass];
+            }
+        } else {
+            y++;
+        }
+    }
+done:
+    // DGifGetImageDesc appends to SavedImages on every frame: drop them so memory stays flat.
+    GifFreeSavedImages(gif);
+    gif->ImageCount = 0;
+    decoder->cursor.data = NULL;
+    return status;
+}
+
+// MARK: - Encoding
+
+struct nukegif_encoder {
+    GifFileType *gif;
+    uint8_t *output;
+    size_t length;
+    size_t capacity;
+    int failed;
+};
+
+static int nukegif_write(GifFileType *gif, const GifByteType *bytes, int count) {
+    struct nukegif_encoder *encoder = (struct nukegif_encoder *)gif->UserData;
+    if (encoder == NULL || count < 0) return 0;
+    if (encoder->length + (size_t)count > encoder->capacity) {
+        size_t capacity = encoder->capacity < 4096 ? 4096 : encoder->capacity;
+        while (capacity < encoder->length + (size_t)count) capacity *= 2;
+        uint8_t *output = (uint8_t *)realloc(encoder->output, capacity);
+        if (output == NULL) {
+            encoder->failed = 1;
+            return 0;
+        }
+        encoder->output = output;
+        encoder->capacity = capacity;
+    }
+    memcpy(encoder->output + encoder->length, bytes, (size_t)count);
+    encoder->length += (size_t)count;
+    return count;
+}
+
+static nuke_status nukegif_encode_failure(nuke_diagnostics *diagnostics, int error) {
+    nukegif_set_error(diagnostics, error);
+    return error == E_GIF_ERR_NOT_ENOUGH_MEM || error == E_GIF_ERR_WRITE_FAILED ? NUKE_STATUS_INTERNAL : NUKE_STATUS_CORRUPT;
+}
+
+nuke_status nukegif_encoder_create(uint32_t width, uint32_t height, int32_t loop_count, nukegif_encoder **result, nuke_diagnostics *diagnostics) {
+    *result = NULL;
+    if (width == 0 || height == 0 || width > 65535 || height > 65535) {
+        nuke_diagnostics_set_message(diagnostics, "GIF screens are 1…65535 pixels on each side");
+        return NUKE_STATUS_UNSUPPORTED;
+    }
+    nukegif_encoder *encoder = (nukegif_encoder *)calloc(1, sizeof(nukegif_encoder));
+    if (encoder == NULL) {
+        nuke_diagnostics_set_message(diagnostics, "out of memory");
+        return NUKE_STATUS_INTERNAL;
+    }
+    int error = 0;
+    encoder->gif = EGifOpen(encoder, nukegif_write, &error);
+    if (encoder->gif == NULL) {
+        free(encoder);
+        return nukegif_encode_failure(diagnostics, error);
+    }
+    EGifSetGifVersion(encoder->gif, true);
+    if (EGifPutScreenDesc(encoder->gif, (int)width, (int)height, 8, 0, NULL) == GIF_ERROR) {
+        nuke_status status = nukegif_encode_failure(diagnostics, encoder->gif->Error);
+        nukegif_encoder_destroy(encoder);
+        return status;
+    }
+    if (loop_count >= 0) {
+        unsigned char loop[3] = { 1, (unsigned char)(loop_count & 0xFF), (unsigned char)((loop_count >> 8) & 0xFF) };
+        if (EGifPutExtensionLeader(encoder->gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR
+            || EGifPutExtensionBlock(encoder->gif, 11, "NETSCAPE2.0") == GIF_ERROR
+            || EGifPutExtensionBlock(encoder->gif, 3, loop) == GIF_ERROR
+            || EGifPutExtensionTrailer(encoder->gif) == GIF_ERROR) {
+            nuke_status status = nukegif_encode_failure(diagnostics, encoder->gif->Error);
+            nukegif_encoder_destroy(encoder);
+            return status;
+        }
+    }
+    *result = encoder;
+    return NUKE_STATUS_OK;
+}
+
+void nukegif_encoder_destroy(nukegif_encoder *encoder) {
+    if (encoder == NULL) return;
+    if (encoder->gif != NULL) {
+        int error = 0;
+        EGifCloseFile(encoder->gif, &error);
+    }
+    free(encoder->output);
+    free(encoder);
+}
+
+nuke_status nukegif_encoder_add_frame(
+    nukegif_encoder *encoder,
+    const uint8_t *indices, uint32_t left, uint32_t top, uint32_t width, uint32_t height,
+    const uint8_t *palette, uint32_t palette_count,
+    int32_t transparent_index, uint32_t delay_centiseconds, int32_t disposal,
+    nuke_diagnostics *diagnostics
+) {
+    GifFileType *gif = encoder->gif;
+    if (palette_count < 1 || palette_count > 256) {
+        nuke_diagnostics_set_message(diagnostics, "a GIF colour table holds 1…256 colours");
+        return NUKE_STATUS_INTERNAL;
+    }
+    GraphicsControlBlock gcb;
+    gcb.DisposalMode = disposal;
+    gcb.UserInputFlag = false;
+    gcb.DelayTime = (int)(delay_centiseconds > 65535 ? 65535 : delay_centiseconds);
+    gcb.TransparentColor = transparent_index;
+    GifByteType extension[4];
+    size_t extension_length = EGifGCBToExtension(&gcb, extension);
+    if (EGifPutExtension(gif, GRAPHICS_EXT_FUNC_CODE, (int)extension_length, extension) == GIF_ERROR) {
+        return nukegif_encode_failure(diagnostics, gif->Error);
+    }
+    // Colour tables hold a power of two entries; pad with black.
+    int size = 2;
+    while (size < (int)palette_count) size *= 2;
+    GifColorType colors[256];
+    memset(colors, 0, sizeof(colors));
+    for (uint32_t i = 0; i < palette_count; i++) {
+        colors[i].Red = palette[i * 3];
+        colors[i].Green = palette[i * 3 + 1];
+        colors[i].Blue = palette[i * 3 + 2];
+    }
+    ColorMapObject *map = GifMakeMapObject(size, colors);
+    if (map == NULL) {
+        nuke_diagnostics_set_message(diagnostics, "out of memory");
+        return NUKE_STATUS_INTERNAL;
+    }
+    int result = EGifPutImageDesc(gif, (int)left, (int)top, (int)width, (int)height, false, map);
+    GifFreeMapObject(map);
+    if (result == GIF_ERROR) return nukegif_encode_failure(diagnostics, gif->Error);
+    for (uint32_t y = 0; y < height; y++) {
+        if (EGifPutLine(gif, (GifPixelType *)(indices + (size_t)y * width), (int)width) == GIF_ERROR) {
+            return nukegif_encode_failure(diagnostics, gif->Error);
+        }
+    }
+    if (encoder->failed) {
+        nuke_diagnostics_set_message(diagnostics, "out of memory");
+        return NUKE_STATUS_INTERNAL;
+    }
+    return NUKE_STATUS_OK;
+}
+
+nuke_status nukegif_encoder_finish(nukegif_encoder *encoder, uint8_t **output, size_t *output_length, nuke_diagnostics *diagnostics) {
+    *output = NULL;
+    *output_length = 0;
+    int error = 0;
+    int result = EGifCloseFile(encoder->gif, &error);
+    encoder->gif = NULL;
+    nuke_status status = NUKE_STATUS_OK;
+    if (result == GIF_ERROR) {
+        status = nukegif_encode_failure(diagnostics, error);
+    } else if (encoder->failed) {
+        nuke_diagnostics_set_message(diagnostics, "out of memory");
+        status = NUKE_STATUS_INTERNAL;
+    } else {
+        *output = encoder->output;
+        *output_length = encoder->length;
+        encoder->output = NULL;
+    }
+    nukegif_encoder_destroy(encoder);
+    return status;
+}
+
+nuke_status nukegif_quantize(
+    uint32_t width, uint32_t height,
+    const uint8_t *red, const uint8_t *green, const uint8_t *blue,
+    uint8_t *indices, uint8_t *palette, int32_t *color_count,
+    nuke_diagnostics *diagnostics
+) {
+    GifColorType colors[256];
+    memset(colors, 0, sizeof(colors));
+    int count = *color_count < 1 ? 1 : (*color_count > 256 ? 256 : *color_count);
+    if (GifQuantizeBuffer(width, height, &count, (GifByteType *)red, (GifByteType *)green, (GifByteType *)blue, indices, colors) == GIF_ERROR) {
+        nuke_diagnostics_set_message(diagnostics, "giflib's quantiser failed (out of memory)");
+        return NUKE_STATUS_INTERNAL;
+    }
+    for (int i = 0; i < count; i++) {
+        palette[i * 3] = colors[i].Red;
+        palette[i * 3 + 1] = colors[i].Green;
+        palette[i * 3 + 2] = colors[i].Blue;
+    }
+    *color_count = count;
+    return NUKE_STATUS_OK;
+}
+
+void nukegif_buffer_free(void *buffer) {
+    free(buffer);
+}

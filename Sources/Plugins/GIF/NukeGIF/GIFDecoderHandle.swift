@@ -1,0 +1,88 @@
+internal import CGIFShim
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+
+/// The one owner of a giflib decoding handle (`nukegif_decoder`).
+///
+/// giflib reads through a callback over the bytes each call passes in, so one handle serves
+/// a buffer that grows (progressive decoding) and random access to any frame whose bytes are
+/// all there: the shim positions the read cursor at the frame's image descriptor.
+final class GIFDecoderHandle {
+    private let decoder: OpaquePointer
+    private var isOpen = false
+
+    init() throws(ImageCodecError) {
+        guard let decoder = nukegif_decoder_create() else {
+            throw GIFLibrary.error(.internalFailure, .header, "out of memory creating the giflib decoder")
+        }
+        self.decoder = decoder
+    }
+
+    deinit { nukegif_decoder_destroy(decoder) }
+
+    /// How many warnings (damaged frames) giflib reported, and the first one.
+    var warnings: (count: Int, first: String) {
+        let diagnostics = nukegif_decoder_diagnostics(decoder)
+        let first = withUnsafeBytes(of: diagnostics.pointee.first_warning) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return (Int(diagnostics.pointee.warning_count), first)
+    }
+
+    private func failure(_ status: nuke_status, _ stage: ImageCodecError.Stage, _ context: String) -> ImageCodecError {
+        let diagnostics = nukegif_decoder_diagnostics(decoder)
+        let message = withUnsafeBytes(of: diagnostics.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let code = ImageCodecError.Code(shimStatus: Int32(status.rawValue)) ?? .internalFailure
+        return GIFLibrary.error(code, stage, "\(context): \(message)")
+    }
+
+    /// Opens giflib over the header and global colour table.
+    ///
+    /// The corresponding giflib function is `DGifOpen`.
+    func open(_ bytes: Data) throws(ImageCodecError) {
+        guard !isOpen else { return }
+        let status = bytes.withUnsafeBytes { raw in
+            nukegif_decoder_open(decoder, raw.bindMemory(to: UInt8.self).baseAddress!, raw.count)
+        }
+        guard status == NUKE_STATUS_OK else { throw failure(status, .header, "reading the GIF header") }
+        isOpen = true
+    }
+
+    /// Decodes one frame's own rectangle into an `.rgba8` bitmap; rows the LZW data lacks
+    /// stay transparent (counted as a warning).
+    ///
+    /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
+    /// - Parameter cancellation: Checked every 64 rows, through a C callback (callers check it
+    ///   between frames).
+    func decodeFrame(_ frame: GIFFrameRecord, index: Int, in bytes: Data, cancellation: ImageDecodingCancellation?) throws(ImageCodecError) -> Bitmap {
+        try open(bytes)
+        precondition(frame.end <= bytes.count, "a frame is decoded once all its bytes arrived")
+        if frame.width == 0 || frame.height == 0 {
+            return Bitmap(width: frame.width, height: frame.height, pixelFormat: .rgba8, bytes: [])
+        }
+        var status = NUKE_STATUS_OK
+        var rows: UInt32 = 0
+        let bitmap = Bitmap(width: frame.width, height: frame.height, pixelFormat: .rgba8, alphaMode: .straight) { buffer in
+            status = bytes.withUnsafeBytes { raw in
+                nukegif_decoder_decode_frame(
+                    decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,
+                    UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
+                    buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &rows,
+                    cancellation == nil ? nil : { context in
+                        // Runs inside giflib's row loop (giflib has no longjmp): reads the flag only.
+                        guard let context else { return 0 }
+                        return Unmanaged<ImageDecodingCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+                    },
+                    cancellation.map { Unmanaged.passUnretained($0).toOpaque() }
+                )
+            }
+        }
+        if status == NUKE_STATUS_PAUSED {
+            throw GIFLibrary.error(.cancelled, "cancelled in GIF frame \(index + 1) after \(rows) rows")
+        }
+        guard status == NUKE_STATUS_OK else { throw failure(status, .decoding, "decoding GIF frame \(index + 1)") }
+        return bitmap
+    }
+}

@@ -1,0 +1,39 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+
+/// Decodes a complete GIF's frames for ``NukeCore/ImageAnimation``: random access by frame,
+/// since ``GIFScanner`` found every frame's bytes, so a seek costs nothing to skip.
+final class GIFFrameDecoder: AnimationFrameDecoding {
+    private let bytes: Data
+    private let frames: [GIFFrameRecord]
+    private let handle: GIFDecoderHandle
+    private let cancellation: ImageDecodingCancellation?
+
+    init(bytes: Data, frames: [GIFFrameRecord], cancellation: ImageDecodingCancellation?) throws(ImageCodecError) {
+        self.bytes = bytes
+        self.frames = frames
+        self.handle = try GIFDecoderHandle()
+        self.cancellation = cancellation
+    }
+
+    var frameCount: Int { frames.count }
+
+    func info(at index: Int) -> AnimationFrameInfo { frames[index].info }
+
+    /// Decodes frame `index`; checks cancellation before it and every 64 rows.
+    ///
+    /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
+    func decodeFrame(at index: Int) throws(ImageCodecError) -> Bitmap {
+        if cancellation?.isCancelled == true {
+            throw GIFLibrary.error(.cancelled, "cancelled before GIF frame \(index + 1)")
+        }
+        return try handle.decodeFrame(frames[index], index: index, in: bytes, cancellation: cancellation)
+    }
+
+    /// Nothing to do: every frame's bytes are known, so any frame can be decoded next.
+    func reset() throws(ImageCodecError) {}
+}

@@ -1,0 +1,163 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+
+/// Decodes a GIF as its bytes arrive: a preview per completed frame, then the final image,
+/// at a total cost linear in the file size.
+///
+/// ``GIFScanner`` walks the blocks of each new chunk (cheap, resumable); giflib is called for a
+/// frame only once all of its bytes are there, through one handle reading the growing buffer,
+/// so nothing is parsed or decoded twice. The compositor keeps the canvas between frames.
+///
+/// Contract: ``push(_:)`` appends only bytes not given before; ``finish()`` says no more
+/// come; ``next()`` reports the next event. After ``finish()``, ``next()`` returns `.final`
+/// or throws (`.incomplete` for data that ends inside a block), never `.needsMoreData`.
+final class GIFIncrementalDecoder: IncrementalImageDecoding {
+    typealias Event = ImageDecodingEvent
+
+    private let limits: ImageLimits
+    private let cancellation: ImageDecodingCancellation?
+    /// Every byte pushed. A first push of a whole `Data` shares its storage (no copy).
+    private(set) var bytes = Data()
+    private var scanner = GIFScanner()
+    private var isFinished = false
+    private var didReportHeader = false
+    private var handle: GIFDecoderHandle?
+    private var compositor: AnimationCompositor?
+    /// Frames composited into previews so far.
+    private(set) var framesComposited = 0
+    private var firstCanvas: Bitmap?
+    private var result: ImageContainer?
+
+    init(limits: ImageLimits, cancellation: ImageDecodingCancellation?) {
+        self.limits = limits
+        self.cancellation = cancellation
+    }
+
+    /// Appends bytes not seen before.
+    func push(_ newBytes: Data) {
+        precondition(!isFinished, "push after finish")
+        if bytes.isEmpty {
+            // Share the caller's storage; the scanner and the shim index from 0.
+            bytes = newBytes.startIndex == 0 ? newBytes : Data(newBytes)
+        } else {
+            bytes.append(newBytes)
+        }
+    }
+
+    /// Declares that no more bytes will come.
+    func finish() { isFinished = true }
+
+    /// `true` after ``finish()``.
+    var isFinishedFeeding: Bool { isFinished }
+
+    private func checkCancellation() throws(ImageCodecError) {
+        if cancellation?.isCancelled == true { throw GIFLibrary.error(.cancelled, "cancelled") }
+    }
+
+    /// The next event.
+    ///
+    /// - Throws: ``ImageCodecError``: `.corrupt`, `.incomplete` (after ``finish()``),
+    ///   `.limitExceeded`, `.cancelled`.
+    func next() throws(ImageCodecError) -> Event {
+        if let result { return .final(result) }
+        try checkCancellation()
+        if !didReportHeader, bytes.count >= 10, bytes.starts(with: Array("GIF8".utf8)) {
+            // Check the declared size before the global colour table arrives.
+            let width = Int(bytes[6]) | Int(bytes[7]) << 8, height = Int(bytes[8]) | Int(bytes[9]) << 8
+            try limits.check(width: width, height: height, bytesPerPixel: 4, format: .gif, codec: GIFLibrary.codecName)
+        }
+        try scanner.scan(bytes, limits: limits)
+        guard let screen = scanner.screen else {
+            if isFinished { throw GIFLibrary.error(.incomplete, .header, "the GIF data ends inside its header (\(bytes.count) bytes)") }
+            return .needsMoreData
+        }
+        if !didReportHeader {
+            // A zero-size screen fails here as corrupt, a huge one as limitExceeded.
+            try limits.check(width: screen.width, height: screen.height, bytesPerPixel: 4, format: .gif, codec: GIFLibrary.codecName)
+            didReportHeader = true
+            return .header(ImageHeader(type: .gif, width: screen.width, height: screen.height, bitDepth: 8, componentCount: 1))
+        }
+        // Before finish(), a trailer that arrived with the last frames still lets their previews out first.
+        if isFinished || (scanner.isComplete && framesComposited == scanner.frames.count) {
+            if !scanner.isComplete, scanner.endsInsideRecord(count: bytes.count) {
+                throw GIFLibrary.error(.incomplete, "the GIF data ends inside a block at offset \(scanner.position) of \(bytes.count), after \(scanner.frames.count) complete frames")
+            }
+            guard !scanner.frames.isEmpty else {
+                if !scanner.isComplete {
+                    throw GIFLibrary.error(.incomplete, "the GIF data ends after \(bytes.count) bytes, before its first image")
+                }
+                throw GIFLibrary.error(.corrupt, "the GIF has no image")
+            }
+            let container = try makeFinal(screen: screen)
+            result = container
+            return .final(container)
+        }
+        if framesComposited < scanner.frames.count {
+            let canvas = try compositeNextFrame(screen: screen)
+            var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
+                .scanNumberKey: framesComposited, .frameCountKey: framesComposited, .bytesConsumedKey: bytes.count,
+            ]
+            userInfo[.isProgressiveKey] = scanner.frames[0].isInterlaced
+            return .preview(ImageContainer(image: Image(bitmap: canvas), type: .gif, isPreview: true, userInfo: userInfo))
+        }
+        return .needsMoreData
+    }
+
+    private func frameHandle() throws(ImageCodecError) -> GIFDecoderHandle {
+        if let handle { return handle }
+        let fresh = try GIFDecoderHandle()
+        handle = fresh
+        return fresh
+    }
+
+    /// Decodes and composites the next complete frame; returns the canvas.
+    private func compositeNextFrame(screen: GIFScanner.Screen) throws(ImageCodecError) -> Bitmap {
+        let index = framesComposited
+        let frame = scanner.frames[index]
+        let pixels = try frameHandle().decodeFrame(frame, index: index, in: bytes, cancellation: cancellation)
+        if compositor == nil { compositor = AnimationCompositor(width: screen.width, height: screen.height) }
+        let canvas = compositor!.draw(pixels, info: frame.info)
+        if index == 0 { firstCanvas = canvas }
+        framesComposited += 1
+        return canvas
+    }
+
+    private func makeFinal(screen: GIFScanner.Screen) throws(ImageCodecError) -> ImageContainer {
+        let frames = scanner.frames
+        let first: Bitmap
+        if let firstCanvas {
+            first = firstCanvas
+        } else {
+            first = try compositeNextFrame(screen: screen)
+        }
+        let loopCount = scanner.loopCount ?? 1
+        var image = Image(bitmap: first)
+        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: frames[0].isInterlaced, .frameCountKey: frames.count]
+        if let handle, handle.warnings.count > 0 {
+            userInfo[.gifWarningsKey] = "\(handle.warnings.count) damaged frame(s): \(handle.warnings.first)"
+        }
+        var animation: ImageAnimation?
+        if frames.count > 1 {
+            image.loopCount = loopCount
+            image.frames[0].duration = frames[0].info.duration
+            let bytes = self.bytes
+            let cancellation = self.cancellation
+            animation = ImageAnimation(
+                canvasSize: ImageSize(width: screen.width, height: screen.height),
+                loopCount: loopCount,
+                frameInfos: frames.map(\.info),
+                backgroundColor: screen.backgroundColor,
+                type: .gif,
+                codec: GIFLibrary.codecName,
+                makeDecoder: { () throws(ImageCodecError) -> any AnimationFrameDecoding in
+                    try GIFFrameDecoder(bytes: bytes, frames: frames, cancellation: cancellation)
+                }
+            )
+        }
+        return ImageContainer(image: image, type: .gif, isPreview: false, userInfo: userInfo, animation: animation)
+    }
+}
