@@ -171,17 +171,20 @@ struct ImageDecodersJPEGTests {
 
     // MARK: - Scaled decoding
 
-    @Test("scaled decode picks the smallest N/8 that covers the target", arguments: [
+    @Test("scaled decode picks the smallest N/8 that covers the target, then resamples the remainder", arguments: [
         (160, 120, 8), (80, 60, 4), (79, 59, 4), (81, 60, 5), (20, 15, 1), (21, 15, 2), (1, 1, 1), (400, 300, 8),
     ])
     func scaledDecode(_ width: Int, _ height: Int, _ expected: Int) throws {
         let data = try JPEGFixtures.data("baseline-420-160x120.jpg")
         let context = ImageDecodingContext(data: data, targetSize: ImageSize(width: width, height: height))
         let container = try decode(data, context: context)
-        #expect(container.userInfo[.decodeScaleKey] as? Double == Double(expected) / 8)
+        #expect(container.userInfo[.dctScaleKey] as? Double == Double(expected) / 8)
         #expect(container.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: 160, height: 120))
-        #expect(container.image.width == (160 * expected + 7) / 8)
-        #expect(container.image.height == (120 * expected + 7) / 8)
+        // The exact size the target asks for (aspect fill, never upscaled).
+        let exact = ImageResampler.targetSize(
+            for: ImageSize(width: 160, height: 120), fitting: ImageSize(width: width, height: height), contentMode: .aspectFill)
+        #expect(container.image.width == exact.width && container.image.height == exact.height)
+        #expect(container.userInfo[.decodeScaleKey] as? Double == Double(exact.width) / 160)
         #expect(container.image.width >= min(width, 160) && container.image.height >= min(height, 120))
     }
 

@@ -94,12 +94,29 @@ struct JPEGDecodePlan {
         }
     }
 
-    /// Wraps decoded pixels in a container with this plan's metadata.
+    /// The exact size a target size asks for, when DCT scaling alone gives a larger image:
+    /// the core's resampler shrinks the remainder.
+    func remainderSize(context: ImageDecodingContext) -> ImageSize? {
+        guard let target = context.targetSize else { return nil }
+        let exact = ImageResampler.targetSize(for: originalSize, fitting: target, contentMode: context.contentMode)
+        guard exact.width <= outputSize.width, exact.height <= outputSize.height, exact != outputSize else { return nil }
+        return exact
+    }
+
+    /// Wraps decoded pixels in a container with this plan's metadata, shrinking what DCT scaling
+    /// left to the exact target size.
     func container(bitmap: Bitmap, context: ImageDecodingContext, isPreview: Bool, scan: Int? = nil) -> ImageContainer {
+        var bitmap = bitmap
+        var decodeScale = Double(scale) / 8
+        if let exact = remainderSize(context: context) {
+            bitmap = bitmap.resized(to: exact)
+            decodeScale = Double(exact.width) / Double(originalSize.width)
+        }
         let image = Image(bitmap: bitmap, orientation: orientation, colorInfo: ColorInfo(iccProfile: iccProfile), exif: exif)
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: isProgressive]
         if context.targetSize != nil {
-            userInfo[.decodeScaleKey] = Double(scale) / 8
+            userInfo[.decodeScaleKey] = decodeScale
+            userInfo[.dctScaleKey] = Double(scale) / 8
             userInfo[.originalSizeKey] = originalSize
         }
         if let scan { userInfo[.scanNumberKey] = scan }
@@ -132,4 +149,10 @@ struct JPEGDecodePlan {
     static func cancelled() -> ImageCodecError {
         ImageCodecError(.cancelled, stage: .decoding, format: .jpeg, codec: JPEGLibrary.codec, message: "cancelled")
     }
+}
+
+extension ImageContainer.UserInfoKey {
+    /// The DCT scale libjpeg decoded at (N/8, a `Double`), before the core's resampler shrank the
+    /// remainder to the exact target size.
+    public static let dctScaleKey: ImageContainer.UserInfoKey = "nukecodecs/jpeg-dct-scale"
 }

@@ -106,6 +106,11 @@ struct nukepng_decoder {
     size_t pixels_size;
     /// During this feed, fill each pass's Adam7 blocks for previews.
     int previews;
+    /// Non-interlaced decode to size: rows go to a ring of this many rows (0: the whole image),
+    /// row r at slot r % ring_rows; the caller drains them between feeds.
+    uint32_t ring_rows;
+    /// Rows the caller has taken out of the ring.
+    uint32_t rows_drained;
     nukepng_progress progress;
     nukepng_walker walker;
     /// 1 while libpng's benign errors are errors (png_set_benign_errors(png, 0)): while it
@@ -222,7 +227,14 @@ static void nukepng_row_callback(png_structp png, png_bytep new_row, png_uint_32
     nukepng_report *report = &decoder->report;
     if (decoder->pixels == NULL) nukepng_fail(png, report, NUKE_STATUS_INTERNAL, "a row arrived before the pixel buffer");
     if (row_number >= h->height) nukepng_fail(png, report, NUKE_STATUS_INTERNAL, "row number out of range");
-    size_t offset = (size_t)row_number * h->row_bytes;
+    size_t slot = row_number;
+    if (decoder->ring_rows > 0 && !h->interlaced) {
+        if (row_number >= decoder->rows_drained + decoder->ring_rows) {
+            nukepng_fail(png, report, NUKE_STATUS_INTERNAL, "row ring overflow");
+        }
+        slot = row_number % decoder->ring_rows;
+    }
+    size_t offset = slot * h->row_bytes;
     if (offset + h->row_bytes > decoder->pixels_size) nukepng_fail(png, report, NUKE_STATUS_INTERNAL, "pixel buffer too small");
     decoder->last_row_chunk = decoder->walker.index;
     uint8_t *row = decoder->pixels + offset;
@@ -523,6 +535,14 @@ int nukepng_decoder_header(const nukepng_decoder *decoder, nukepng_header *heade
     if (!decoder->header_ready) return 0;
     *header = decoder->header;
     return 1;
+}
+
+void nukepng_decoder_set_row_ring(nukepng_decoder *decoder, uint32_t ring_rows) {
+    decoder->ring_rows = ring_rows;
+}
+
+void nukepng_decoder_set_rows_drained(nukepng_decoder *decoder, uint32_t rows) {
+    decoder->rows_drained = rows;
 }
 
 nukepng_progress nukepng_decoder_progress(const nukepng_decoder *decoder) {

@@ -20,6 +20,9 @@ final class PNGDecodingSession {
         var cancellation: ImageDecodingCancellation?
         /// Where the pixels are allocated (the context's allocator: heap, pool, shared memory).
         var allocator: PixelAllocator = .heap
+        /// Decode to this size (``ImageDecodingContext/targetSize``), never larger than the image.
+        var targetSize: ImageSize?
+        var contentMode: ImageDecodingContext.ContentMode = .aspectFill
 
         var isCancelled: Bool { (cancellation?.isCancelled ?? false) || Task.isCancelled }
     }
@@ -35,6 +38,11 @@ final class PNGDecodingSession {
 
     /// Input is fed in slices of this size, with a cancellation check between them.
     static let sliceSize = 64 * 1024
+    /// Slices when decoding to size through the row ring: deflate expands a byte to at most
+    /// 1,032 bytes, so one slice yields at most ``ringSliceSize`` × 1,032 bytes of rows — the
+    /// ring holds that many (about 1 MiB of rows, whatever the image size).
+    static let ringSliceSize = 1024
+    static let deflateMaximumExpansion = 1032
     /// Slices for interlaced previews: feeding stops after the slice that completes a pass,
     /// so that each pass gets its own preview even when one chunk holds several. libpng
     /// decodes a whole slice at once, so passes that end within one slice are shown together;
@@ -50,8 +58,16 @@ final class PNGDecodingSession {
     private(set) var fedCount = 0
 
     private(set) var header: Header?
-    /// The decoded pixels, `bytesPerRow × height`; empty until the header is ready.
+    /// The decoded pixels, `bytesPerRow × height`; empty until the header is ready. When
+    /// decoding to size with a ring (``ringRows`` > 0), the last ``ringRows`` rows only.
     private var pixels = Bitmap.empty
+    /// The size a target size asks for, when smaller than the image.
+    private var outputSize: ImageSize?
+    /// Decode to size of a non-interlaced image: rows go through a ring of this many rows into
+    /// ``resampler``, so the full-size image never exists. 0: the whole image is kept.
+    private var ringRows = 0
+    private var rowsDrained = 0
+    private var resampler: ImageResampler?
     /// `true` when rows libpng has not written yet are known to be zero.
     private var undecodedRowsAreZero = false
     /// `true` once an interlaced image was fed without filling Adam7 blocks: its rows are
@@ -118,7 +134,8 @@ final class PNGDecodingSession {
                 if byPass, Int(nukepng_decoder_progress(handle).passes_done) > lastPreviewProgress {
                     break  // A pass completed and awaits its preview: the rest waits for the next call.
                 }
-                let slice = byPass ? header.map(Self.passSliceSize) ?? Self.sliceSize : Self.sliceSize
+                let slice = ringRows > 0 ? Self.ringSliceSize
+                    : byPass ? header.map(Self.passSliceSize) ?? Self.sliceSize : Self.sliceSize
                 let length = min(slice, raw.count - offset)
                 var consumed = 0
                 let status: nuke_status
@@ -134,6 +151,7 @@ final class PNGDecodingSession {
                     status = nukepng_decoder_feed(handle, base + offset, length, nil, 0, forPreviews ? 1 : 0, &consumed)
                 }
                 offset += consumed
+                if ringRows > 0, status == NUKE_STATUS_NEED_MORE || status == NUKE_STATUS_OK { drainRing() }
                 switch status {
                 case NUKE_STATUS_NEED_MORE:
                     continue
@@ -181,14 +199,51 @@ final class PNGDecodingSession {
             width: header.width, height: header.height, bytesPerPixel: format.bytesPerPixel,
             format: .png, codec: LibPNG.codecName
         )
-        let count = header.bytesPerRow * header.height
+        let fullSize = ImageSize(width: header.width, height: header.height)
+        if let target = configuration.targetSize {
+            let size = ImageResampler.targetSize(for: fullSize, fitting: target, contentMode: configuration.contentMode)
+            if size != fullSize { outputSize = size }
+        }
+        var rows = header.height
+        if let outputSize, !header.isInterlaced, !zeroFill {
+            // Decode to size while decoding: a ring of rows into the resampler.
+            let ringBytes = Self.ringSliceSize * Self.deflateMaximumExpansion
+            rows = min(header.height, max(2, ringBytes / max(header.bytesPerRow, 1) + 2))
+            ringRows = rows
+            nukepng_decoder_set_row_ring(handle, UInt32(rows))
+            resampler = ImageResampler(
+                sourceWidth: header.width, sourceHeight: header.height, pixelFormat: format, alphaMode: format.hasAlpha ? .straight : .none,
+                targetWidth: outputSize.width, targetHeight: outputSize.height
+            )
+        }
         // Unless zero-filled, every byte is written by libpng before a complete image is returned.
         pixels = try Bitmap(
-            width: header.width, height: header.height, pixelFormat: format,
-            bytesPerRow: header.bytesPerRow, storage: configuration.allocator.allocate(byteCount: count, zeroed: zeroFill)
+            width: header.width, height: rows, pixelFormat: format, bytesPerRow: header.bytesPerRow,
+            storage: configuration.allocator.allocate(byteCount: header.bytesPerRow * rows, zeroed: zeroFill)
         )
         undecodedRowsAreZero = zeroFill
         self.header = header
+    }
+
+    /// Hands the rows libpng wrote to the ring since the last call to the resampler.
+    private func drainRing() {
+        guard let resampler, let header else { return }
+        let done = Int(nukepng_decoder_progress(handle).rows_done)
+        guard done > rowsDrained else { return }
+        pixels.withUnsafeBytes { ring in
+            var row = rowsDrained
+            while row < done {
+                // A run of consecutive slots, up to the end of the ring.
+                let slot = row % ringRows
+                let count = min(done - row, ringRows - slot)
+                let start = slot * header.bytesPerRow
+                resampler.push(rows: UnsafeRawBufferPointer(rebasing: ring[start..<(start + count * header.bytesPerRow)]),
+                               count: count, bytesPerRow: header.bytesPerRow)
+                row += count
+            }
+        }
+        rowsDrained = done
+        nukepng_decoder_set_rows_drained(handle, UInt32(done))
     }
 
     // MARK: - Results
@@ -248,12 +303,19 @@ final class PNGDecodingSession {
             let failure = incompleteError()
             throw failure
         }
-        let bitmap = pixels
+        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.bytesConsumedKey: fedCount, .isProgressiveKey: header.isInterlaced]
+        let bitmap: Bitmap
+        if let outputSize {
+            // Streamed through the ring, or (interlaced, or decoded for previews) resized now.
+            bitmap = resampler?.finish() ?? pixels.resized(to: outputSize)
+            userInfo[.originalSizeKey] = ImageSize(width: header.width, height: header.height)
+            userInfo[.decodeScaleKey] = Double(outputSize.width) / Double(header.width)
+        } else {
+            bitmap = pixels
+        }
         pixels = .empty
-        let container = ImageContainer(
-            image: makeImage(bitmap), type: .png,
-            userInfo: [.bytesConsumedKey: fedCount, .isProgressiveKey: header.isInterlaced]
-        )
+        resampler = nil
+        let container = ImageContainer(image: makeImage(bitmap), type: .png, userInfo: userInfo)
         finalContainer = container
         return container
     }

@@ -84,6 +84,17 @@ void nukepng_decoder_destroy(nukepng_decoder *_Nullable decoder);
 /// message in the diagnostics: NUKE_STATUS_CORRUPT, NUKE_STATUS_LIMIT (a limit of the options;
 /// an ancillary chunk longer than `max_metadata_bytes` is refused before libpng buffers it),
 /// NUKE_STATUS_INTERNAL (out of memory). After a failure every later call returns it again.
+/// Decode to size of a non-interlaced image: rows go to a ring of `ring_rows` rows (row r at
+/// slot r % ring_rows of the `pixels` given to each feed, which then holds ring_rows rows) instead
+/// of the whole image. The caller takes rows out between feeds and reports it with
+/// nukepng_decoder_set_rows_drained; a feed that would overwrite rows not yet taken fails with
+/// NUKE_STATUS_INTERNAL ("row ring overflow"), so the caller feeds small enough slices. Set it
+/// after the header is ready; 0 (the default) is the whole image.
+void nukepng_decoder_set_row_ring(nukepng_decoder *_Nonnull decoder, uint32_t ring_rows);
+
+/// How many rows the caller has taken out of the ring (see nukepng_decoder_set_row_ring).
+void nukepng_decoder_set_rows_drained(nukepng_decoder *_Nonnull decoder, uint32_t rows);
+
 nuke_status nukepng_decoder_feed(nukepng_decoder *_Nonnull decoder, const uint8_t *_Nonnull data, size_t size,
                                  uint8_t *_Nullable pixels, size_t pixels_size, int previews, size_t *_Nonnull consumed);
 

@@ -1,0 +1,52 @@
+import Foundation
+import NukeCore
+@testable import NukePNG
+import Testing
+
+/// Decode to size: a non-interlaced PNG streams its rows through a small ring into the core's
+/// resampler (the full-size image never exists); an interlaced one is decoded, then resized.
+/// Either way the result equals a full decode resized by the same resampler.
+@Suite struct PNGDecodeToSizeTests {
+    static let cases: [(PixelFormat, Bool)] = [
+        (.rgb8, false), (.rgba8, false), (.gray8, false), (.grayAlpha8, false), (.rgb16, false), (.rgba8, true),
+    ]
+
+    func decode(_ data: Data, target: ImageSize?, contentMode: ImageDecodingContext.ContentMode = .aspectFill,
+                highBitDepth: Bool = false) throws -> ImageContainer {
+        let context = ImageDecodingContext(data: data, targetSize: target, contentMode: contentMode, prefersHighBitDepth: highBitDepth)
+        return try ImageDecoderRegistry(codecs: [.png]).decode(context)
+    }
+
+    @Test(arguments: cases)
+    func equalsAFullDecodeResized(_ format: PixelFormat, _ interlaced: Bool) throws {
+        // Tall enough that the ring (about 1 MiB of rows) wraps many times.
+        let bitmap = PNGTestImages.gradient(width: 300, height: 2_500, format: format)
+        let data = try ImageEncoders.PNG(options: ImageEncodingOptions(isProgressive: interlaced)).encode(Image(bitmap: bitmap))
+        let highBitDepth = format.bitsPerChannel == 16
+        let full = try decode(data, target: nil, highBitDepth: highBitDepth).image.bitmap
+        let target = ImageSize(width: 64, height: 64)
+        let container = try decode(data, target: target, contentMode: .aspectFit, highBitDepth: highBitDepth)
+        let exact = ImageResampler.targetSize(for: ImageSize(width: 300, height: 2_500), fitting: target, contentMode: .aspectFit)
+        #expect(container.image.width == exact.width && container.image.height == exact.height)
+        #expect(container.image.bitmap == full.resized(to: exact))
+        #expect(container.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: 300, height: 2_500))
+        #expect(container.userInfo[.decodeScaleKey] as? Double == Double(exact.width) / 300)
+    }
+
+    @Test func targetLargerThanTheImageKeepsItsSize() throws {
+        let bitmap = PNGTestImages.gradient(width: 40, height: 30, format: .rgb8)
+        let data = try ImageEncoders.PNG().encode(Image(bitmap: bitmap))
+        let container = try decode(data, target: ImageSize(width: 400, height: 400))
+        #expect(container.image.bitmap == bitmap)
+        #expect(container.userInfo[.originalSizeKey] == nil)
+    }
+
+    @Test func truncatedFileStillFailsWhenDecodingToSize() throws {
+        let bitmap = PNGTestImages.gradient(width: 300, height: 600, format: .rgb8)
+        let data = try ImageEncoders.PNG().encode(Image(bitmap: bitmap))
+        let error = try #require(throws: ImageCodecError.self) {
+            try decode(data.prefix(data.count / 2), target: ImageSize(width: 32, height: 32))
+        }
+        #expect(error.code == .incomplete)
+    }
+}
