@@ -1,0 +1,113 @@
+import Foundation
+import NukeCore
+@testable import NukePNG
+import Synchronization
+import Testing
+
+/// The checks of the plugin-contract issue, as an app would see them: a catch-all decoder cannot
+/// launder a file over the limits, a corrupt upload fails before it has been downloaded in full,
+/// and a third-party format's header hook gives the session its size.
+@Suite struct PluginContractTests {
+    /// A decoder that accepts anything and returns a 1×1 image: the fallback an app might register.
+    struct CatchAll: ImageDecoding {
+        func decode(_ data: Data) throws -> ImageContainer {
+            ImageContainer(image: Image(bitmap: Bitmap(width: 1, height: 1, pixelFormat: .gray8, bytes: [0])))
+        }
+    }
+
+    @Test func catchAllCannotBypassALimit() throws {
+        let registry = ImageDecoderRegistry(codecs: [.png])
+        registry.register(priority: -1, name: "catch-all") { _ in CatchAll() }
+        registry.limits = ImageLimits(maxPixelCount: 100)
+        let data = try ImageEncoders.PNG().encode(Image(bitmap: PNGTestImages.gradient(width: 20, height: 20, format: .rgb8)))
+        let error = try #require(throws: ImageCodecError.self) { try registry.decode(data) }
+        #expect(error.code == .limitExceeded)
+        #expect(error.attempts.count == 1, "no decoder after the limit: \(error.attempts)")
+    }
+
+    @Test func catchAllStillCatchesWhatNoFormatDecoderAccepts() throws {
+        let registry = ImageDecoderRegistry(codecs: [.png])
+        registry.register(priority: -1, name: "catch-all") { _ in CatchAll() }
+        #expect(try registry.decode(Data("not an image".utf8)).image.width == 1)
+    }
+
+    @Test func foreignErrorsKeepTheirUnderlyingError() throws {
+        struct Refusal: Error, Equatable { var reason: String }
+        struct Refusing: ImageDecoding {
+            func decode(_ data: Data) throws -> ImageContainer { throw Refusal(reason: "hardware busy") }
+        }
+        let registry = ImageDecoderRegistry()
+        registry.register(name: "refusing") { _ in Refusing() }
+        let error = try #require(throws: ImageCodecError.self) { try registry.decode(Data([1, 2, 3])) }
+        #expect(error.code == .decoderFailed)
+        #expect(error.underlyingError as? Refusal == Refusal(reason: "hardware busy"))
+    }
+
+    @Test func corruptPNGFedInChunksFailsBeforeTheLastChunk() async throws {
+        // A 4 MB PNG of noise (many IDAT chunks) whose second IDAT chunk has a bad CRC.
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<(1024 * 1024 * 4)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let bitmap = Bitmap(width: 1024, height: 1024, pixelFormat: .rgba8, bytes: noise)
+        var data = try ImageEncoders.PNG().encode(Image(bitmap: bitmap))
+        let idat = Data("IDAT".utf8)
+        let first = try #require(data.range(of: idat))
+        let second = try #require(data.range(of: idat, in: first.upperBound..<data.endIndex))
+        let crcOffset = second.upperBound + 8192   // libpng writes 8 KiB IDAT chunks: the CRC after its data
+        data[crcOffset] ^= 0xFF
+        let session = ImageDecodingSession(configuration: .init(registry: ImageDecoderRegistry(codecs: [.png])))
+        // Bytes appended so far, and how many had been appended when the failure arrived.
+        let appended = Mutex(0)
+        let failedAt = Mutex<Int?>(nil)
+        let events = Task { () -> ImageDecodingSession.Event? in
+            var last: ImageDecodingSession.Event?
+            for await event in session.events {
+                if case .failure = event { failedAt.withLock { $0 = appended.withLock { $0 } } }
+                last = event
+            }
+            return last
+        }
+        var offset = 0
+        while offset < data.count, failedAt.withLock({ $0 }) == nil {
+            let end = min(offset + 4096, data.count)
+            appended.withLock { $0 = end }
+            session.append(data[offset..<end])
+            offset = end
+            await session.waitUntilProcessed()
+        }
+        if offset == data.count { session.finish() }
+        let last = await events.value
+        guard case .failure(let error)? = last else {
+            Issue.record("expected a failure, got \(String(describing: last))")
+            return
+        }
+        #expect(error.code == .corrupt)
+        let failed = try #require(failedAt.withLock { $0 })
+        #expect(failed < data.count / 4, "failed after \(failed) of \(data.count) bytes")
+    }
+
+    @Test func thirdPartyHeaderHookGivesTheSessionItsSize() async throws {
+        // A made-up format: "TOY!" then width and height as big-endian UInt16.
+        let toy = ImageType(rawValue: "com.example.toy")
+        ImageType.register(toy, name: "TOY") { $0.starts(with: Array("TOY!".utf8)) }
+        let registry = ImageDecoderRegistry()
+        registry.register(for: toy, name: "toy", header: { data in
+            guard data.count >= 8 else { return .needsMoreData }
+            let b = [UInt8](data.prefix(8))
+            return .parsed(ImageHeader(type: toy, width: Int(b[4]) << 8 | Int(b[5]), height: Int(b[6]) << 8 | Int(b[7])))
+        }) { _ in CatchAll() }
+        let session = ImageDecodingSession(configuration: .init(registry: registry))
+        let events = Task { () -> [ImageDecodingSession.Event] in
+            var all: [ImageDecodingSession.Event] = []
+            for await event in session.events { all.append(event) }
+            return all
+        }
+        session.append(Data("TOY!".utf8) + Data([0x01, 0x40, 0x00, 0xF0]) + Data(repeating: 0, count: 32))
+        session.finish()
+        let received = await events.value
+        let sizes = received.compactMap { event -> ImageSize? in
+            if case .sizeKnown(let header) = event { return header.size }
+            return nil
+        }
+        #expect(sizes.first == ImageSize(width: 320, height: 240))
+    }
+}
