@@ -100,7 +100,7 @@ struct ImageDecodersGIFTests {
         #expect(bitmap.sample(x: 0, y: 0, channel: 3) == 255)
         #expect(bitmap.sample(x: 0, y: 0, channel: 0) == 255)
         #expect(bitmap.sample(x: 0, y: 1, channel: 3) == 0)
-        #expect((container.userInfo[.gifWarningsKey] as? String)?.contains("1 damaged frame") == true)
+        #expect((container.userInfo[.warningsKey] as? ImageDecodingWarnings)?.count == 1)
     }
 
     @Test("a huge screen fails with limitExceeded before any pixel is allocated")

@@ -29,6 +29,10 @@ public struct ImageDecodingContext: Sendable {
     public var userInfo: [String: any Sendable]
     /// Where decoders get pixel memory (default: the heap). Use `.pool(...)` to reuse buffers.
     public var allocator: PixelAllocator
+    /// Refuse data the codec only warns about (corrupt entropy data, bad CRCs, extraneous bytes)
+    /// with a `.corrupt` error instead of returning a partly grey or partly missing image.
+    /// Default `false`, as browsers and the C libraries' own tools behave.
+    public var isStrict: Bool
 
     /// How a scaled decode covers ``targetSize``.
     public enum ContentMode: Sendable, Hashable {
@@ -48,7 +52,8 @@ public struct ImageDecodingContext: Sendable {
         limits: ImageLimits = .default,
         cancellation: ImageDecodingCancellation? = nil,
         userInfo: [String: any Sendable] = [:],
-        allocator: PixelAllocator = .heap
+        allocator: PixelAllocator = .heap,
+        isStrict: Bool = false
     ) {
         self.data = data
         self.isCompleted = isCompleted
@@ -60,6 +65,7 @@ public struct ImageDecodingContext: Sendable {
         self.cancellation = cancellation
         self.userInfo = userInfo
         self.allocator = allocator
+        self.isStrict = isStrict
     }
 
     /// `true` when the caller cancelled through ``cancellation`` or the current task is cancelled.

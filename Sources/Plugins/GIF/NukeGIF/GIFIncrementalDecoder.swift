@@ -32,9 +32,12 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     private var firstCanvas: Bitmap?
     private var result: ImageContainer?
 
-    init(limits: ImageLimits, cancellation: ImageDecodingCancellation?) {
+    private let isStrict: Bool
+
+    init(limits: ImageLimits, cancellation: ImageDecodingCancellation?, isStrict: Bool = false) {
         self.limits = limits
         self.cancellation = cancellation
+        self.isStrict = isStrict
     }
 
     /// Appends bytes not seen before.
@@ -138,7 +141,11 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
         var image = Image(bitmap: first)
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: frames[0].isInterlaced, .frameCountKey: frames.count]
         if let handle, handle.warnings.count > 0 {
-            userInfo[.gifWarningsKey] = "\(handle.warnings.count) damaged frame(s): \(handle.warnings.first)"
+            let warnings = ImageDecodingWarnings(count: handle.warnings.count, first: handle.warnings.first)
+            if isStrict {
+                throw GIFLibrary.error(.corrupt, "strict decoding refuses what the codec only warned about: \(warnings)")
+            }
+            userInfo[.warningsKey] = warnings
         }
         var animation: ImageAnimation?
         if frames.count > 1 {

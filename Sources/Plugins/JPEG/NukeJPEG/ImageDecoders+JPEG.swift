@@ -179,7 +179,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
                 }
             }
             _ = try decompressor.finish()
-            return plan.container(bitmap: bitmap, context: context, isPreview: false)
+            return try plan.finalContainer(bitmap: bitmap, decompressor: decompressor, context: context)
         }
     }
 }

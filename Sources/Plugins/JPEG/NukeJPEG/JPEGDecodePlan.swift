@@ -105,7 +105,8 @@ struct JPEGDecodePlan {
 
     /// Wraps decoded pixels in a container with this plan's metadata, shrinking what DCT scaling
     /// left to the exact target size.
-    func container(bitmap: Bitmap, context: ImageDecodingContext, isPreview: Bool, scan: Int? = nil) -> ImageContainer {
+    func container(bitmap: Bitmap, context: ImageDecodingContext, isPreview: Bool, scan: Int? = nil,
+                   warnings: ImageDecodingWarnings? = nil) -> ImageContainer {
         var bitmap = bitmap
         var decodeScale = Double(scale) / 8
         if let exact = remainderSize(context: context) {
@@ -120,7 +121,17 @@ struct JPEGDecodePlan {
             userInfo[.originalSizeKey] = originalSize
         }
         if let scan { userInfo[.scanNumberKey] = scan }
+        if let warnings { userInfo[.warningsKey] = warnings }
         return ImageContainer(image: image, type: .jpeg, isPreview: isPreview, userInfo: userInfo)
+    }
+
+    /// The final image's container, after the strict check of libjpeg's warnings.
+    ///
+    /// - Throws: `.corrupt` when the decode is strict and libjpeg warned.
+    func finalContainer(bitmap: Bitmap, decompressor: JPEGDecompressor, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        let warnings = decompressor.warnings
+        try context.checkWarnings(warnings, format: .jpeg, codec: JPEGLibrary.codec)
+        return container(bitmap: bitmap, context: context, isPreview: false, warnings: warnings)
     }
 
     /// Reads every remaining row of the current output pass into `buffer`, checking for

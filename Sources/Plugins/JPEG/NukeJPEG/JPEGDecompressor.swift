@@ -125,6 +125,12 @@ final class JPEGDecompressor {
     var outputChannels: Int { Int(nukejpeg_decoder_output_channels(handle)) }
     var outputScanline: Int { Int(nukejpeg_decoder_output_scanline(handle)) }
     var inputScanNumber: Int { Int(nukejpeg_decoder_input_scan_number(handle)) }
+    /// What libjpeg tolerated, or `nil` when it warned about nothing.
+    var warnings: ImageDecodingWarnings? {
+        guard warningCount > 0 else { return nil }
+        return ImageDecodingWarnings(count: warningCount, first: firstWarning ?? "")
+    }
+
     /// How many corrupt-data warnings libjpeg emitted (data it tolerated).
     var warningCount: Int { Int(nukejpeg_decoder_diagnostics(handle).pointee.warning_count) }
     /// The first warning's message, or `nil` when there was none.

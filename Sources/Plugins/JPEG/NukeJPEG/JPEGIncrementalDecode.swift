@@ -105,7 +105,7 @@ final class JPEGIncrementalDecode {
             guard reachedEnd else { throw JPEGDecodePlan.suspendedUnexpectedly() }
             let bitmap = try output(scan: completedScans, plan: plan, context: context)
             _ = try decompressor.finish()
-            return plan.container(bitmap: bitmap, context: context, isPreview: false)
+            return try plan.finalContainer(bitmap: bitmap, decompressor: decompressor, context: context)
         }
         guard completedScans > previewedScan else { return nil }
         previewedScan = completedScans
@@ -142,6 +142,6 @@ final class JPEGIncrementalDecode {
         _ = try decompressor.finish()
         let bitmap = pixels
         pixels = .empty
-        return plan.container(bitmap: bitmap, context: context, isPreview: false)
+        return try plan.finalContainer(bitmap: bitmap, decompressor: decompressor, context: context)
     }
 }

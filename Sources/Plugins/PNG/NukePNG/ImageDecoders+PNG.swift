@@ -125,7 +125,8 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
     convenience init(context: ImageDecodingContext) {
         self.init(configuration: PNGDecodingSession.Configuration(
             prefersHighBitDepth: context.prefersHighBitDepth, limits: context.limits, cancellation: context.cancellation,
-            allocator: context.allocator, targetSize: context.targetSize, contentMode: context.contentMode
+            allocator: context.allocator, targetSize: context.targetSize, contentMode: context.contentMode,
+            isStrict: context.isStrict
         ))
     }
 

@@ -23,6 +23,8 @@ final class PNGDecodingSession {
         /// Decode to this size (``ImageDecodingContext/targetSize``), never larger than the image.
         var targetSize: ImageSize?
         var contentMode: ImageDecodingContext.ContentMode = .aspectFill
+        /// Refuse what libpng only warned about (``ImageDecodingContext/isStrict``).
+        var isStrict = false
 
         var isCancelled: Bool { (cancellation?.isCancelled ?? false) || Task.isCancelled }
     }
@@ -304,6 +306,15 @@ final class PNGDecodingSession {
             throw failure
         }
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.bytesConsumedKey: fedCount, .isProgressiveKey: header.isInterlaced]
+        if warningCount > 0 {
+            let warnings = ImageDecodingWarnings(count: warningCount, first: firstWarning ?? "")
+            if configuration.isStrict {
+                let failure = error(.corrupt, "strict decoding refuses what libpng only warned about: \(warnings)")
+                self.failure = failure
+                throw failure
+            }
+            userInfo[.warningsKey] = warnings
+        }
         let bitmap: Bitmap
         if let outputSize {
             // Streamed through the ring, or (interlaced, or decoded for previews) resized now.

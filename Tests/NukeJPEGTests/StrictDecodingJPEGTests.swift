@@ -1,0 +1,39 @@
+import Foundation
+import NukeCore
+@testable import NukeJPEG
+import Testing
+
+/// Corrupt entropy data: libjpeg warns and fills in grey; a strict decode refuses the file.
+@Suite struct StrictDecodingJPEGTests {
+    /// baseline-420.jpg with a stray restart marker in the middle of its entropy-coded data.
+    func corruptJPEG() throws -> Data {
+        var data = try JPEGFixtures.data("baseline-420.jpg")
+        let sos = try #require(data.range(of: Data([0xFF, 0xDA])))
+        let middle = sos.upperBound + (data.count - sos.upperBound) / 2
+        data[middle] = 0xFF
+        data[middle + 1] = 0xD3
+        return data
+    }
+
+    func decode(_ data: Data, strict: Bool) throws -> ImageContainer {
+        try ImageDecoderRegistry(codecs: [.jpeg]).decode(ImageDecodingContext(data: data, isStrict: strict))
+    }
+
+    @Test func warningsAreReported() throws {
+        let container = try decode(try corruptJPEG(), strict: false)
+        let warnings = try #require(container.userInfo[.warningsKey] as? ImageDecodingWarnings)
+        #expect(warnings.count >= 1)
+        #expect(warnings.first.contains("Corrupt JPEG data"))
+    }
+
+    @Test func strictDecodeRefusesWarnings() throws {
+        let error = try #require(throws: ImageCodecError.self) { try decode(try corruptJPEG(), strict: true) }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("Corrupt JPEG data"))
+    }
+
+    @Test func cleanFileDecodesStrictly() throws {
+        let container = try decode(try JPEGFixtures.data("baseline-420.jpg"), strict: true)
+        #expect(container.userInfo[.warningsKey] == nil)
+    }
+}
