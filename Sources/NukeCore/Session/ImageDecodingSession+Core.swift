@@ -93,6 +93,10 @@ extension ImageDecodingSession {
             state.withLock { $0.bytesReceived }
         }
 
+        var isEnded: Bool {
+            state.withLock { $0.isEnded }
+        }
+
         func append(_ chunk: Data) {
             let accepted = state.withLock { state -> Bool in
                 precondition(!state.isFinished, "ImageDecodingSession.append(_:) called after finish()")

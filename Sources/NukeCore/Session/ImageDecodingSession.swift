@@ -97,6 +97,12 @@ public final class ImageDecodingSession: Sendable {
         core.bytesReceived
     }
 
+    /// `true` once the events have ended: the final image, a failure or a cancellation. A
+    /// download can stop as soon as it is, instead of fetching bytes nobody will decode.
+    public var isEnded: Bool {
+        core.isEnded
+    }
+
     /// Suspends until the session has looked at every byte appended so far (made a preview
     /// of it, or decided not to), or has ended.
     ///
