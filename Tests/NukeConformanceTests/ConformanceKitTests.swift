@@ -401,3 +401,35 @@ enum ToyFixtures {
         }
     }
 }
+
+/// ``ConformancePlan``: the declaration plugins use runs the standard checks, and catches defects.
+@Suite struct ConformancePlanTests {
+    @Test func cleanCodecPassesEveryCase() async {
+        let plan = ConformancePlan(codec: ToyPAM.codec(nil), manifest: ConformanceKitTests.fixtures)
+        let checks = Set(plan.cases.map(\.check))
+        #expect(checks.isSuperset(of: [.sniffing, .referenceDecode, .invalidInput, .truncation, .corruption,
+                                       .progressive, .roundTrip, .limits, .concurrency]))
+        for check in plan.cases {
+            let result = await plan.run(check)
+            #expect(result.passed, "\(result)")
+        }
+    }
+
+    @Test(arguments: ToyPAM.Defect.allCases)
+    func planCatchesDefect(_ defect: ToyPAM.Defect) async {
+        let plan = ConformancePlan(codec: ToyPAM.codec(defect), manifest: ConformanceKitTests.fixtures)
+        var failed = false
+        for check in plan.cases where check.check == defect.caughtBy {
+            failed = await !plan.run(check).passed || failed
+        }
+        #expect(failed, "the plan's \(defect.caughtBy) cases missed \(defect)")
+    }
+
+    @Test func tooFewCasesIsAFailure() async throws {
+        let plan = ConformancePlan(codec: ToyPAM.codec(nil), manifest: ConformanceKitTests.fixtures)
+        let fixture = try #require(plan.manifest.invalid.first)
+        // Reference decode examines valid fixtures only: on an invalid one it runs no case.
+        let result = await plan.run(ConformanceCase(check: .referenceDecode, fixture: fixture, minimumCases: 1))
+        #expect(!result.passed)
+    }
+}

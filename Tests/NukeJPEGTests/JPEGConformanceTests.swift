@@ -7,31 +7,15 @@ import Testing
 /// The conformance kit run against NukeJPEG over Fixtures/jpeg, one test per check and
 /// fixture, plus the public corpora in ../shared/corpora/jpeg when present.
 enum JPEGConformance {
-    /// The repository root: three levels up from Tests/NukeJPEGTests/JPEGConformanceTests.swift.
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let fixtures = root.appendingPathComponent("Fixtures/jpeg")
-    static let corpora = root.deletingLastPathComponent().appendingPathComponent("shared/corpora/jpeg")
-    static let corporaExist = FileManager.default.fileExists(atPath: corpora.path)
-
-    /// The manifest; empty when it cannot be read (``manifestLoads`` then fails).
-    static let manifest = (try? FixtureManifest.load(from: fixtures)) ?? FixtureManifest(format: "jpeg", directory: fixtures, fixtures: [])
-
-    static let suite: ConformanceSuite = {
+    static let plan: ConformancePlan = {
         var options = ConformanceSuite.Options()
         options.encodingOptions.quality = 1
         options.roundTripPreservesOrientation = true   // NukeJPEG writes the EXIF block back
-        return ConformanceSuite(codec: .jpeg, manifest: manifest, options: options)
+        return ConformancePlan(codec: .jpeg, format: "jpeg", testFile: #filePath, corpusExtensions: ["jpg", "jpeg"],
+                               options: options, expectation: expectation)
     }()
-
-    /// Every JPEG in the corpora, with what is known about it.
-    static let corpusFiles: [Fixture] = {
-        guard let enumerator = FileManager.default.enumerator(at: corpora, includingPropertiesForKeys: nil) else { return [] }
-        return enumerator.compactMap { $0 as? URL }
-            .filter { ["jpg", "jpeg"].contains($0.pathExtension.lowercased()) }
-            .sorted { $0.path < $1.path }
-            .map(expectation)
-    }()
+    static var suite: ConformanceSuite { plan.suite }
+    static var manifest: FixtureManifest { plan.manifest }
 
     /// What a corpus file must do. Unknown files only must decode or throw ImageCodecError.
     static func expectation(for url: URL) -> Fixture {
@@ -69,46 +53,24 @@ enum JPEGConformance {
         #expect(result.failures.isEmpty, "\(result)", sourceLocation: sourceLocation)
     }
 
-    @Test func manifestLoads() throws {
-        let manifest = try FixtureManifest.load(from: C.fixtures)
-        #expect(manifest.format == "jpeg")
-        #expect(manifest.valid.count >= 30)
-        #expect(manifest.invalid.count >= 5)
-        #expect(manifest.fixtures.count == C.manifest.fixtures.count)
+    @Test func manifestLoads() {
+        #expect(C.plan.manifestError == nil)
+        #expect(C.manifest.format == "jpeg")
+        #expect(C.manifest.valid.count >= 30)
+        #expect(C.manifest.invalid.count >= 5)
     }
 
-    @Test(arguments: C.manifest.fixtures)
-    func sniffing(_ fixture: Fixture) {
-        expectPasses(C.suite.checkSniffing(fixture))
+    /// The kit's standard checks over every fixture (ConformancePlan.cases).
+    @Test(arguments: C.plan.cases)
+    func conformance(_ check: ConformanceCase) async {
+        let result = await C.plan.run(check)
+        #expect(result.passed, "\(result)")
     }
 
-    @Test(arguments: C.manifest.valid)
-    func referenceDecode(_ fixture: Fixture) {
-        expectPasses(C.suite.checkReferenceDecode(fixture), minimumCases: 2)
-    }
-
-    @Test(arguments: C.manifest.invalid)
-    func invalidInput(_ fixture: Fixture) {
-        expectPasses(C.suite.checkInvalidInput(fixture))
-    }
-
-    @Test(arguments: C.manifest.valid)
-    func truncation(_ fixture: Fixture) throws {
-        let result = C.suite.checkTruncation(fixture)
-        let count = try fixture.data().count
-        #expect(result.caseCount == C.suite.truncationLengths(count: count).count)
-        #expect(result.caseCount == count || count > C.suite.options.exhaustiveTruncationLimit)
-        expectPasses(result)
-    }
-
-    @Test(arguments: C.manifest.valid)
-    func corruption(_ fixture: Fixture) {
-        expectPasses(C.suite.checkCorruption(fixture), minimumCases: 1)
-    }
-
-    @Test(arguments: C.manifest.fixtures)
-    func progressive(_ fixture: Fixture) {
-        expectPasses(C.suite.checkProgressive(fixture))
+    @Test(.enabled(if: C.plan.hasCorpus), arguments: C.plan.corpusCases)
+    func corpus(_ check: ConformanceCase) async {
+        let result = await C.plan.run(check)
+        #expect(result.passed, "\(result)")
     }
 
     /// NukeJPEG returns a preview each time a scan of a progressive file completes (the next
@@ -153,13 +115,6 @@ enum JPEGConformance {
         }
     }
 
-    /// At quality 1 (4:4:4 chroma), a JPEG round trip of these small, detailed fixtures keeps
-    /// PSNR above 30 dB; at the default 0.9 some fall to 21 dB, as with `cjpeg -quality 90`.
-    @Test(arguments: C.manifest.valid)
-    func roundTrip(_ fixture: Fixture) {
-        expectPasses(C.suite.checkRoundTrip(fixture), minimumCases: 1)
-    }
-
     /// The same round trip through a progressive JPEG.
     @Test(arguments: C.manifest.valid)
     func progressiveRoundTrip(_ fixture: Fixture) {
@@ -168,26 +123,9 @@ enum JPEGConformance {
         expectPasses(suite.checkRoundTrip(fixture), minimumCases: 1)
     }
 
-    @Test(arguments: C.manifest.valid)
-    func limits(_ fixture: Fixture) {
-        expectPasses(C.suite.checkLimits(fixture))
-    }
-
-    @Test func concurrency() async {
-        expectPasses(await C.suite.checkConcurrency(), minimumCases: 1)
-    }
-
-    @Test(.enabled(if: JPEGConformance.corporaExist), arguments: C.corpusFiles)
-    func corpusFile(_ fixture: Fixture) {
-        expectPasses(C.suite.checkRobustness(fixture))
-        if fixture.kind == .invalid {
-            expectPasses(C.suite.checkInvalidInput(fixture))
-        }
-    }
-
-    @Test(.enabled(if: JPEGConformance.corporaExist))
+    @Test(.enabled(if: C.plan.hasCorpus))
     func corporaHoldTheKnownFiles() {
-        let names = Set(C.corpusFiles.map(\.file))
+        let names = Set(C.plan.corpusFiles.map(\.file))
         for name in ["truncated_jpeg.jpg", "monkey12.jpg", "progressive.jpeg", "testorig.jpg"] {
             #expect(names.contains(name))
         }

@@ -7,34 +7,18 @@ import Testing
 /// The conformance kit run against NukePNG over Fixtures/png, one test per check and
 /// fixture, plus the public corpora in ../shared/corpora/png when present.
 enum PNGConformance {
-    /// The repository root: three levels up from Tests/NukePNGTests/PNGConformanceTests.swift.
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let fixtures = root.appendingPathComponent("Fixtures/png")
-    static let corpora = root.deletingLastPathComponent().appendingPathComponent("shared/corpora/png")
-    static let corporaExist = FileManager.default.fileExists(atPath: corpora.path)
-
-    /// The manifest; empty when it cannot be read (``manifestLoads`` then fails).
-    static let manifest = (try? FixtureManifest.load(from: fixtures)) ?? FixtureManifest(format: "png", directory: fixtures, fixtures: [])
-
     /// Every prefix of a PNG costs a decode of the prefix, so the 46 KiB Adam7 fixture alone
     /// would take 46,000 decodes (13 s in a debug build): files over 16 KiB are cut at a
     /// stride instead (about 900 prefixes).
-    static let suite: ConformanceSuite = {
+    static let plan: ConformancePlan = {
         var options = ConformanceSuite.Options()
         options.exhaustiveTruncationLimit = 16 * 1024
         options.roundTripPreservesOrientation = true   // NukePNG writes the eXIf chunk back
-        return ConformanceSuite(codec: .png, manifest: manifest, options: options)
+        return ConformancePlan(codec: .png, format: "png", testFile: #filePath, corpusExtensions: ["png"],
+                               options: options, expectation: expectation)
     }()
-
-    /// Every PNG in the corpora, with what is known about it.
-    static let corpusFiles: [Fixture] = {
-        guard let enumerator = FileManager.default.enumerator(at: corpora, includingPropertiesForKeys: nil) else { return [] }
-        return enumerator.compactMap { $0 as? URL }
-            .filter { $0.pathExtension.lowercased() == "png" }
-            .sorted { $0.path < $1.path }
-            .map(expectation)
-    }()
+    static var suite: ConformanceSuite { plan.suite }
+    static var manifest: FixtureManifest { plan.manifest }
 
     /// What a corpus file must do.
     ///
@@ -84,51 +68,25 @@ enum PNGConformance {
         #expect(result.failures.isEmpty, "\(result)", sourceLocation: sourceLocation)
     }
 
-    @Test func manifestLoads() throws {
-        let manifest = try FixtureManifest.load(from: C.fixtures)
-        #expect(manifest.format == "png")
-        #expect(manifest.valid.count >= 30)
-        #expect(manifest.invalid.count >= 5)
-        #expect(manifest.fixtures.count == C.manifest.fixtures.count)
+    @Test func manifestLoads() {
+        #expect(C.plan.manifestError == nil)
+        #expect(C.manifest.format == "png")
+        #expect(!C.manifest.valid.isEmpty && !C.manifest.invalid.isEmpty)
     }
 
-    @Test(arguments: C.manifest.fixtures)
-    func sniffing(_ fixture: Fixture) {
-        expectPasses(C.suite.checkSniffing(fixture))
+    /// The kit's standard checks over every fixture (ConformancePlan.cases).
+    @Test(arguments: C.plan.cases)
+    func conformance(_ check: ConformanceCase) async {
+        let result = await C.plan.run(check)
+        #expect(result.passed, "\(result)")
     }
 
-    @Test(arguments: C.manifest.valid)
-    func referenceDecode(_ fixture: Fixture) {
-        expectPasses(C.suite.checkReferenceDecode(fixture), minimumCases: 2)
+    @Test(.enabled(if: C.plan.hasCorpus), arguments: C.plan.corpusCases)
+    func corpus(_ check: ConformanceCase) async {
+        let result = await C.plan.run(check)
+        #expect(result.passed, "\(result)")
     }
 
-    @Test(arguments: C.manifest.invalid)
-    func invalidInput(_ fixture: Fixture) {
-        expectPasses(C.suite.checkInvalidInput(fixture))
-    }
-
-    @Test(arguments: C.manifest.valid)
-    func truncation(_ fixture: Fixture) throws {
-        let result = C.suite.checkTruncation(fixture)
-        let count = try fixture.data().count
-        #expect(result.caseCount == C.suite.truncationLengths(count: count).count)
-        #expect(result.caseCount == count || count > C.suite.options.exhaustiveTruncationLimit)
-        expectPasses(result)
-    }
-
-    @Test(arguments: C.manifest.valid)
-    func corruption(_ fixture: Fixture) {
-        expectPasses(C.suite.checkCorruption(fixture), minimumCases: 1)
-    }
-
-    @Test(arguments: C.manifest.fixtures)
-    func progressive(_ fixture: Fixture) {
-        expectPasses(C.suite.checkProgressive(fixture))
-    }
-
-    /// NukePNG previews an interlaced file once per newly completed Adam7 pass (scan number
-    /// = passes complete, ending at 7) and a non-interlaced one whenever new rows arrived
-    /// (row count, ending at the height, since the kit's last partial call has all the data).
     @Test(arguments: C.manifest.valid)
     func previewsFollowPassesAndRows(_ fixture: Fixture) throws {
         var suite = C.suite
@@ -155,38 +113,15 @@ enum PNGConformance {
     }
 
     @Test(arguments: C.manifest.valid)
-    func roundTrip(_ fixture: Fixture) {
-        expectPasses(C.suite.checkRoundTrip(fixture), minimumCases: 1)
-    }
-
-    /// The same round trip through an interlaced PNG.
-    @Test(arguments: C.manifest.valid)
     func progressiveRoundTrip(_ fixture: Fixture) {
         var suite = C.suite
         suite.options.encodingOptions.isProgressive = true
         expectPasses(suite.checkRoundTrip(fixture), minimumCases: 1)
     }
 
-    @Test(arguments: C.manifest.valid)
-    func limits(_ fixture: Fixture) {
-        expectPasses(C.suite.checkLimits(fixture))
-    }
-
-    @Test func concurrency() async {
-        expectPasses(await C.suite.checkConcurrency(), minimumCases: 1)
-    }
-
-    @Test(.enabled(if: PNGConformance.corporaExist), arguments: C.corpusFiles)
-    func corpusFile(_ fixture: Fixture) {
-        expectPasses(C.suite.checkRobustness(fixture))
-        if fixture.kind == .invalid {
-            expectPasses(C.suite.checkInvalidInput(fixture))
-        }
-    }
-
-    @Test(.enabled(if: PNGConformance.corporaExist))
+    @Test(.enabled(if: C.plan.hasCorpus))
     func corporaHoldTheKnownFiles() {
-        let names = Set(C.corpusFiles.map(\.file))
+        let names = Set(C.plan.corpusFiles.map(\.file))
         for name in ["basn0g01.png", "huge_IDAT.png", "truncated_image.png", "broken.png"] {
             #expect(names.contains(name))
         }

@@ -17,13 +17,15 @@ extension ConformanceSuite {
             return result
         }
         guard let data = load(fixture, into: &result),
-              let image = expectImage(decodeOnce(data), fixture, "decode with the suite's limits", &result)?.image else { return result }
+              let container = expectImage(decodeOnce(data), fixture, "decode with the suite's limits", &result) else { return result }
+        let image = container.image
         let width = image.width, height = image.height
         let decodedBytes = image.frames.reduce(0) { $0 + $1.bitmap.width * $1.bitmap.height * $1.bitmap.pixelFormat.bytesPerPixel }
         var exact = options.limits
         exact.maxPixelCount = width * height
         exact.maxDimension = max(width, height)
-        exact.maxFrameCount = image.frames.count
+        // An animation decoded lazily has one eager frame; its frame count is the animation's.
+        exact.maxFrameCount = container.animation?.frameCount ?? image.frames.count
 
         result.caseCount += 1
         switch decodeOnce(data, limits: exact) {
