@@ -14,5 +14,6 @@ mkdir -p "$out"
 "$nuke" progressive Examples/progressive.jpg --chunks 32 --output-dir "$out/progressive"
 ls -l "$out/progressive"
 "$nuke" convert Examples/progressive.jpg "$out/progressive.png"
+"$nuke" convert Examples/progressive.jpg "$out/thumbnail.png" --max-size 256x256   # decode to size
 "$nuke" info "$out/progressive.png"
 echo "demo: previews and the converted image are in $out"
