@@ -33,11 +33,17 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     private var result: ImageContainer?
 
     private let isStrict: Bool
+    /// Decode to size: the container's image (the first frame) is shrunk to fit this.
+    private let targetSize: ImageSize?
+    private let contentMode: ImageDecodingContext.ContentMode
 
-    init(limits: ImageLimits, cancellation: ImageDecodingCancellation?, isStrict: Bool = false) {
+    init(limits: ImageLimits, cancellation: ImageDecodingCancellation?, isStrict: Bool = false,
+         targetSize: ImageSize? = nil, contentMode: ImageDecodingContext.ContentMode = .aspectFill) {
         self.limits = limits
         self.cancellation = cancellation
         self.isStrict = isStrict
+        self.targetSize = targetSize
+        self.contentMode = contentMode
     }
 
     /// Appends bytes not seen before.
@@ -138,8 +144,20 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
             first = try compositeNextFrame(screen: screen)
         }
         let loopCount = scanner.loopCount ?? 1
-        var image = Image(bitmap: first)
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: frames[0].isInterlaced, .frameCountKey: frames.count]
+        var shown = first
+        if let targetSize, first.width > 0, first.height > 0 {
+            // Decode to size: the composited first frame through the core's resampler (frames
+            // are composited on the full canvas, so they cannot be shrunk row by row).
+            let full = ImageSize(width: first.width, height: first.height)
+            let size = ImageResampler.targetSize(for: full, fitting: targetSize, contentMode: contentMode)
+            if size != full {
+                shown = first.resized(to: size)
+                userInfo[.originalSizeKey] = full
+                userInfo[.decodeScaleKey] = Double(size.width) / Double(full.width)
+            }
+        }
+        var image = Image(bitmap: shown)
         if let handle, handle.warnings.count > 0 {
             let warnings = ImageDecodingWarnings(count: handle.warnings.count, first: handle.warnings.first)
             if isStrict {

@@ -52,17 +52,27 @@ extension ImageDecoders {
             adapter = IncrementalDecoderAdapter { GIFIncrementalDecoder(limits: limits, cancellation: cancellation) }
         }
 
+        /// Creates a decoder with the context's limits, cancellation, strictness and target size.
+        public init(context: ImageDecodingContext) {
+            adapter = IncrementalDecoderAdapter {
+                GIFIncrementalDecoder(
+                    limits: context.limits, cancellation: context.cancellation, isStrict: context.isStrict,
+                    targetSize: context.targetSize, contentMode: context.contentMode
+                )
+            }
+        }
+
         /// Creates a decoder for complete data, or returns `nil` when it is not a GIF.
         public convenience init?(data: Data, context: ImageDecodingContext) {
             guard Self.isGIF(data) else { return nil }
-            self.init(limits: context.limits, cancellation: context.cancellation)
+            self.init(context: context)
         }
 
         /// Creates a decoder for a download in progress, or returns `nil` when it is not a GIF
         /// (or fewer than 6 bytes arrived).
         public convenience init?(partiallyDownloadedData data: Data, context: ImageDecodingContext) {
             guard Self.isGIF(data) else { return nil }
-            self.init(limits: context.limits, cancellation: context.cancellation)
+            self.init(context: context)
         }
 
         /// `true` when `data` starts with `GIF87a` or `GIF89a`.
