@@ -565,7 +565,11 @@ def main():
     baselines = [
         ("/bin/true (the spawning floor)", Tool("true", ["/bin/true"], None)),
         ("Pillow's fixed cost: `python3 -c 'import PIL.Image'`", Tool("import", [sys.executable, "-c", "import PIL.Image"], None)),
+        ("nuke's fixed cost: `nuke formats`", Tool("formats", [args.nuke, "formats"], None)),
     ]
+    if shutil.which("vipsthumbnail"):
+        baselines.append(("vips's fixed cost: `vipsthumbnail --vips-version`",
+                          Tool("vips-version", [shutil.which("vipsthumbnail"), "--vips-version"], None)))
     for _ in range(args.runs):
         for _, tool in baselines:
             tool.record(spawner.run(tool.argv))
