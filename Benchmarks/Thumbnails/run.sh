@@ -68,12 +68,12 @@ if ! has_pillow "$PY"; then
 fi
 
 # --- nuke, release build ------------------------------------------------------------------------------
-cd "$ROOT"
+# (No cd: a relative --inputs DIR stays relative to where run.sh was started.)
 if [ "$BUILD" = 1 ]; then
     say "building nuke (release)"
-    swift build -c release --product nuke >&2
+    swift build --package-path "$ROOT" -c release --product nuke >&2
 fi
-NUKE="$(swift build -c release --show-bin-path)/nuke"
+NUKE="$(swift build --package-path "$ROOT" -c release --show-bin-path)/nuke"
 if [ ! -x "$NUKE" ]; then
     say "no release nuke at $NUKE"
     exit 1
