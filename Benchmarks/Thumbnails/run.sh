@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Thumbnail benchmark: `nuke convert --max-size` against vipsthumbnail and Pillow, and
+# `nuke convert X.jpg out.pam` against djpeg. Prints one markdown table and writes it to
+# out/benchmarks/thumbnails.md. See README.md beside this file.
+#
+#   Benchmarks/Thumbnails/run.sh [--runs N] [--inputs DIR] [--quality Q] [--no-install] [--no-build]
+#
+# Everything that is missing is installed first: Debian's libvips-tools and libjpeg-turbo-progs
+# (apt-get, with sudo when not root), numpy and Pillow (pip --user, or a venv in the cache
+# directory when pip refuses). The cache directory is $NUKE_BENCH_CACHE or out/benchmarks.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+CACHE="${NUKE_BENCH_CACHE:-$ROOT/out/benchmarks}"
+INSTALL=1
+BUILD=1
+PASS=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-install) INSTALL=0 ;;
+        --no-build) BUILD=0 ;;
+        -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) PASS+=("$1") ;;
+    esac
+    shift
+done
+mkdir -p "$CACHE"
+
+say() { printf '[bench] %s\n' "$*" >&2; }
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi
+}
+
+# --- Debian tools: vipsthumbnail (libvips-tools), djpeg and cjpeg (libjpeg-turbo-progs) ---------
+if [ "$INSTALL" = 1 ]; then
+    missing=()
+    command -v vipsthumbnail >/dev/null || missing+=(libvips-tools)
+    { command -v djpeg >/dev/null && command -v cjpeg >/dev/null; } || missing+=(libjpeg-turbo-progs)
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "installing ${missing[*]} with apt-get"
+        if ! { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >&2; then
+            say "could not install ${missing[*]}: their rows will show n/a"
+        fi
+    fi
+fi
+
+# --- Python with numpy and Pillow -------------------------------------------------------------------
+# The real interpreter (not a pyenv shim script), so that the Pillow rows time Python, not a shell.
+PY="$(python3 -c 'import sys; print(sys.executable)')"
+has_pillow() { "$1" -c 'import numpy, PIL.Image' 2>/dev/null; }
+if ! has_pillow "$PY" && [ -x "$CACHE/venv/bin/python" ] && has_pillow "$CACHE/venv/bin/python"; then
+    PY="$CACHE/venv/bin/python"
+fi
+if ! has_pillow "$PY" && [ "$INSTALL" = 1 ]; then
+    say "installing numpy and Pillow with pip --user"
+    if ! "$PY" -m pip install --quiet --user numpy pillow >&2 || ! has_pillow "$PY"; then
+        say "pip --user refused: using a venv in $CACHE/venv"
+        "$PY" -m venv "$CACHE/venv" >&2
+        "$CACHE/venv/bin/python" -m pip install --quiet numpy pillow >&2
+        PY="$CACHE/venv/bin/python"
+    fi
+fi
+if ! has_pillow "$PY"; then
+    say "numpy and Pillow are needed to make the inputs and check the outputs ($PY has not got them)"
+    exit 1
+fi
+
+# --- nuke, release build ------------------------------------------------------------------------------
+# (No cd: a relative --inputs DIR stays relative to where run.sh was started.)
+if [ "$BUILD" = 1 ]; then
+    say "building nuke (release)"
+    swift build --package-path "$ROOT" -c release --product nuke >&2
+fi
+NUKE="$(swift build --package-path "$ROOT" -c release --show-bin-path)/nuke"
+if [ ! -x "$NUKE" ]; then
+    say "no release nuke at $NUKE"
+    exit 1
+fi
+
+exec "$PY" "$HERE/measure.py" --nuke "$NUKE" --cache "$CACHE" --out "$CACHE/thumbnails.md" ${PASS[@]+"${PASS[@]}"}
