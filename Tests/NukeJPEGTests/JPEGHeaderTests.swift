@@ -3,32 +3,10 @@ import NukeCore
 @testable import NukeJPEG
 import Testing
 
-/// Fixtures and corpora for header tests, found relative to this file.
+/// The public corpora for header tests.
 enum JPEGHeaderFixtures {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let corpora = root.deletingLastPathComponent().appendingPathComponent("shared/corpora")
-    static let corporaExist = FileManager.default.fileExists(atPath: corpora.path)
-
-    struct PNGFixture: Sendable, CustomTestStringConvertible {
-        var file: String
-        var width: Int
-        var height: Int
-        var interlaced: Bool
-        var testDescription: String { file }
-    }
-
-    /// The valid PNG fixtures of Fixtures/png/manifest.json.
-    static let pngFixtures: [PNGFixture] = {
-        let url = root.appendingPathComponent("Fixtures/png/manifest.json")
-        guard let data = try? Data(contentsOf: url),
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let fixtures = json["fixtures"] as? [[String: Any]] else { return [] }
-        return fixtures.compactMap { entry in
-            guard entry["kind"] as? String == "valid", let file = entry["file"] as? String,
-                  let width = entry["width"] as? Int, let height = entry["height"] as? Int else { return nil }
-            return PNGFixture(file: file, width: width, height: height, interlaced: entry["interlaced"] as? Bool ?? false)
-        }
-    }()
+    static let corpora = JPEGFixtures.corpora.deletingLastPathComponent()
+    static var corporaExist: Bool { JPEGFixtures.corporaExist }
 
     static func corpus(_ path: String) throws -> Data {
         try Data(contentsOf: corpora.appendingPathComponent(path))

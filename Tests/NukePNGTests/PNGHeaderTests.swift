@@ -6,8 +6,6 @@ import Testing
 /// Fixtures and corpora for header tests, found relative to this file.
 enum PNGHeaderFixtures {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let corpora = root.deletingLastPathComponent().appendingPathComponent("shared/corpora")
-    static let corporaExist = FileManager.default.fileExists(atPath: corpora.path)
 
     struct PNGFixture: Sendable, CustomTestStringConvertible {
         var file: String
@@ -29,10 +27,6 @@ enum PNGHeaderFixtures {
             return PNGFixture(file: file, width: width, height: height, interlaced: entry["interlaced"] as? Bool ?? false)
         }
     }()
-
-    static func corpus(_ path: String) throws -> Data {
-        try Data(contentsOf: corpora.appendingPathComponent(path))
-    }
 }
 
 /// The PNG codec's header hook (``ImageDecoders/PNG/parseHeader(_:)``), through the registry.
