@@ -37,3 +37,22 @@ import Testing
         #expect(container.userInfo[.warningsKey] == nil)
     }
 }
+
+/// ``ImageDecoderRegistry/decode(_:reading:)`` with JPEG: progressive files consume their scans
+/// without preview passes and end equal to a one-shot decode.
+@Suite struct StreamedJPEGDecodeTests {
+    @Test(arguments: ["baseline-420.jpg", "progressive.jpg", "progressive-arithmetic.jpg", "arithmetic.jpg"])
+    func streamedEqualsWhole(_ name: String) throws {
+        let data = try JPEGFixtures.data(name)
+        let registry = ImageDecoderRegistry(codecs: [.jpeg])
+        let whole = try registry.decode(data)
+        var offset = 16
+        let streamed = try registry.decode(ImageDecodingContext(data: data.prefix(16))) {
+            guard offset < data.count else { return nil }
+            let end = min(offset + 333, data.count)
+            defer { offset = end }
+            return data.subdata(in: offset..<end)
+        }
+        #expect(streamed.image.bitmap == whole.image.bitmap)
+    }
+}

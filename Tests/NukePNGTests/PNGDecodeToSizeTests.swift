@@ -50,3 +50,49 @@ import Testing
         #expect(error.code == .incomplete)
     }
 }
+
+/// ``ImageDecoderRegistry/decode(_:reading:)``: a file pushed in pieces without being kept
+/// decodes exactly as the whole file does.
+@Suite struct StreamedDecodeTests {
+    static func pieces(of data: Data, size: Int) -> () -> Data? {
+        var offset = data.startIndex
+        return {
+            guard offset < data.endIndex else { return nil }
+            let end = min(offset + size, data.endIndex)
+            defer { offset = end }
+            return data.subdata(in: offset..<end)
+        }
+    }
+
+    @Test(arguments: [(false, 1), (false, 997), (true, 4096)])
+    func streamedEqualsWhole(_ interlaced: Bool, _ pieceSize: Int) throws {
+        let bitmap = PNGTestImages.gradient(width: 120, height: 90, format: .rgba8)
+        let data = try ImageEncoders.PNG(options: ImageEncodingOptions(isProgressive: interlaced)).encode(Image(bitmap: bitmap))
+        let registry = ImageDecoderRegistry(codecs: [.png])
+        for target in [nil, ImageSize(width: 30, height: 30)] {
+            let whole = try registry.decode(ImageDecodingContext(data: data, targetSize: target))
+            let read = Self.pieces(of: data.dropFirst(16), size: pieceSize)
+            let streamed = try registry.decode(ImageDecodingContext(data: data.prefix(16), targetSize: target), reading: read)
+            #expect(streamed.image.bitmap == whole.image.bitmap)
+            #expect(!streamed.isPreview)
+        }
+    }
+
+    @Test func truncatedStreamIsIncomplete() throws {
+        let data = try ImageEncoders.PNG().encode(Image(bitmap: PNGTestImages.gradient(width: 64, height: 64, format: .rgb8)))
+        let registry = ImageDecoderRegistry(codecs: [.png])
+        let read = Self.pieces(of: data.dropFirst(16).dropLast(40), size: 512)
+        let error = try #require(throws: ImageCodecError.self) {
+            try registry.decode(ImageDecodingContext(data: data.prefix(16)), reading: read)
+        }
+        #expect(error.code == .incomplete)
+    }
+
+    @Test func unknownFormatIsNoCodec() throws {
+        let registry = ImageDecoderRegistry(codecs: [.png])
+        let error = try #require(throws: ImageCodecError.self) {
+            try registry.decode(ImageDecodingContext(data: Data("not an image at all".utf8)), reading: { nil })
+        }
+        #expect(error.code == .noCodec)
+    }
+}

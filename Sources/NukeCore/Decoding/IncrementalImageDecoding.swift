@@ -56,6 +56,16 @@ public protocol IncrementalImageDecoding {
     /// - Throws: ``ImageCodecError``: `.incomplete` (only after ``finish()``), `.corrupt`,
     ///   `.unsupported`, `.limitExceeded`, `.cancelled`.
     mutating func next() throws -> ImageDecodingEvent
+
+    /// Says whether the caller wants previews. A caller that pushes a complete file in pieces
+    /// (reading it from disk or a socket without keeping it) turns them off, and the decoder
+    /// then only consumes the bytes until ``finish()``, without drawing previews. Default: on;
+    /// decoders without previews ignore it.
+    mutating func setWantsPreviews(_ wantsPreviews: Bool)
+}
+
+extension IncrementalImageDecoding {
+    public mutating func setWantsPreviews(_ wantsPreviews: Bool) {}
 }
 
 /// What an ``IncrementalImageDecoding`` reports.

@@ -216,6 +216,45 @@ public final class ImageDecoderRegistry: Sendable {
         throw first
     }
 
+    /// Decodes a complete file read in pieces, without keeping it: each piece goes to the
+    /// decoder and is dropped, so memory holds what the decoder keeps (a few rows for PNG) rather
+    /// than the whole input.
+    ///
+    /// The first decoder that accepts `context` (its data: the first bytes, enough to sniff) is
+    /// the only one tried: pieces already given away cannot be offered to another.
+    ///
+    /// - Parameters:
+    ///   - context: The decode's options; its ``ImageDecodingContext/data`` holds the first piece.
+    ///   - read: Returns the next piece, or `nil` at the end of the file.
+    /// - Throws: ``ImageCodecError``, or what `read` throws.
+    public func decode(_ context: ImageDecodingContext, reading read: () throws -> Data?) throws -> ImageContainer {
+        guard let (made, info) = incrementalDecoder(for: context) else { throw noDecoderError(for: context) }
+        var decoder = made
+        decoder.setWantsPreviews(false)
+        do {
+            if !context.data.isEmpty { decoder.push(context.data) }
+            while let piece = try read() {
+                guard !piece.isEmpty else { continue }
+                decoder.push(piece)
+                if case .final(let container) = try Self.drain(&decoder) { return container }
+            }
+            return try Self.decodeAll(&decoder, data: Data(), format: context.type)
+        } catch let error as ImageCodecError {
+            throw ImageCodecError.wrapping(error, stage: .decoding, format: context.type, codec: info.codecDescription)
+        }
+    }
+
+    /// Runs the decoder over the bytes it has: `.final` when it finished early, else `.needsMoreData`.
+    private static func drain(_ decoder: inout any IncrementalImageDecoding) throws -> ImageDecodingEvent {
+        while true {
+            switch try decoder.next() {
+            case .needsMoreData: return .needsMoreData
+            case .final(let container): return .final(container)
+            case .header, .preview: continue
+            }
+        }
+    }
+
     /// Gives an incremental decoder all of the data at once and returns the final image.
     static func decodeAll(_ decoder: inout any IncrementalImageDecoding, data: Data, format: ImageType?) throws -> ImageContainer {
         if !data.isEmpty { decoder.push(data) }

@@ -130,6 +130,15 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
         isFinished = true
     }
 
+    /// Without previews a progressive file's scans are consumed into libjpeg's coefficient
+    /// buffer as they arrive and output once, at the end.
+    func setWantsPreviews(_ wantsPreviews: Bool) {
+        self.wantsPreviews = wantsPreviews
+        session?.wantsPreviews = wantsPreviews
+    }
+
+    private var wantsPreviews = true
+
     func next() throws -> ImageDecodingEvent {
         precondition(!isDone, "next() after the final image or an error")
         do {
@@ -138,6 +147,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
                 return .final(try Self.decodeOneShot(pending.first ?? Data(), context: context))
             }
             let session = try self.session ?? JPEGIncrementalDecode(limits: context.limits)
+            session.wantsPreviews = wantsPreviews
             self.session = session
             for chunk in pending { try session.append(chunk) }
             pending = []

@@ -27,6 +27,8 @@ final class JPEGIncrementalDecode {
     /// The scan the last preview showed.
     private var previewedScan = 0
     private var reachedEnd = false
+    /// Off: progressive scans are only consumed (no preview output passes) until the end.
+    var wantsPreviews = true
     /// The rows of a single-scan file decoded so far.
     private var pixels = Bitmap.empty
 
@@ -88,7 +90,7 @@ final class JPEGIncrementalDecode {
     private func runScans(plan: JPEGDecodePlan, context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> ImageContainer? {
         consuming: while !reachedEnd {
             // A completed scan not yet shown: show it before reading on.
-            if !isFinal && completedScans > previewedScan { break }
+            if !isFinal && wantsPreviews && completedScans > previewedScan { break }
             if context.isCancelled { throw JPEGDecodePlan.cancelled() }
             switch try decompressor.consume() {
             case .suspended:
@@ -107,7 +109,7 @@ final class JPEGIncrementalDecode {
             _ = try decompressor.finish()
             return try plan.finalContainer(bitmap: bitmap, decompressor: decompressor, context: context)
         }
-        guard completedScans > previewedScan else { return nil }
+        guard wantsPreviews, completedScans > previewedScan else { return nil }
         previewedScan = completedScans
         let bitmap = try output(scan: completedScans, plan: plan, context: context)
         return plan.container(bitmap: bitmap, context: context, isPreview: true, scan: completedScans)

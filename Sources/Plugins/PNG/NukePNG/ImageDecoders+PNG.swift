@@ -117,6 +117,7 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
     private var unfed = Data()
     private var isFinished = false
     private var isDone = false
+    private var wantsPreviews = true
 
     init(configuration: PNGDecodingSession.Configuration) {
         self.configuration = configuration
@@ -139,6 +140,12 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
         isFinished = true
     }
 
+    /// Without previews the rows go straight to their final place (or, decoding to size, through
+    /// the row ring into the resampler) as the bytes arrive.
+    func setWantsPreviews(_ wantsPreviews: Bool) {
+        self.wantsPreviews = wantsPreviews
+    }
+
     func next() throws -> ImageDecodingEvent {
         precondition(!isDone, "next() after the final image or an error")
         do {
@@ -150,9 +157,9 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
                 isDone = true
                 return .final(try session.finish())
             }
-            let consumed = try session.feed(unfed, forPreviews: true)
+            let consumed = try session.feed(unfed, forPreviews: wantsPreviews)
             unfed = consumed == unfed.count ? Data() : unfed.dropFirst(consumed)
-            if let preview = session.preview() { return .preview(preview) }
+            if wantsPreviews, let preview = session.preview() { return .preview(preview) }
             if session.isFinished {
                 isDone = true
                 return .final(try session.finish())
