@@ -54,11 +54,7 @@ enum NetpbmStreamWriter {
         var y = 0
         while y < bitmap.height {
             let count = min(batchRows, bitmap.height - y)
-            let rows = Bitmap(width: bitmap.width, height: count, pixelFormat: bitmap.pixelFormat, alphaMode: bitmap.alphaMode,
-                              bytesPerRow: bitmap.bytesPerRow) { out in
-                bitmap.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[(y * bitmap.bytesPerRow)...].prefix(out.count))) }
-            }
-            try writeSamples(convert(rows), to: &stream)
+            try writeSamples(convert(bitmap.rows(y..<(y + count))), to: &stream)
             y += count
         }
     }

@@ -5,7 +5,7 @@
 // here longjmps back into the shim function that made the call, so a longjmp never crosses a
 // Swift frame. Every function that can fail returns a `nuke_status` (Docs/CShims.md), classified
 // by libjpeg's message code (`msg_code`); libjpeg's own message and its warnings are kept in the
-// decoder's `nuke_diagnostics` (`nukejpeg_decoder_diagnostics`) or the caller's.
+// decoder's or encoder's `nuke_diagnostics` (`nukejpeg_decoder_diagnostics`, `nukejpeg_encoder_diagnostics`).
 
 #include <stddef.h>
 #include <stdint.h>
