@@ -10,6 +10,9 @@ struct Conversion: Sendable {
     var maxSize: ImageSize?
     /// Keep the 16-bit samples of 16-bit files (PAM, PPM and PNG hold them; JPEG encodes 8).
     var keepsHighBitDepth = true
+    /// Where decoders get pixel memory: the heap, or a pool a batch shares so that each file
+    /// reuses the buffers of those before it.
+    var allocator: PixelAllocator = .heap
 
     /// What converting one file produced.
     struct Result: Sendable {
@@ -25,12 +28,21 @@ struct Conversion: Sendable {
     ///
     /// - Throws: ``ImageCodecError`` from the decoder or the encoder.
     func convert(_ data: Data) throws -> (data: Data, image: Image) {
+        let image = try decode(data)
+        return (try format.encode(image, options: options), image)
+    }
+
+    /// Decodes `data` with the shared registry and resizes it: the image ``convert(_:)`` encodes.
+    ///
+    /// - Throws: ``ImageCodecError`` from the decoder, or `.noCodec` when the output format has no encoder.
+    func decode(_ data: Data) throws -> Image {
         if case .encoded(let type) = format {
             // Fail before decoding when the output format has no encoder.
             _ = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options)
         }
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.prefersHighBitDepth = keepsHighBitDepth
+        context.allocator = allocator
         // The box is for the image as displayed: for EXIF orientations 5–8 the stored pixels
         // are turned a quarter, so fit them into the box turned the same way.
         let box = maxSize.map { size in
@@ -59,7 +71,7 @@ struct Conversion: Sendable {
                 }
             }
         }
-        return (try format.encode(image, options: options), image)
+        return image
     }
 
     /// Reads `input`, converts it and writes `output`; failures are in the result.
@@ -68,9 +80,11 @@ struct Conversion: Sendable {
         do {
             let data = try ImageFiles.read(input)
             result.bytesIn = data.count
-            let (encoded, image) = try convert(data)
-            try ImageFiles.write(encoded, to: output)
-            result.bytesOut = encoded.count
+            let image = try decode(data)
+            // Streamed into a temporary file renamed at the end: the whole file never exists in memory.
+            result.bytesOut = try ImageFiles.write(to: output) { stream in
+                try format.write(image, options: options, to: &stream)
+            }
             result.size = ImageSize(width: image.width, height: image.height)
         } catch let error as ImageCodecError {
             result.error = error

@@ -90,7 +90,7 @@ struct ConvertCommand: AsyncParsableCommand {
             return
         }
         guard let format = format(for: paths[1]) else { throw ExitCode.validationFailure }
-        let conversion = Conversion(format: format, options: options, maxSize: maxSize?.size, keepsHighBitDepth: !eightBit)
+        let conversion = Conversion(format: format, options: options, maxSize: maxSize?.size, keepsHighBitDepth: !eightBit, allocator: .hugePages)
         let result = conversion.run(input: paths[0], output: paths[1])
         if let error = result.error {
             Terminal.error(Self.errorLine(input: paths[0], error))

@@ -49,4 +49,16 @@ enum OutputFormat: Equatable, CustomStringConvertible {
         case .encoded(let type): return try ImageEncoderRegistry.shared.encode(image, as: type, options: options)
         }
     }
+
+    /// Writes the image in this format into `stream`: Netpbm straight from the bitmap's
+    /// storage, encoded formats through the encoder's streaming path.
+    ///
+    /// - Throws: ``ImageCodecError`` from the encoder (`.noCodec` when none is registered), or the stream's error.
+    func write(_ image: Image, options: ImageEncodingOptions, to stream: inout some ImageOutputStream) throws {
+        switch self {
+        case .pam: try NetpbmStreamWriter.writePAM(image.bitmap, to: &stream)
+        case .pnm: try NetpbmStreamWriter.writePNM(image.bitmap, to: &stream)
+        case .encoded(let type): try ImageEncoderRegistry.shared.encode(image, as: type, options: options, to: &stream)
+        }
+    }
 }

@@ -92,4 +92,12 @@ public final class ImageEncoderRegistry: Sendable {
     public func encode(_ image: Image, as type: ImageType, options: ImageEncodingOptions = ImageEncodingOptions()) throws -> Data {
         try requiredEncoder(for: type, options: options).encode(image)
     }
+
+    /// Encodes `image` as `type` into `stream`, through the encoder's streaming path.
+    ///
+    /// - Throws: ``ImageCodecError`` `.noCodec` when no encoder is registered for `type`, the
+    ///   encoder's error, or the stream's.
+    public func encode(_ image: Image, as type: ImageType, options: ImageEncodingOptions = ImageEncodingOptions(), to stream: inout some ImageOutputStream) throws {
+        try requiredEncoder(for: type, options: options).encode(image, to: &stream)
+    }
 }

@@ -41,5 +41,10 @@ extension ImageEncoders {
         public func encode(_ image: Image) throws -> Data {
             try registry.encode(image, as: preferredType(for: image), options: ImageEncodingOptions(quality: compressionQuality))
         }
+
+        /// Encodes `image` in ``preferredType(for:)`` into `stream`, through that encoder's streaming path.
+        public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
+            try registry.encode(image, as: preferredType(for: image), options: ImageEncodingOptions(quality: compressionQuality), to: &stream)
+        }
     }
 }

@@ -13,6 +13,22 @@ public protocol ImageEncoding: Sendable {
     /// - Returns: The encoded file.
     /// - Throws: ``ImageCodecError`` when the image cannot be encoded in this format.
     func encode(_ image: Image) throws -> Data
+
+    /// Encodes an image into `stream`, piece by piece as the file is produced.
+    ///
+    /// Encoders that stream natively (NukeJPEG, NukePNG) never hold the whole file in memory.
+    /// The default implementation calls ``encode(_:)`` and writes its result, so every
+    /// encoder supports this call.
+    /// - Throws: ``ImageCodecError`` when the image cannot be encoded, or the stream's error;
+    ///   after an error the stream holds a partial file.
+    func encode(_ image: Image, to stream: inout some ImageOutputStream) throws
+}
+
+extension ImageEncoding {
+    public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
+        let data = try encode(image)
+        try data.withUnsafeBytes { try stream.write($0) }
+    }
 }
 
 /// Options for an encoder.

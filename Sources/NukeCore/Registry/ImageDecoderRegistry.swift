@@ -40,6 +40,7 @@ public final class ImageDecoderRegistry: Sendable {
 
     private let registrations = CodecRegistrations<ImageCodec>()
     private let limitsValue = Mutex(ImageLimits.default)
+    private let allocatorValue = Mutex(PixelAllocator.heap)
 
     /// Creates an empty registry.
     public init() {}
@@ -56,6 +57,16 @@ public final class ImageDecoderRegistry: Sendable {
     public var limits: ImageLimits {
         get { limitsValue.withLock { $0 } }
         set { limitsValue.withLock { $0 = newValue } }
+    }
+
+    /// Where decoders get pixel memory, for contexts this registry creates. Default: ``PixelAllocator/heap``.
+    ///
+    /// Set ``PixelAllocator/pool(_:)`` to let a program that decodes many images reuse pixel
+    /// memory: a bitmap's buffer goes back to the pool when the bitmap is released, and the next
+    /// decode of a similar size takes it instead of asking the system for new pages.
+    public var allocator: PixelAllocator {
+        get { allocatorValue.withLock { $0 } }
+        set { allocatorValue.withLock { $0 = newValue } }
     }
 
     // MARK: - Registering
@@ -140,9 +151,9 @@ public final class ImageDecoderRegistry: Sendable {
 
     // MARK: - Decoding
 
-    /// Makes a context for `data` with this registry's limits.
+    /// Makes a context for `data` with this registry's limits and allocator.
     public func makeContext(for data: Data, isCompleted: Bool = true) -> ImageDecodingContext {
-        ImageDecodingContext(data: data, isCompleted: isCompleted, limits: limits)
+        ImageDecodingContext(data: data, isCompleted: isCompleted, limits: limits, allocator: allocator)
     }
 
     /// Reads the header with the hook of the first codec for the data's format that has one.

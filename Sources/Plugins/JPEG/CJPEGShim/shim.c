@@ -617,37 +617,98 @@ nuke_status nukejpeg_decoder_icc_profile(nukejpeg_decoder *d, uint8_t **bytes, s
 
 // MARK: - Encoder
 
+/// The first capacity of the output buffer; it grows only when one call produces more.
+#define NUKEJPEG_OUTPUT_CHUNK (64 * 1024)
+
 struct nukejpeg_encoder {
-    struct jpeg_compress_struct cinfo;
+    struct jpeg_compress_struct cinfo;  // first: a j_compress_ptr is a nukejpeg_encoder *
     struct nukejpeg_error_mgr err;
-    unsigned char *output;
-    unsigned long output_count;
+    struct jpeg_destination_mgr dest;
+    /// Output not yet taken: `buffer[0 ..< capacity - dest.free_in_buffer]`.
+    uint8_t *buffer;
+    size_t capacity;
     int created;
+    int started;
+    /// The status that ended this encoder; every later call returns it.
+    nuke_status failed;
 };
 
-nuke_status nukejpeg_encode(const nukejpeg_encode_params *params, const uint8_t *pixels,
-                            uint8_t **output, size_t *output_count, nuke_diagnostics *diagnostics) {
-    *output = NULL;
-    *output_count = 0;
-    memset(diagnostics, 0, sizeof *diagnostics);
+static void nukejpeg_dest_init(j_compress_ptr cinfo) {
+    struct nukejpeg_encoder *e = (struct nukejpeg_encoder *)cinfo;
+    e->dest.next_output_byte = e->buffer;
+    e->dest.free_in_buffer = e->capacity;
+}
+
+/// libjpeg filled the buffer: keep it all (it is taken between calls) and grow the buffer.
+static boolean nukejpeg_dest_empty(j_compress_ptr cinfo) {
+    struct nukejpeg_encoder *e = (struct nukejpeg_encoder *)cinfo;
+    size_t used = e->capacity;
+    size_t capacity = e->capacity > SIZE_MAX / 2 ? 0 : e->capacity * 2;
+    uint8_t *grown = capacity ? realloc(e->buffer, capacity) : NULL;
+    if (!grown) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    e->buffer = grown;
+    e->capacity = capacity;
+    e->dest.next_output_byte = grown + used;
+    e->dest.free_in_buffer = capacity - used;
+    return TRUE;
+}
+
+static void nukejpeg_dest_term(j_compress_ptr cinfo) {
+    (void)cinfo;  // the bytes stay in the buffer until taken
+}
+
+nukejpeg_encoder *nukejpeg_encoder_create(void) {
     struct nukejpeg_encoder *e = calloc(1, sizeof *e);
-    if (!e) {
-        nuke_diagnostics_set_message(diagnostics, "out of memory");
-        return NUKE_STATUS_INTERNAL;
+    if (!e) return NULL;
+    e->buffer = malloc(NUKEJPEG_OUTPUT_CHUNK);
+    if (!e->buffer) {
+        free(e);
+        return NULL;
     }
+    e->capacity = NUKEJPEG_OUTPUT_CHUNK;
     nukejpeg_init_error(&e->err);
     e->cinfo.err = &e->err.pub;
-    if (setjmp(e->err.jump)) {
-        nuke_status status = e->err.status ? e->err.status : NUKE_STATUS_INTERNAL;
-        *diagnostics = e->err.diagnostics;
-        if (e->created) jpeg_destroy_compress(&e->cinfo);
-        free(e->output);
-        free(e);
-        return status;
+    e->dest.init_destination = nukejpeg_dest_init;
+    e->dest.empty_output_buffer = nukejpeg_dest_empty;
+    e->dest.term_destination = nukejpeg_dest_term;
+    e->dest.next_output_byte = e->buffer;
+    e->dest.free_in_buffer = e->capacity;
+    return e;
+}
+
+void nukejpeg_encoder_destroy(nukejpeg_encoder *e) {
+    if (!e) return;
+    if (e->created) jpeg_destroy_compress(&e->cinfo);
+    free(e->buffer);
+    free(e);
+}
+
+const nuke_diagnostics *nukejpeg_encoder_diagnostics(const nukejpeg_encoder *e) {
+    return &e->err.diagnostics;
+}
+
+/// Sets the jump buffer for the calling function; a libjpeg error returns its status from it
+/// (and from every later call). Statements only: `e` must be a parameter.
+#define NUKEJPEG_ENCODER_PROTECT(e)                                         \
+    if ((e)->failed) return (e)->failed;                                    \
+    if (setjmp((e)->err.jump)) {                                            \
+        (e)->failed = (e)->err.status ? (e)->err.status : NUKE_STATUS_INTERNAL; \
+        return (e)->failed;                                                 \
     }
+
+static nuke_status nukejpeg_encoder_refuse(nukejpeg_encoder *e, nuke_status status, const char *message) {
+    nuke_diagnostics_set_message(&e->err.diagnostics, message);
+    e->failed = status;
+    return status;
+}
+
+nuke_status nukejpeg_encoder_start(nukejpeg_encoder *e, const nukejpeg_encode_params *params) {
+    if (e->started && !e->failed) return nukejpeg_encoder_refuse(e, NUKE_STATUS_INTERNAL, "the encoder was already started");
+    NUKEJPEG_ENCODER_PROTECT(e)
     jpeg_create_compress(&e->cinfo);
     e->created = 1;
-    jpeg_mem_dest(&e->cinfo, &e->output, &e->output_count);
+    e->started = 1;
+    e->cinfo.dest = &e->dest;
     e->cinfo.image_width = params->width;
     e->cinfo.image_height = params->height;
     e->cinfo.input_components = params->components;
@@ -669,16 +730,38 @@ nuke_status nukejpeg_encode(const nukejpeg_encode_params *params, const uint8_t 
     if (params->icc && params->icc_count) {
         jpeg_write_icc_profile(&e->cinfo, params->icc, (unsigned)params->icc_count);
     }
-    while (e->cinfo.next_scanline < e->cinfo.image_height) {
-        JSAMPROW row = (JSAMPROW)(pixels + (size_t)e->cinfo.next_scanline * params->bytes_per_row);
-        jpeg_write_scanlines(&e->cinfo, &row, 1);
+    return NUKE_STATUS_OK;
+}
+
+nuke_status nukejpeg_encoder_write_rows(nukejpeg_encoder *e, const uint8_t *rows, size_t stride, uint32_t count) {
+    if (!e->started) return nukejpeg_encoder_refuse(e, NUKE_STATUS_INTERNAL, "rows written before nukejpeg_encoder_start");
+    NUKEJPEG_ENCODER_PROTECT(e)
+    if (count > e->cinfo.image_height - e->cinfo.next_scanline) {
+        return nukejpeg_encoder_refuse(e, NUKE_STATUS_INTERNAL, "more rows written than the image has");
+    }
+    JSAMPROW batch[32];
+    uint32_t written = 0;
+    while (written < count) {
+        uint32_t n = count - written < 32 ? count - written : 32;
+        for (uint32_t i = 0; i < n; i++) batch[i] = (JSAMPROW)(rows + (size_t)(written + i) * stride);
+        written += jpeg_write_scanlines(&e->cinfo, batch, n);
+    }
+    return NUKE_STATUS_OK;
+}
+
+nuke_status nukejpeg_encoder_finish(nukejpeg_encoder *e) {
+    if (!e->started) return nukejpeg_encoder_refuse(e, NUKE_STATUS_INTERNAL, "finish before nukejpeg_encoder_start");
+    NUKEJPEG_ENCODER_PROTECT(e)
+    if (e->cinfo.next_scanline < e->cinfo.image_height) {
+        return nukejpeg_encoder_refuse(e, NUKE_STATUS_INTERNAL, "finish before every row was written");
     }
     jpeg_finish_compress(&e->cinfo);
-    *output = e->output;
-    *output_count = e->output_count;
-    *diagnostics = e->err.diagnostics;
-    e->output = NULL;
-    jpeg_destroy_compress(&e->cinfo);
-    free(e);
     return NUKE_STATUS_OK;
+}
+
+void nukejpeg_encoder_take_output(nukejpeg_encoder *e, const uint8_t **bytes, size_t *count) {
+    *bytes = e->buffer;
+    *count = e->capacity - e->dest.free_in_buffer;
+    e->dest.next_output_byte = e->buffer;
+    e->dest.free_in_buffer = e->capacity;
 }

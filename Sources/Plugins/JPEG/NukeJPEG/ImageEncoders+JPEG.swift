@@ -25,51 +25,73 @@ extension ImageEncoders {
             self.options = options
         }
 
+        /// Rows compressed per call into libjpeg, between which the output is written out.
+        static let batchRows = 32
+
         /// Encodes `image` (its first frame).
         ///
-        /// The corresponding libjpeg functions are `jpeg_start_compress`, `jpeg_write_scanlines`
-        /// and `jpeg_finish_compress`, writing to `jpeg_mem_dest`.
+        /// The file is built with ``encode(_:to:)`` into a `Data`.
         /// - Throws: ``ImageCodecError`` `.encodingFailed` with libjpeg's message.
         public func encode(_ image: Image) throws -> Data {
-            func failure(_ message: String) -> ImageCodecError {
-                ImageCodecError(.encodingFailed, stage: .encoding, format: .jpeg, codec: JPEGLibrary.codec, message: message)
-            }
+            var stream = DataOutputStream()
+            try encode(image, to: &stream)
+            return stream.data
+        }
+
+        /// Encodes `image` (its first frame) into `stream` as it is compressed.
+        ///
+        /// Rows go to libjpeg ``batchRows`` at a time (converted to RGB or gray a batch at a
+        /// time when the bitmap is in another format), and the bytes each batch produced are
+        /// written to `stream` before the next: memory holds one batch of output, not the file
+        /// (a progressive JPEG is the exception: libjpeg writes all its scans at the end).
+        ///
+        /// The corresponding libjpeg functions are `jpeg_start_compress`, `jpeg_write_scanlines`
+        /// and `jpeg_finish_compress`, with a destination manager of the shim's.
+        /// - Throws: ``ImageCodecError`` `.encodingFailed` with libjpeg's message, or the stream's error.
+        public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
             let source = image.bitmap
             guard source.width > 0, source.height > 0 else {
-                throw failure("cannot encode an empty \(source.width)×\(source.height) image")
+                throw JPEGCompressor.failure("cannot encode an empty \(source.width)×\(source.height) image")
             }
-            let bitmap = source.converted(to: source.pixelFormat.isGray ? .gray8 : .rgb8)
+            let format: PixelFormat = source.pixelFormat.isGray ? .gray8 : .rgb8
             let exif = try exifSegment(for: image)
             guard exif.map({ $0.count <= 65_533 }) ?? true else {
-                throw failure("the EXIF block of \(exif?.count ?? 0) bytes does not fit in one APP1 segment (65,533 bytes)")
+                throw JPEGCompressor.failure("the EXIF block of \(exif?.count ?? 0) bytes does not fit in one APP1 segment (65,533 bytes)")
             }
             let icc = options.preservesColorProfile ? image.colorInfo.iccProfile.flatMap { $0.isEmpty ? nil : $0 } : nil
             let quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())
 
-            var output: UnsafeMutablePointer<UInt8>?
-            var count = 0
-            var diagnostics = nuke_diagnostics()
-            let status = bitmap.withUnsafeBytes { pixels in
-                withOptionalBytes(icc) { iccBytes in
-                    withOptionalBytes(exif) { exifBytes in
-                        var params = nukejpeg_encode_params(
-                            width: UInt32(clamping: bitmap.width), height: UInt32(clamping: bitmap.height),
-                            components: Int32(bitmap.pixelFormat.channelCount), bytes_per_row: bitmap.bytesPerRow,
-                            quality: quality, progressive: options.isProgressive ? 1 : 0, full_chroma: quality >= 90 ? 1 : 0,
-                            icc: iccBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), icc_count: iccBytes.count,
-                            exif: exifBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), exif_count: exifBytes.count
-                        )
-                        return nukejpeg_encode(&params, pixels.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                               &output, &count, &diagnostics)
-                    }
+            let compressor = try JPEGCompressor()
+            try withOptionalBytes(icc) { iccBytes in
+                try withOptionalBytes(exif) { exifBytes in
+                    var params = nukejpeg_encode_params(
+                        width: UInt32(clamping: source.width), height: UInt32(clamping: source.height),
+                        components: Int32(format.channelCount), bytes_per_row: 0,
+                        quality: quality, progressive: options.isProgressive ? 1 : 0, full_chroma: quality >= 90 ? 1 : 0,
+                        icc: iccBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), icc_count: iccBytes.count,
+                        exif: exifBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), exif_count: exifBytes.count
+                    )
+                    try compressor.start(&params)
                 }
             }
-            guard status == NUKE_STATUS_OK, let output else {
-                nukejpeg_buffer_free(output)
-                let text = withUnsafeBytes(of: &diagnostics.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                throw failure(text.isEmpty ? "libjpeg failed with status \(status.rawValue)" : text)
+            try compressor.drain(to: &stream)
+            var y = 0
+            while y < source.height {
+                let count = min(Self.batchRows, source.height - y)
+                // Rows already in the file's layout go in place; others are converted a batch at a time.
+                let rows = source.pixelFormat == format ? nil : source.rows(y..<(y + count)).converted(to: format)
+                let bitmap = rows ?? source
+                let first = rows == nil ? y : 0
+                try bitmap.withUnsafeBytes { pixels throws(ImageCodecError) in
+                    // The bitmap is at least one row, so its bytes have an address.
+                    guard let base = pixels.baseAddress else { return }
+                    try compressor.writeRows(base + first * bitmap.bytesPerRow, stride: bitmap.bytesPerRow, count: count)
+                }
+                try compressor.drain(to: &stream)
+                y += count
             }
-            return Data(bytesNoCopy: output, count: count, deallocator: .custom { bytes, _ in nukejpeg_buffer_free(bytes) })
+            try compressor.finish()
+            try compressor.drain(to: &stream)
         }
 
         /// The APP1 payload: `Exif\0\0` and the image's EXIF block, or a minimal block with
@@ -93,7 +115,7 @@ extension ImageEncoders {
 }
 
 /// Calls `body` with the bytes of `data`, or an empty buffer when it is `nil`.
-private func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-    guard let data else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-    return data.withUnsafeBytes(body)
+private func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    guard let data else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    return try data.withUnsafeBytes(body)
 }

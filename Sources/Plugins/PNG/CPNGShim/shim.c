@@ -584,47 +584,85 @@ int nukepng_decoder_srgb_intent(const nukepng_decoder *decoder, int *intent) {
 // MARK: - Encoder
 
 /// The encoder's state, on the heap so that nothing setjmp must preserve lives in locals.
-typedef struct nukepng_writer {
+struct nukepng_encoder {
     nukepng_report report;
     png_structp png;
     png_infop info;
-    png_bytep *rows;
+    /// Output not yet taken: `data[0 ..< size]`. The buffer keeps its capacity between takes,
+    /// so it grows only to the most one call produces.
     uint8_t *data;
     size_t size;
     size_t capacity;
-} nukepng_writer;
+    int started;
+    int passes;
+    uint32_t height;
+    /// Rows written, counting every pass.
+    uint64_t rows_written;
+    /// The status that ended this encoder; every later call returns it.
+    nuke_status failed;
+};
 
 static void nukepng_write_callback(png_structp png, png_bytep bytes, size_t length) {
-    nukepng_writer *writer = png_get_io_ptr(png);
-    if (length > SIZE_MAX - writer->size) nukepng_fail(png, &writer->report, NUKE_STATUS_INTERNAL, "out of memory: output too large");
-    if (writer->size + length > writer->capacity) {
-        size_t capacity = writer->capacity < 4096 ? 4096 : writer->capacity;
-        while (capacity < writer->size + length) {
-            capacity = capacity > SIZE_MAX / 2 ? writer->size + length : capacity * 2;
+    nukepng_encoder *encoder = png_get_io_ptr(png);
+    if (length > SIZE_MAX - encoder->size) nukepng_fail(png, &encoder->report, NUKE_STATUS_INTERNAL, "out of memory: output too large");
+    if (encoder->size + length > encoder->capacity) {
+        size_t capacity = encoder->capacity < 65536 ? 65536 : encoder->capacity;
+        while (capacity < encoder->size + length) {
+            capacity = capacity > SIZE_MAX / 2 ? encoder->size + length : capacity * 2;
         }
-        uint8_t *grown = realloc(writer->data, capacity);
-        if (grown == NULL) nukepng_fail(png, &writer->report, NUKE_STATUS_INTERNAL, "out of memory: cannot grow the output buffer");
-        writer->data = grown;
-        writer->capacity = capacity;
+        uint8_t *grown = realloc(encoder->data, capacity);
+        if (grown == NULL) nukepng_fail(png, &encoder->report, NUKE_STATUS_INTERNAL, "out of memory: cannot grow the output buffer");
+        encoder->data = grown;
+        encoder->capacity = capacity;
     }
-    memcpy(writer->data + writer->size, bytes, length);
-    writer->size += length;
+    memcpy(encoder->data + encoder->size, bytes, length);
+    encoder->size += length;
 }
 
 static void nukepng_flush_callback(png_structp png) { (void)png; }
 
-static void nukepng_writer_free(nukepng_writer *writer, int keep_data) {
-    if (writer->png != NULL) png_destroy_write_struct(&writer->png, writer->info ? &writer->info : NULL);
-    free(writer->rows);
-    if (!keep_data) free(writer->data);
-    free(writer);
+nukepng_encoder *nukepng_encoder_create(void) {
+    nukepng_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder == NULL) return NULL;
+    encoder->png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &encoder->report, nukepng_error_fn, nukepng_warning_fn,
+                                             &encoder->report, nukepng_malloc_fn, nukepng_free_fn);
+    if (encoder->png != NULL) encoder->info = png_create_info_struct(encoder->png);
+    if (encoder->png == NULL || encoder->info == NULL) {
+        nukepng_encoder_destroy(encoder);
+        return NULL;
+    }
+    return encoder;
 }
 
-nuke_status nukepng_encode(const nukepng_encode_params *p, uint8_t **output, size_t *output_size,
-                           nuke_diagnostics *diagnostics) {
-    *output = NULL;
-    *output_size = 0;
-    memset(diagnostics, 0, sizeof *diagnostics);
+void nukepng_encoder_destroy(nukepng_encoder *encoder) {
+    if (encoder == NULL) return;
+    if (encoder->png != NULL) png_destroy_write_struct(&encoder->png, encoder->info ? &encoder->info : NULL);
+    free(encoder->data);
+    free(encoder);
+}
+
+const nuke_diagnostics *nukepng_encoder_diagnostics(const nukepng_encoder *encoder) {
+    return &encoder->report.diagnostics;
+}
+
+static nuke_status nukepng_encoder_refuse(nukepng_encoder *encoder, nuke_status status, const char *message) {
+    nuke_diagnostics_set_message(&encoder->report.diagnostics, message);
+    encoder->failed = status;
+    return status;
+}
+
+/// Sets the jump buffer for the calling function; a png_error returns its status from it (and
+/// from every later call). Statements only: `encoder` must be a parameter.
+#define NUKEPNG_ENCODER_PROTECT(encoder)                                  \
+    if ((encoder)->failed) return (encoder)->failed;                      \
+    if (setjmp(png_jmpbuf((encoder)->png))) {                             \
+        (encoder)->failed = nukepng_failure(&(encoder)->report);          \
+        return (encoder)->failed;                                         \
+    }
+
+nuke_status nukepng_encoder_start(nukepng_encoder *encoder, const nukepng_encode_params *p, int *passes) {
+    *passes = 0;
+    if (encoder->started) return nukepng_encoder_refuse(encoder, NUKE_STATUS_INTERNAL, "the encoder was already started");
     int color_type;
     switch (p->channels) {
     case 1: color_type = PNG_COLOR_TYPE_GRAY; break;
@@ -632,60 +670,62 @@ nuke_status nukepng_encode(const nukepng_encode_params *p, uint8_t **output, siz
     case 3: color_type = PNG_COLOR_TYPE_RGB; break;
     case 4: color_type = PNG_COLOR_TYPE_RGB_ALPHA; break;
     default:
-        nuke_diagnostics_set_message(diagnostics, "unsupported channel count");
-        return NUKE_STATUS_UNSUPPORTED;
+        return nukepng_encoder_refuse(encoder, NUKE_STATUS_UNSUPPORTED, "unsupported channel count");
     }
-    if (p->pixels == NULL) {
-        nuke_diagnostics_set_message(diagnostics, "no pixels");
-        return NUKE_STATUS_INTERNAL;
-    }
-    nukepng_writer *writer = calloc(1, sizeof *writer);
-    if (writer == NULL) {
-        nuke_diagnostics_set_message(diagnostics, "out of memory");
-        return NUKE_STATUS_INTERNAL;
-    }
-    writer->rows = malloc((p->height ? p->height : 1) * sizeof(png_bytep));
-    writer->png = png_create_write_struct_2(PNG_LIBPNG_VER_STRING, &writer->report, nukepng_error_fn, nukepng_warning_fn,
-                                            &writer->report, nukepng_malloc_fn, nukepng_free_fn);
-    if (writer->png != NULL) writer->info = png_create_info_struct(writer->png);
-    if (writer->rows == NULL || writer->png == NULL || writer->info == NULL) {
-        nuke_diagnostics_set_message(diagnostics, "out of memory: cannot create the libpng write struct");
-        nukepng_writer_free(writer, 0);
-        return NUKE_STATUS_INTERNAL;
-    }
-    if (setjmp(png_jmpbuf(writer->png))) {
-        nuke_status status = nukepng_failure(&writer->report);
-        *diagnostics = writer->report.diagnostics;
-        nukepng_writer_free(writer, 0);
-        return status;
-    }
-    png_set_write_fn(writer->png, writer, nukepng_write_callback, nukepng_flush_callback);
-    if (p->compression_level >= 0) png_set_compression_level(writer->png, p->compression_level);
-    png_set_IHDR(writer->png, writer->info, p->width, p->height, p->bit_depth, color_type,
+    NUKEPNG_ENCODER_PROTECT(encoder)
+    encoder->started = 1;
+    encoder->height = p->height;
+    png_set_write_fn(encoder->png, encoder, nukepng_write_callback, nukepng_flush_callback);
+    if (p->compression_level >= 0) png_set_compression_level(encoder->png, p->compression_level);
+    png_set_IHDR(encoder->png, encoder->info, p->width, p->height, p->bit_depth, color_type,
                  p->interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    if (p->srgb_intent >= 0 && p->srgb_intent <= 3) png_set_sRGB(writer->png, writer->info, p->srgb_intent);
-    if (p->gamma > 0) png_set_gAMA(writer->png, writer->info, p->gamma);
+    if (p->srgb_intent >= 0 && p->srgb_intent <= 3) png_set_sRGB(encoder->png, encoder->info, p->srgb_intent);
+    if (p->gamma > 0) png_set_gAMA(encoder->png, encoder->info, p->gamma);
     if (p->icc != NULL && p->icc_size > 0) {
-        if (p->icc_size > PNG_UINT_31_MAX) nukepng_fail(writer->png, &writer->report, NUKE_STATUS_LIMIT, "ICC profile too large");
-        png_set_iCCP(writer->png, writer->info, "ICC Profile", PNG_COMPRESSION_TYPE_BASE, p->icc, (png_uint_32)p->icc_size);
+        if (p->icc_size > PNG_UINT_31_MAX) nukepng_fail(encoder->png, &encoder->report, NUKE_STATUS_LIMIT, "ICC profile too large");
+        png_set_iCCP(encoder->png, encoder->info, "ICC Profile", PNG_COMPRESSION_TYPE_BASE, p->icc, (png_uint_32)p->icc_size);
     }
     if (p->exif != NULL && p->exif_size > 0) {
-        if (p->exif_size > PNG_UINT_31_MAX) nukepng_fail(writer->png, &writer->report, NUKE_STATUS_LIMIT, "eXIf block too large");
-        png_set_eXIf_1(writer->png, writer->info, (png_uint_32)p->exif_size, (png_bytep)p->exif);
+        if (p->exif_size > PNG_UINT_31_MAX) nukepng_fail(encoder->png, &encoder->report, NUKE_STATUS_LIMIT, "eXIf block too large");
+        png_set_eXIf_1(encoder->png, encoder->info, (png_uint_32)p->exif_size, (png_bytep)p->exif);
     }
-    png_write_info(writer->png, writer->info);
-    if (p->bit_depth == 16 && nukepng_little_endian()) png_set_swap(writer->png);
-    for (png_uint_32 y = 0; y < p->height; y++) {
-        writer->rows[y] = (png_bytep)(p->pixels + (size_t)y * p->row_bytes);
-    }
-    png_write_image(writer->png, writer->rows);
-    png_write_end(writer->png, writer->info);
-    *output = writer->data;
-    *output_size = writer->size;
-    *diagnostics = writer->report.diagnostics;
-    nukepng_writer_free(writer, 1);
+    png_write_info(encoder->png, encoder->info);
+    if (p->bit_depth == 16 && nukepng_little_endian()) png_set_swap(encoder->png);
+    encoder->passes = png_set_interlace_handling(encoder->png);
+    *passes = encoder->passes;
     return NUKE_STATUS_OK;
+}
+
+nuke_status nukepng_encoder_write_rows(nukepng_encoder *encoder, const uint8_t *rows, size_t stride, uint32_t count) {
+    if (!encoder->started) return nukepng_encoder_refuse(encoder, NUKE_STATUS_INTERNAL, "rows written before nukepng_encoder_start");
+    if (encoder->failed) return encoder->failed;
+    if (count > (uint64_t)encoder->height * (uint64_t)encoder->passes - encoder->rows_written) {
+        return nukepng_encoder_refuse(encoder, NUKE_STATUS_INTERNAL, "more rows written than the image has");
+    }
+    NUKEPNG_ENCODER_PROTECT(encoder)
+    for (uint32_t i = 0; i < count; i++) {
+        png_write_row(encoder->png, (png_const_bytep)(rows + (size_t)i * stride));
+        encoder->rows_written += 1;
+    }
+    return NUKE_STATUS_OK;
+}
+
+nuke_status nukepng_encoder_finish(nukepng_encoder *encoder) {
+    if (!encoder->started) return nukepng_encoder_refuse(encoder, NUKE_STATUS_INTERNAL, "finish before nukepng_encoder_start");
+    if (encoder->failed) return encoder->failed;
+    if (encoder->rows_written < (uint64_t)encoder->height * (uint64_t)encoder->passes) {
+        return nukepng_encoder_refuse(encoder, NUKE_STATUS_INTERNAL, "finish before every row was written");
+    }
+    NUKEPNG_ENCODER_PROTECT(encoder)
+    png_write_end(encoder->png, encoder->info);
+    return NUKE_STATUS_OK;
+}
+
+void nukepng_encoder_take_output(nukepng_encoder *encoder, const uint8_t **bytes, size_t *count) {
+    *bytes = encoder->data;
+    *count = encoder->size;
+    encoder->size = 0;
 }
 
 void nukepng_buffer_free(void *buffer) {

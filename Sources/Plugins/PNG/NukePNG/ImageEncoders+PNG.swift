@@ -17,7 +17,8 @@ extension ImageEncoders {
     /// ``ImageEncodingOptions/preservesColorProfile``), gamma, sRGB intent and EXIF block
     /// are written as `iCCP`, `gAMA`, `sRGB` and `eXIf`.
     ///
-    /// The corresponding libpng function is `png_write_image`.
+    /// The corresponding libpng functions are `png_write_row` and `png_write_end`, streaming
+    /// (``encode(_:to:)``).
     public struct PNG: ImageEncoding, Sendable {
         public var options: ImageEncodingOptions
 
@@ -31,61 +32,83 @@ extension ImageEncoders {
             self.options = options
         }
 
+        /// Rows written per call into libpng, between which the output is written out.
+        static let batchRows = 32
+
         /// Encodes the image's first frame.
         ///
+        /// The file is built with ``encode(_:to:)`` into a `Data`.
         /// - Throws: ``ImageCodecError`` `.encodingFailed` with libpng's message (for
         ///   example, an empty image or an ICC profile libpng rejects).
-        ///
-        /// The corresponding libpng function is `png_write_image`.
         public func encode(_ image: Image) throws -> Data {
-            let bitmap = image.bitmap.unpremultiplied()
-            func failure(_ message: String) -> ImageCodecError {
-                ImageCodecError(.encodingFailed, stage: .encoding, format: .png, codec: LibPNG.codecName, message: message)
+            var stream = DataOutputStream()
+            try encode(image, to: &stream)
+            return stream.data
+        }
+
+        /// Encodes the image's first frame into `stream` as it is compressed.
+        ///
+        /// Rows go to libpng ``batchRows`` at a time (a premultiplied bitmap is un-premultiplied
+        /// a batch at a time; an interlaced one, whose rows are read once per pass, as a whole),
+        /// and the bytes each batch produced are written to `stream` before the next.
+        ///
+        /// The corresponding libpng functions are `png_write_info`, `png_write_row` and
+        /// `png_write_end`, with `png_set_write_fn`.
+        /// - Throws: ``ImageCodecError`` `.encodingFailed` with libpng's message, or the stream's error.
+        public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
+            // Interlaced rows are read once per pass: un-premultiply those once, not seven times.
+            let source = options.isProgressive ? image.bitmap.unpremultiplied() : image.bitmap
+            guard source.width > 0, source.height > 0 else {
+                throw PNGWriter.failure("cannot encode an empty \(source.width)×\(source.height) image")
             }
-            guard bitmap.width > 0, bitmap.height > 0 else {
-                throw failure("cannot encode an empty \(bitmap.width)×\(bitmap.height) image")
-            }
-            guard bitmap.width <= 0x7FFF_FFFF, bitmap.height <= 0x7FFF_FFFF else {
-                throw failure("image size \(bitmap.width)×\(bitmap.height) exceeds PNG's maximum")
+            guard source.width <= 0x7FFF_FFFF, source.height <= 0x7FFF_FFFF else {
+                throw PNGWriter.failure("image size \(source.width)×\(source.height) exceeds PNG's maximum")
             }
             let icc = options.preservesColorProfile ? image.colorInfo.iccProfile : nil
             var params = nukepng_encode_params()
-            params.width = UInt32(bitmap.width)
-            params.height = UInt32(bitmap.height)
-            params.channels = Int32(bitmap.pixelFormat.channelCount)
-            params.bit_depth = Int32(bitmap.pixelFormat.bitsPerChannel)
-            params.row_bytes = bitmap.bytesPerRow
+            params.width = UInt32(source.width)
+            params.height = UInt32(source.height)
+            params.channels = Int32(source.pixelFormat.channelCount)
+            params.bit_depth = Int32(source.pixelFormat.bitsPerChannel)
             params.compression_level = Int32(options.compressionLevel ?? -1)
             params.interlaced = options.isProgressive ? 1 : 0
             params.gamma = image.colorInfo.gamma ?? 0
             params.srgb_intent = Int32(image.colorInfo.sRGBIntent ?? -1)
 
-            var output: UnsafeMutablePointer<UInt8>?
-            var outputSize = 0
-            var diagnostics = nuke_diagnostics()
-            let status = bitmap.withUnsafeBytes { pixels in
-                Self.withBytes(of: icc) { iccBytes in
-                    Self.withBytes(of: image.exif) { exifBytes in
-                        params.pixels = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                        params.icc = iccBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                        params.icc_size = iccBytes?.count ?? 0
-                        params.exif = exifBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                        params.exif_size = exifBytes?.count ?? 0
-                        return nukepng_encode(&params, &output, &outputSize, &diagnostics)
-                    }
+            let writer = try PNGWriter()
+            try Self.withBytes(of: icc) { iccBytes in
+                try Self.withBytes(of: image.exif) { exifBytes in
+                    params.icc = iccBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    params.icc_size = iccBytes?.count ?? 0
+                    params.exif = exifBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    params.exif_size = exifBytes?.count ?? 0
+                    try writer.start(&params)
                 }
             }
-            guard status == NUKE_STATUS_OK, let output else {
-                nukepng_buffer_free(output)
-                let message = withUnsafeBytes(of: &diagnostics.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                throw failure(message.isEmpty ? "libpng failed with status \(status.rawValue)" : message)
+            try writer.drain(to: &stream)
+            for _ in 0..<writer.passes {
+                var y = 0
+                while y < source.height {
+                    let count = min(Self.batchRows, source.height - y)
+                    let rows = source.alphaMode == .premultiplied ? source.rows(y..<(y + count)).unpremultiplied() : nil
+                    let bitmap = rows ?? source
+                    let first = rows == nil ? y : 0
+                    try bitmap.withUnsafeBytes { pixels throws(ImageCodecError) in
+                        // The bitmap is at least one row, so its bytes have an address.
+                        guard let base = pixels.baseAddress else { return }
+                        try writer.writeRows(base + first * bitmap.bytesPerRow, stride: bitmap.bytesPerRow, count: count)
+                    }
+                    try writer.drain(to: &stream)
+                    y += count
+                }
             }
-            return Data(bytesNoCopy: output, count: outputSize, deallocator: .custom { bytes, _ in nukepng_buffer_free(bytes) })
+            try writer.finish()
+            try writer.drain(to: &stream)
         }
 
-        private static func withBytes<R>(of data: Data?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
-            guard let data, !data.isEmpty else { return body(nil) }
-            return data.withUnsafeBytes { body($0) }
+        private static func withBytes<R>(of data: Data?, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+            guard let data, !data.isEmpty else { return try body(nil) }
+            return try data.withUnsafeBytes { try body($0) }
         }
     }
 }

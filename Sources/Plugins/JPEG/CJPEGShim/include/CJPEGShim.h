@@ -5,7 +5,7 @@
 // here longjmps back into the shim function that made the call, so a longjmp never crosses a
 // Swift frame. Every function that can fail returns a `nuke_status` (Docs/CShims.md), classified
 // by libjpeg's message code (`msg_code`); libjpeg's own message and its warnings are kept in the
-// decoder's `nuke_diagnostics` (`nukejpeg_decoder_diagnostics`) or the caller's.
+// decoder's or encoder's `nuke_diagnostics` (`nukejpeg_decoder_diagnostics`, `nukejpeg_encoder_diagnostics`).
 
 #include <stddef.h>
 #include <stdint.h>
@@ -129,12 +129,30 @@ typedef struct nukejpeg_encode_params {
     size_t exif_count;
 } nukejpeg_encode_params;
 
-/// Compresses to memory (`jpeg_mem_dest`). On NUKE_STATUS_OK `*output` holds `*output_count`
-/// bytes, to free with `nukejpeg_buffer_free`; otherwise `*output` is NULL and
-/// `diagnostics->message` says why. libjpeg's warnings are counted in `diagnostics` either way.
-nuke_status nukejpeg_encode(const nukejpeg_encode_params *_Nonnull params, const uint8_t *_Nonnull pixels,
-                            uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull output_count,
-                            nuke_diagnostics *_Nonnull diagnostics);
+/// A compressor that hands out its output piece by piece: `_start`, then `_write_rows` in
+/// batches, then `_finish`, taking the bytes produced with `_take_output` after each call.
+/// libjpeg writes into a buffer of the encoder's own (64 KiB, grown only when one call produces
+/// more, which a progressive JPEG's `_finish` does), so no Swift code runs inside libjpeg.
+typedef struct nukejpeg_encoder nukejpeg_encoder;
+
+/// Creates an encoder; NULL when out of memory.
+nukejpeg_encoder *_Nullable nukejpeg_encoder_create(void);
+void nukejpeg_encoder_destroy(nukejpeg_encoder *_Nullable encoder);
+/// libjpeg's message for the failure and its warnings. Valid until the encoder is destroyed.
+const nuke_diagnostics *_Nonnull nukejpeg_encoder_diagnostics(const nukejpeg_encoder *_Nonnull encoder);
+
+/// Sets the parameters, `jpeg_start_compress`, and writes the EXIF (APP1) and ICC (APP2)
+/// markers. The parameters' pointers are used only during the call. After a failure every call
+/// returns the same status.
+nuke_status nukejpeg_encoder_start(nukejpeg_encoder *_Nonnull encoder, const nukejpeg_encode_params *_Nonnull params);
+/// `jpeg_write_scanlines` for `count` rows, `stride` bytes apart, used only during the call.
+/// Writing more rows than the image has is NUKE_STATUS_INTERNAL.
+nuke_status nukejpeg_encoder_write_rows(nukejpeg_encoder *_Nonnull encoder, const uint8_t *_Nonnull rows, size_t stride, uint32_t count);
+/// `jpeg_finish_compress`, once every row was written.
+nuke_status nukejpeg_encoder_finish(nukejpeg_encoder *_Nonnull encoder);
+/// The bytes produced since the last take (possibly none), valid until the next call on the
+/// encoder; they count as taken.
+void nukejpeg_encoder_take_output(nukejpeg_encoder *_Nonnull encoder, const uint8_t *_Nullable *_Nonnull bytes, size_t *_Nonnull count);
 
 /// Frees a buffer the shim returned (an encoded file, an ICC profile). NULL is ignored.
 void nukejpeg_buffer_free(void *_Nullable buffer);

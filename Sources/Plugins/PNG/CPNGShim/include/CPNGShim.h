@@ -128,8 +128,6 @@ typedef struct nukepng_encode_params {
     int channels;
     /// 8 or 16 (16-bit samples in native byte order).
     int bit_depth;
-    const uint8_t *_Nullable pixels;
-    size_t row_bytes;
     /// zlib level 0...9, or -1 for libpng's default.
     int compression_level;
     int interlaced;
@@ -143,14 +141,33 @@ typedef struct nukepng_encode_params {
     size_t exif_size;
 } nukepng_encode_params;
 
-/// Encodes a PNG. On NUKE_STATUS_OK `*output` holds `*output_size` bytes, to free with
-/// nukepng_buffer_free; otherwise `*output` is NULL and `diagnostics->message` says why
-/// (NUKE_STATUS_CORRUPT for parameters libpng rejects, NUKE_STATUS_INTERNAL when memory ran
-/// out). libpng's warnings are counted in `diagnostics` either way.
-nuke_status nukepng_encode(const nukepng_encode_params *_Nonnull params, uint8_t *_Nullable *_Nonnull output,
-                           size_t *_Nonnull output_size, nuke_diagnostics *_Nonnull diagnostics);
+/// A PNG writer that hands out its output piece by piece: `_start`, then `_write_rows` in
+/// batches (every row once per pass: 7 passes for Adam7), then `_finish`, taking the bytes
+/// produced with `_take_output` after each call. libpng writes through a C callback into the
+/// encoder's own buffer, so no Swift code runs inside libpng. Failures: NUKE_STATUS_CORRUPT for
+/// parameters libpng rejects, NUKE_STATUS_INTERNAL when memory ran out or the calls are out of
+/// order; after one, every call returns the same status.
+typedef struct nukepng_encoder nukepng_encoder;
 
-/// Frees a buffer the shim returned (nukepng_encode's output). NULL is ignored.
+/// Creates an encoder; NULL when out of memory.
+nukepng_encoder *_Nullable nukepng_encoder_create(void);
+void nukepng_encoder_destroy(nukepng_encoder *_Nullable encoder);
+/// libpng's message for the failure and its warnings. Valid until the encoder is destroyed.
+const nuke_diagnostics *_Nonnull nukepng_encoder_diagnostics(const nukepng_encoder *_Nonnull encoder);
+
+/// Writes the signature and the chunks before the image data. `*passes` is the number of
+/// times each row is to be written (1, or 7 when interlaced). The parameters' pointers are
+/// used only during the call.
+nuke_status nukepng_encoder_start(nukepng_encoder *_Nonnull encoder, const nukepng_encode_params *_Nonnull params, int *_Nonnull passes);
+/// `png_write_row` for `count` rows, `stride` bytes apart, used only during the call.
+nuke_status nukepng_encoder_write_rows(nukepng_encoder *_Nonnull encoder, const uint8_t *_Nonnull rows, size_t stride, uint32_t count);
+/// `png_write_end`, once every row of every pass was written.
+nuke_status nukepng_encoder_finish(nukepng_encoder *_Nonnull encoder);
+/// The bytes produced since the last take (possibly none), valid until the next call on the
+/// encoder; they count as taken.
+void nukepng_encoder_take_output(nukepng_encoder *_Nonnull encoder, const uint8_t *_Nullable *_Nonnull bytes, size_t *_Nonnull count);
+
+/// Frees a buffer the shim returned. NULL is ignored.
 void nukepng_buffer_free(void *_Nullable buffer);
 
 /// The version of the libpng in use, such as "1.6.39" (png_get_libpng_ver).

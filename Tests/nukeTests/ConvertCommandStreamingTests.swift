@@ -1,0 +1,51 @@
+import Foundation
+import NukeConformance
+import NukeCore
+import Testing
+
+/// `nuke convert` writes its output as a stream into a temporary file renamed at the end.
+@Suite struct ConvertCommandStreamingTests {
+    static let inputs = ["Fixtures/png/rgb-8.png", "Fixtures/jpeg/baseline-420.jpg", "Fixtures/jpeg/grayscale.jpg"]
+        + ["rgba-8.png", "rgba-16.png", "gray-alpha-8.png", "gray-alpha-16.png", "gray-16.png", "rgb-16.png"].map { "Fixtures/png/" + $0 }
+            .filter { FileManager.default.fileExists(atPath: NukeBinary.root.appendingPathComponent($0).path) }
+
+    /// The streamed PAM and PPM hold exactly the bytes of the kit's in-memory writers.
+    @Test(arguments: inputs)
+    func netpbmOutputIsTheKitsByteForByte(_ input: String) throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pam = directory.appendingPathComponent("out.pam")
+        let ppm = directory.appendingPathComponent("out.ppm")
+        for out in [pam, ppm] {
+            let result = try NukeBinary.run("convert", input, out.path)
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let pamData = try Data(contentsOf: pam)
+        let bitmap = try Netpbm.decode(pamData)
+        #expect(pamData == Netpbm.pam(bitmap))
+        #expect(try Data(contentsOf: ppm) == Netpbm.pnm(bitmap))
+        // Nothing but the two outputs is left in the directory.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["out.pam", "out.ppm"])
+    }
+
+    /// A conversion that fails leaves no temporary file and no half-written output.
+    @Test func aFailedConversionLeavesNoFile() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The output path is a directory: everything is written, then the rename fails.
+        let blocked = directory.appendingPathComponent("blocked.png")
+        try FileManager.default.createDirectory(at: blocked, withIntermediateDirectories: true)
+        let result = try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", blocked.path)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("blocked.png"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["blocked.png"])
+
+        // A decode failure leaves an existing output as it was.
+        let existing = directory.appendingPathComponent("kept.png")
+        try Data("previous".utf8).write(to: existing)
+        let corrupt = try NukeBinary.run("convert", "Fixtures/jpeg/truncated-half.jpg", existing.path)
+        #expect(corrupt.status == 1)
+        #expect(try Data(contentsOf: existing) == Data("previous".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["blocked.png", "kept.png"])
+    }
+}
