@@ -36,6 +36,13 @@ struct Conversion: Sendable {
     ///
     /// - Throws: ``ImageCodecError`` from the decoder, or `.noCodec` when the output format has no encoder.
     func decode(_ data: Data) throws -> Image {
+        try decode(head: data, reading: nil)
+    }
+
+    /// Decodes a file read in pieces, without keeping it: `head` holds its first bytes (enough for
+    /// the header), `read` gives the rest. With `read` `nil`, `head` is the whole file and the
+    /// registry falls through its candidates on failure.
+    func decode(head data: Data, reading read: (() throws -> Data?)?) throws -> Image {
         if case .encoded(let type) = format {
             // Fail before decoding when the output format has no encoder.
             _ = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options)
@@ -52,7 +59,8 @@ struct Conversion: Sendable {
             context.targetSize = box
             context.contentMode = .aspectFit
         }
-        let container = try ImageDecoderRegistry.shared.decode(context)
+        let container = try read.map { try ImageDecoderRegistry.shared.decode(context, reading: $0) }
+            ?? ImageDecoderRegistry.shared.decode(context)
         var image = container.image
         if let animation = container.animation, case .encoded(let type) = format,
            ImageEncoderRegistry.shared.encoder(for: type, options: options) is any AnimatedImageEncoding {
@@ -78,9 +86,11 @@ struct Conversion: Sendable {
     func run(input: String, output: String) -> Result {
         var result = Result(input: input, output: output)
         do {
-            let data = try ImageFiles.read(input)
-            result.bytesIn = data.count
-            let image = try decode(data)
+            // Read in pieces and handed to the decoder as they come: the input is never held whole.
+            let reader = try ImageFiles.Reader(path: input)
+            let head = try reader.head()
+            let image = try decode(head: head, reading: { try reader.next() })
+            result.bytesIn = reader.bytesRead
             // Streamed into a temporary file renamed at the end: the whole file never exists in memory.
             result.bytesOut = try ImageFiles.write(to: output) { stream in
                 try format.write(image, options: options, to: &stream)

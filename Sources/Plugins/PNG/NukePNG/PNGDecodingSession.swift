@@ -42,8 +42,8 @@ final class PNGDecodingSession {
     static let sliceSize = 64 * 1024
     /// Slices when decoding to size through the row ring: deflate expands a byte to at most
     /// 1,032 bytes, so one slice yields at most ``ringSliceSize`` × 1,032 bytes of rows — the
-    /// ring holds that many (about 1 MiB of rows, whatever the image size).
-    static let ringSliceSize = 1024
+    /// ring holds that many (about 4 MiB of rows, whatever the image size).
+    static let ringSliceSize = 4096
     static let deflateMaximumExpansion = 1032
     /// Slices for interlaced previews: feeding stops after the slice that completes a pass,
     /// so that each pass gets its own preview even when one chunk holds several. libpng
