@@ -17,7 +17,9 @@ import Testing
     @Test func cleanCodecPassesEveryCheck() async {
         let report = await Self.suite().runAll()
         #expect(report.failures.isEmpty, "\(report)")
-        for check in ConformanceCheck.allCases {
+        // The toy codec has no animations: the animation check skips every fixture (the GIF
+        // plugin's conformance suite exercises it).
+        for check in ConformanceCheck.allCases where check != .animation {
             #expect((report[check]?.caseCount ?? 0) > 0, "\(check) examined nothing")
         }
         #expect(report.description.contains("passed"))

@@ -33,6 +33,13 @@ enum GIFConformance {
         #expect(result.passed, "\(result)")
     }
 
+    /// The kit's animation check examines every animated fixture (still ones it skips).
+    @Test(arguments: C.plan.manifest.valid.filter { fixture in (GIFFixture.all.first { $0.name == fixture.file }?.frames ?? 0) > 1 })
+    func animatedFixturesAreChecked(_ fixture: Fixture) async {
+        let result = await C.plan.run(ConformanceCase(check: .animation, fixture: fixture, minimumCases: 1))
+        #expect(result.passed, "\(result)")
+    }
+
     @Test func manifestAndCorpusHoldTheKnownFiles() {
         #expect(C.plan.manifestError == nil)
         #expect(C.plan.manifest.valid.count >= 8)

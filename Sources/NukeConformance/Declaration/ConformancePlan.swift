@@ -88,7 +88,8 @@ public struct ConformancePlan: Sendable {
 
     /// The standard cases over the fixtures: sniffing and progressive feeding for every fixture;
     /// reference decode, truncation, corruption, round trip (when the codec encodes) and limits
-    /// for the valid ones; invalid input for the invalid ones; and concurrency once.
+    /// and limits and animation (lazy frames against eager ones; still images are skipped) for the
+    /// valid ones; invalid input for the invalid ones; and concurrency once.
     public var cases: [ConformanceCase] {
         let all = manifest.fixtures
         let valid = manifest.valid
@@ -103,6 +104,7 @@ public struct ConformancePlan: Sendable {
             cases += valid.map { ConformanceCase(check: .roundTrip, fixture: $0, minimumCases: 1) }
         }
         cases += valid.map { ConformanceCase(check: .limits, fixture: $0) }
+        cases += valid.map { ConformanceCase(check: .animation, fixture: $0) }
         cases.append(ConformanceCase(check: .concurrency, fixture: nil, minimumCases: 1))
         return cases
     }
@@ -132,6 +134,7 @@ public struct ConformancePlan: Sendable {
         case (.roundTrip, let fixture?): result = suite.checkRoundTrip(fixture)
         case (.limits, let fixture?): result = suite.checkLimits(fixture)
         case (.robustness, let fixture?): result = suite.checkRobustness(fixture)
+        case (.animation, let fixture?): result = suite.checkAnimation(fixture)
         case (_, nil): result = ConformanceResult(check: check.check)
         }
         if let manifestError {

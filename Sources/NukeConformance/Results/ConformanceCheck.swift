@@ -25,6 +25,9 @@ public enum ConformanceCheck: String, Sendable, Hashable, CaseIterable, CustomSt
     /// A file either decodes or throws ``ImageCodecError`` (for files of unknown validity,
     /// such as a public corpus).
     case robustness
+    /// Animated fixtures: frames decoded lazily equal the eager array, seeking equals playing in
+    /// order, the first frame is the container's image, and the timing is sane.
+    case animation
 
     public var description: String { rawValue }
 }

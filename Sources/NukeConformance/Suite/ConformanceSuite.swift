@@ -90,6 +90,7 @@ public struct ConformanceSuite: Sendable {
         case .limits: checkLimits(fixture)
         case .concurrency: await checkConcurrency([fixture])
         case .robustness: checkRobustness(fixture)
+        case .animation: checkAnimation(fixture)
         }
     }
 
@@ -97,7 +98,7 @@ public struct ConformanceSuite: Sendable {
     public func applies(_ check: ConformanceCheck, to fixture: Fixture) -> Bool {
         switch check {
         case .sniffing, .progressive, .concurrency, .robustness: true
-        case .referenceDecode, .truncation, .corruption, .roundTrip, .limits: fixture.kind == .valid
+        case .referenceDecode, .truncation, .corruption, .roundTrip, .limits, .animation: fixture.kind == .valid
         case .invalidInput: fixture.kind == .invalid
         }
     }
