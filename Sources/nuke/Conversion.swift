@@ -13,6 +13,9 @@ struct Conversion: Sendable {
     /// Where decoders get pixel memory: the heap, or a pool a batch shares so that each file
     /// reuses the buffers of those before it.
     var allocator: PixelAllocator = .heap
+    /// Input from strangers: ``NukeCore/ImageLimits/untrusted`` and strict decoding, on the whole
+    /// file (so the decoded-bytes-per-input-byte ceiling applies).
+    var isUntrusted = false
 
     /// What converting one file produced.
     struct Result: Sendable {
@@ -50,6 +53,10 @@ struct Conversion: Sendable {
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.prefersHighBitDepth = keepsHighBitDepth
         context.allocator = allocator
+        if isUntrusted {
+            context.limits = .untrusted
+            context.isStrict = true
+        }
         // The box is for the image as displayed: for EXIF orientations 5–8 the stored pixels
         // are turned a quarter, so fit them into the box turned the same way.
         let box = maxSize.map { size in
@@ -87,10 +94,17 @@ struct Conversion: Sendable {
         var result = Result(input: input, output: output)
         do {
             // Read in pieces and handed to the decoder as they come: the input is never held whole.
-            let reader = try ImageFiles.Reader(path: input)
-            let head = try reader.head()
-            let image = try decode(head: head, reading: { try reader.next() })
-            result.bytesIn = reader.bytesRead
+            let image: Image
+            if isUntrusted {
+                let data = try ImageFiles.read(input)
+                result.bytesIn = data.count
+                image = try decode(data)
+            } else {
+                let reader = try ImageFiles.Reader(path: input)
+                let head = try reader.head()
+                image = try decode(head: head, reading: { try reader.next() })
+                result.bytesIn = reader.bytesRead
+            }
             // Streamed into a temporary file renamed at the end: the whole file never exists in memory.
             result.bytesOut = try ImageFiles.write(to: output) { stream in
                 try format.write(image, options: options, to: &stream)

@@ -10,7 +10,7 @@ extension ConvertCommand {
     func runBatch(outputDirectory: String) async throws {
         guard let to, let format = OutputFormat(name: to) else { throw ExitCode.validationFailure }
         let items = try collectItems(outputDirectory: outputDirectory, format: format)
-        let conversion = Conversion(
+        var batch = Conversion(
             format: format,
             options: ImageEncodingOptions(quality: (quality ?? 80) / 100, isProgressive: progressive, isLossless: lossless),
             maxSize: maxSize?.size,
@@ -20,6 +20,8 @@ extension ConvertCommand {
             // Up to 512 MiB of idle buffers are kept (a few 20-50 MP images' worth).
             allocator: .pool(PixelBufferPool(idleByteBudget: Self.batchPoolBudget))
         )
+        batch.isUntrusted = untrusted
+        let conversion = batch
         var progress = BatchProgress(total: items.count, isTerminal: Terminal.isStandardErrorATerminal)
         let start = ContinuousClock.now
         var results: [Conversion.Result] = []

@@ -42,6 +42,9 @@ struct ConvertCommand: AsyncParsableCommand {
     @Flag(name: .customLong("8-bit"), help: "Scale 16-bit samples to 8 bits (by default PAM, PPM and PNG keep them).")
     var eightBit = false
 
+    @Flag(help: "Input from strangers: the untrusted limits (40 MP, 16,384 px a side, 100 frames, 256 MiB, at most 4,096 decoded bytes per input byte) and strict decoding (data the codec only warns about is an error).")
+    var untrusted = false
+
     @Option(name: [.short, .long], help: "Batch mode: the directory to write converted files to.")
     var output: String?
 
@@ -90,7 +93,8 @@ struct ConvertCommand: AsyncParsableCommand {
             return
         }
         guard let format = format(for: paths[1]) else { throw ExitCode.validationFailure }
-        let conversion = Conversion(format: format, options: options, maxSize: maxSize?.size, keepsHighBitDepth: !eightBit, allocator: .hugePages)
+        var conversion = Conversion(format: format, options: options, maxSize: maxSize?.size, keepsHighBitDepth: !eightBit, allocator: .hugePages)
+        conversion.isUntrusted = untrusted
         let result = conversion.run(input: paths[0], output: paths[1])
         if let error = result.error {
             Terminal.error(Self.errorLine(input: paths[0], error))

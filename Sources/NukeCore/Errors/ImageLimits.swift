@@ -21,6 +21,11 @@ public struct ImageLimits: Sendable, Hashable {
     public var maxScanCount: Int
     /// Maximum bytes of decompressed metadata (text chunks, ICC profiles). Default: 8 MiB.
     public var maxMetadataBytes: Int
+    /// Maximum decoded bytes per byte of input, checked when a decode has the complete input:
+    /// a 662-byte file that declares 6,973 × 8,193 pixels (171 MB, 258,000 bytes per input byte) is
+    /// a decompression bomb, while real photos need 5–50 and flat synthetic graphics a few thousand.
+    /// Default: no ceiling.
+    public var maxDecodedBytesPerInputByte: Int
 
     public init(
         maxPixelCount: Int = 200_000_000,
@@ -28,7 +33,8 @@ public struct ImageLimits: Sendable, Hashable {
         maxFrameCount: Int = 1_000,
         maxDecodedBytes: Int = 1 << 30,
         maxScanCount: Int = 100,
-        maxMetadataBytes: Int = 8 << 20
+        maxMetadataBytes: Int = 8 << 20,
+        maxDecodedBytesPerInputByte: Int = .max
     ) {
         self.maxPixelCount = maxPixelCount
         self.maxDimension = maxDimension
@@ -36,15 +42,37 @@ public struct ImageLimits: Sendable, Hashable {
         self.maxDecodedBytes = maxDecodedBytes
         self.maxScanCount = maxScanCount
         self.maxMetadataBytes = maxMetadataBytes
+        self.maxDecodedBytesPerInputByte = maxDecodedBytesPerInputByte
     }
 
     /// The defaults described above.
     public static let `default` = ImageLimits()
 
+    /// For input from strangers (uploads): small enough that a service decoding several at once
+    /// stays within memory, strict enough that a hostile file fails fast. What each costs:
+    ///
+    /// | limit | value | rejects |
+    /// |---|---|---|
+    /// | pixels | 40 MP | camera frames above 40 MP (a 45 MP full-frame raw export, medium format) |
+    /// | dimension | 16,384 | panoramas and long screenshots wider or taller |
+    /// | frames | 100 | longer animations (a 10 s GIF at 15 fps passes) |
+    /// | decoded bytes | 256 MiB | all frames together above it |
+    /// | scans | 16 | progressive JPEGs with more scans (encoders write 10 or fewer) |
+    /// | metadata | 1 MiB | ICC profiles and text chunks above it (real profiles are under 1 MiB) |
+    /// | per input byte | 4,096 | files whose pixels expand more than 4,096 times: very large single-colour JPEGs and GIFs (a PNG cannot: deflate expands at most 1,032 times) |
+    ///
+    /// Pair it with ``ImageDecodingContext/isStrict`` to also refuse data the codecs only warn about.
+    public static let untrusted = ImageLimits(
+        maxPixelCount: 40_000_000, maxDimension: 16_384, maxFrameCount: 100,
+        maxDecodedBytes: 256 << 20, maxScanCount: 16, maxMetadataBytes: 1 << 20,
+        maxDecodedBytesPerInputByte: 4_096
+    )
+
     /// No limits beyond what the codecs themselves impose.
     public static let unlimited = ImageLimits(
         maxPixelCount: .max, maxDimension: .max, maxFrameCount: .max,
-        maxDecodedBytes: .max, maxScanCount: .max, maxMetadataBytes: .max
+        maxDecodedBytes: .max, maxScanCount: .max, maxMetadataBytes: .max,
+        maxDecodedBytesPerInputByte: .max
     )
 
     /// Checks a header's dimensions against the limits.
@@ -57,6 +85,8 @@ public struct ImageLimits: Sendable, Hashable {
     ///   - frameCount: The number of frames to decode.
     ///   - format: The format, for the error.
     ///   - codec: The codec, for the error.
+    ///   - inputByteCount: The size of the complete input, when the decode has all of it: checked
+    ///     against ``maxDecodedBytesPerInputByte``. `nil` (the default) skips that check.
     /// - Throws: ``ImageCodecError`` with code `.limitExceeded` (or `.corrupt` for a zero or
     ///   negative dimension).
     public func check(
@@ -65,7 +95,8 @@ public struct ImageLimits: Sendable, Hashable {
         bytesPerPixel: Int,
         frameCount: Int = 1,
         format: ImageType?,
-        codec: String?
+        codec: String?,
+        inputByteCount: Int? = nil
     ) throws(ImageCodecError) {
         func fail(_ code: ImageCodecError.Code, _ message: String) -> ImageCodecError {
             ImageCodecError(code, stage: .header, format: format, codec: codec, message: message)
@@ -87,6 +118,25 @@ public struct ImageLimits: Sendable, Hashable {
         let (total, o3) = frameBytes.multipliedReportingOverflow(by: max(frameCount, 1))
         guard !o2, !o3, total <= maxDecodedBytes else {
             throw fail(.limitExceeded, "decoding \(width)×\(height) needs more than the maximum \(maxDecodedBytes) bytes")
+        }
+        try checkExpansion(decodedBytes: total, inputByteCount: inputByteCount, format: format, codec: codec)
+    }
+
+    /// Checks decoded bytes against ``maxDecodedBytesPerInputByte``.
+    ///
+    /// - Parameters:
+    ///   - decodedBytes: The bytes the header declares (all frames, at full size).
+    ///   - inputByteCount: The size of the complete input; `nil` when the decode does not have all
+    ///     of it yet (the check is then skipped).
+    /// - Throws: ``ImageCodecError`` `.limitExceeded`.
+    public func checkExpansion(decodedBytes: Int, inputByteCount: Int?, format: ImageType?, codec: String?) throws(ImageCodecError) {
+        guard let inputByteCount, inputByteCount > 0, maxDecodedBytesPerInputByte != .max else { return }
+        let (allowed, overflow) = inputByteCount.multipliedReportingOverflow(by: maxDecodedBytesPerInputByte)
+        guard overflow || decodedBytes <= allowed else {
+            throw ImageCodecError(
+                .limitExceeded, stage: .header, format: format, codec: codec,
+                message: "\(decodedBytes) decoded bytes from \(inputByteCount) bytes of input is \(decodedBytes / inputByteCount) per input byte, more than the maximum \(maxDecodedBytesPerInputByte) (a decompression bomb?)"
+            )
         }
     }
 }

@@ -239,6 +239,9 @@ public final class ImageDecoderRegistry: Sendable {
     ///   - read: Returns the next piece, or `nil` at the end of the file.
     /// - Throws: ``ImageCodecError``, or what `read` throws.
     public func decode(_ context: ImageDecodingContext, reading read: () throws -> Data?) throws -> ImageContainer {
+        // The context's data is only the first piece, not the complete input.
+        var context = context
+        context.isCompleted = false
         guard let (made, info) = incrementalDecoder(for: context) else { throw noDecoderError(for: context) }
         var decoder = made
         decoder.setWantsPreviews(false)

@@ -33,6 +33,11 @@ struct JPEGDecodePlan {
         let limits = context.limits
         // Dimensions and pixel count as declared; bytes are checked below at the output scale.
         try limits.check(width: header.width, height: header.height, bytesPerPixel: 0, format: .jpeg, codec: JPEGLibrary.codec)
+        // Expansion of the declared image over the complete input (a tiny file declaring a huge image).
+        try limits.checkExpansion(
+            decodedBytes: header.width &* header.height &* max(header.components, 1),
+            inputByteCount: context.isCompleted ? context.data.count : nil, format: .jpeg, codec: JPEGLibrary.codec
+        )
 
         switch header.colorSpace {
         case Int32(NUKEJPEG_COLOR_GRAY): pixelFormat = .gray8

@@ -127,7 +127,7 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
         self.init(configuration: PNGDecodingSession.Configuration(
             prefersHighBitDepth: context.prefersHighBitDepth, limits: context.limits, cancellation: context.cancellation,
             allocator: context.allocator, targetSize: context.targetSize, contentMode: context.contentMode,
-            isStrict: context.isStrict
+            isStrict: context.isStrict, inputByteCount: context.isCompleted ? context.data.count : nil
         ))
     }
 

@@ -25,6 +25,9 @@ final class PNGDecodingSession {
         var contentMode: ImageDecodingContext.ContentMode = .aspectFill
         /// Refuse what libpng only warned about (``ImageDecodingContext/isStrict``).
         var isStrict = false
+        /// The size of the complete input, when the decode has all of it (for
+        /// ``ImageLimits/maxDecodedBytesPerInputByte``).
+        var inputByteCount: Int?
 
         var isCancelled: Bool { (cancellation?.isCancelled ?? false) || Task.isCancelled }
     }
@@ -199,7 +202,7 @@ final class PNGDecodingSession {
         )
         try configuration.limits.check(
             width: header.width, height: header.height, bytesPerPixel: format.bytesPerPixel,
-            format: .png, codec: LibPNG.codecName
+            format: .png, codec: LibPNG.codecName, inputByteCount: configuration.inputByteCount
         )
         let fullSize = ImageSize(width: header.width, height: header.height)
         if let target = configuration.targetSize {
