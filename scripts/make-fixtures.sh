@@ -47,3 +47,4 @@ export IM_CONVERT
 
 "$python" "$root/scripts/make-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-gif-fixtures.py" "$root/Fixtures"
+"$python" "$root/scripts/make-apng-fixtures.py" "$root/Fixtures"

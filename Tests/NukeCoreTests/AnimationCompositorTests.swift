@@ -56,6 +56,19 @@ struct AnimationCompositorTests {
         #expect(Self.pixel(onClear, 0, 0) == [10, 20, 30, 100])
     }
 
+    /// Partly transparent over partly transparent, as the PNG specification's alpha compositing
+    /// (and the APNG `APNG_BLEND_OP_OVER`) defines it: αo = αs + αd(1 − αs),
+    /// Co = (Cs·αs + Cd·αd(1 − αs)) / αo. 50 % blue over 50 % red: α 0.752, red 84.8, blue 170.2.
+    @Test func partialAlphaOverPartialAlpha() {
+        var compositor = AnimationCompositor(width: 1, height: 1)
+        compositor.draw(Self.frame(1, 1, [255, 0, 0, 128]), info: AnimationFrameInfo(x: 0, y: 0, width: 1, height: 1, duration: 0, blending: .source))
+        let over = compositor.draw(Self.frame(1, 1, [0, 0, 255, 128]), info: AnimationFrameInfo(x: 0, y: 0, width: 1, height: 1, duration: 0, blending: .over))
+        let pixel = Self.pixel(over, 0, 0)
+        for (value, expected) in zip(pixel, [85, 0, 170, 192]) {
+            #expect(abs(Int(value) - expected) <= 1, "\(pixel)")
+        }
+    }
+
     @Test("frames partly or wholly outside the canvas are clipped")
     func clipping() {
         var compositor = AnimationCompositor(width: 3, height: 3)

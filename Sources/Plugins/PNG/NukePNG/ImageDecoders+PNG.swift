@@ -118,6 +118,12 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
     private var isFinished = false
     private var isDone = false
     private var wantsPreviews = true
+    /// APNG: the chunks before the first IDAT are watched for `acTL`; an animated file's bytes
+    /// are kept (its frames are decoded from them on demand), a still file's are not.
+    private var apngBytes = Data()
+    private var apngScanOffset = 8
+    private var apngDecided = false
+    private var isAnimated = false
 
     init(configuration: PNGDecodingSession.Configuration) {
         self.configuration = configuration
@@ -134,6 +140,80 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
     func push(_ bytes: Data) {
         precondition(!isFinished, "push(_:) after finish()")
         if unfed.isEmpty { unfed = bytes } else { unfed.append(bytes) }
+        if !apngDecided || isAnimated {
+            if apngBytes.isEmpty { apngBytes = bytes } else { apngBytes.append(bytes) }
+            if !apngDecided { scanForAnimation() }
+        }
+    }
+
+    /// Walks the chunk headers received so far until `acTL` (animated) or `IDAT` (not).
+    private func scanForAnimation() {
+        apngBytes.withUnsafeBytes { raw in
+            while apngScanOffset + 8 <= raw.count {
+                let o = apngScanOffset
+                let length = Int(raw[o]) << 24 | Int(raw[o + 1]) << 16 | Int(raw[o + 2]) << 8 | Int(raw[o + 3])
+                let type = (raw[o + 4], raw[o + 5], raw[o + 6], raw[o + 7])
+                if type == (0x61, 0x63, 0x54, 0x4C) {   // acTL
+                    isAnimated = true
+                    apngDecided = true
+                    return
+                }
+                if type == (0x49, 0x44, 0x41, 0x54) || length > Int(Int32.max) {   // IDAT, or garbage
+                    apngDecided = true
+                    return
+                }
+                apngScanOffset = o + 12 + length
+            }
+        }
+        if apngDecided, !isAnimated { apngBytes = Data() }
+    }
+
+    /// The final container, with the animation of an APNG file: frames decoded on demand,
+    /// composited by the core; the container's image is frame 0, composited. A file whose APNG
+    /// chunks are broken shows its default image, as browsers do, with a warning.
+    private func finalContainer(_ container: ImageContainer) throws -> ImageContainer {
+        if apngDecided, !isAnimated { return container }
+        if !apngDecided { scanForAnimation() }
+        guard isAnimated else { return container }
+        var container = container
+        switch APNGStructure.parse(apngBytes) {
+        case .notAnimated:
+            return container
+        case .broken(let reason):
+            container.userInfo[.warningsKey] = ImageDecodingWarnings(count: 1, first: "APNG: \(reason); showing the default image")
+            return container
+        case .animated(let structure):
+            let limits = configuration.limits
+            try limits.check(width: structure.width, height: structure.height, bytesPerPixel: 4,
+                             format: .png, codec: LibPNG.codecName)
+            guard structure.frames.count <= limits.maxFrameCount else {
+                throw ImageCodecError(.limitExceeded, stage: .header, format: .png, codec: LibPNG.codecName,
+                                      message: "\(structure.frames.count) frames exceed the maximum frame count \(limits.maxFrameCount)")
+            }
+            let file = apngBytes
+            let configuration = configuration
+            let animation = ImageAnimation(
+                canvasSize: ImageSize(width: structure.width, height: structure.height),
+                loopCount: structure.loopCount,
+                frameInfos: structure.frames.map(\.info),
+                type: .png, codec: LibPNG.codecName,
+                makeDecoder: { () throws(ImageCodecError) -> any AnimationFrameDecoding in
+                    APNGFrameDecoder(structure: structure, file: file, configuration: configuration)
+                }
+            )
+            var first = try animation.frame(at: 0).canvas
+            if let target = configuration.targetSize {
+                let full = ImageSize(width: first.width, height: first.height)
+                let size = ImageResampler.targetSize(for: full, fitting: target, contentMode: configuration.contentMode)
+                if size != full { first = first.resized(to: size) }
+            }
+            container.image.bitmap = first
+            container.image.loopCount = structure.loopCount
+            container.image.frames[0].duration = structure.frames[0].info.duration
+            container.animation = animation
+            container.userInfo[.frameCountKey] = structure.frames.count
+            return container
+        }
     }
 
     func finish() {
@@ -155,14 +235,14 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
                 _ = try session.feed(unfed, forPreviews: false)
                 unfed = Data()
                 isDone = true
-                return .final(try session.finish())
+                return .final(try finalContainer(session.finish()))
             }
             let consumed = try session.feed(unfed, forPreviews: wantsPreviews)
             unfed = consumed == unfed.count ? Data() : unfed.dropFirst(consumed)
             if wantsPreviews, let preview = session.preview() { return .preview(preview) }
             if session.isFinished {
                 isDone = true
-                return .final(try session.finish())
+                return .final(try finalContainer(session.finish()))
             }
             return .needsMoreData
         } catch {
