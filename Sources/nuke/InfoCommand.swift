@@ -70,7 +70,7 @@ struct InfoCommand: ParsableCommand {
                     let durations = animation.frameInfos.prefix(8).map { "\($0.duration)" }.joined(separator: ", ")
                     let more = animation.frameCount > 8 ? ", ..." : ""
                     add("frames", "\(animation.frameCount) (decoded on demand), loop count \(animation.loopCount == 0 ? "forever" : String(animation.loopCount))")
-                    add("durations", "\(durations)\(more) s as stored; \(animation.duration) s per loop")
+                    add("durations", "\(durations)\(more) s as stored; \((animation.duration * 1000).rounded() / 1000) s per loop")
                 } else {
                     add("frames", image.isAnimated ? "\(image.frames.count), loop count \(image.loopCount == 0 ? "forever" : String(image.loopCount))" : "1")
                 }

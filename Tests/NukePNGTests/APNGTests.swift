@@ -117,4 +117,31 @@ import Testing
         #expect(frames == expected)
         #expect(container.image.bitmap == oneShot.image.bitmap)
     }
+
+    /// Encoding APNG from the animation model and decoding it again gives the same frames, timing
+    /// and loop count (every frame is written whole, so the round trip is exact).
+    @Test(arguments: entries.filter { $0.broken != true })
+    func encodeRoundTrip(_ entry: Entry) throws {
+        let animation = try #require(try decode(entry.file).animation)
+        let encoded = try ImageEncoders.PNG().encode(animation)
+        let again = try ImageDecoderRegistry(codecs: [.png]).decode(encoded)
+        let decoded = try #require(again.animation)
+        #expect(decoded.frameCount == animation.frameCount)
+        #expect(decoded.loopCount == animation.loopCount)
+        #expect(decoded.frameInfos.map(\.duration) == animation.frameInfos.map(\.duration))
+        #expect(try decoded.allFrames(limits: ImageLimits.unlimited).map(\.bitmap) == animation.allFrames(limits: ImageLimits.unlimited).map(\.bitmap))
+    }
+
+    @Test func eagerImageWithFramesEncodesAsAPNG() throws {
+        let frames = [PNGTestImages.gradient(width: 20, height: 10, format: .rgb8, seed: 1),
+                      PNGTestImages.gradient(width: 20, height: 10, format: .rgb8, seed: 2)]
+        var image = Image(frames: frames.map { ImageFrame(bitmap: $0, duration: 0.25) }, loopCount: 2)
+        image.orientation = .up
+        let encoded = try ImageEncoders.PNG().encode(image)
+        let decoded = try #require(try ImageDecoderRegistry(codecs: [.png]).decode(encoded).animation)
+        #expect(decoded.frameCount == 2 && decoded.loopCount == 2)
+        let back = try decoded.allFrames(limits: ImageLimits.unlimited)
+        #expect(back[1].bitmap == frames[1].converted(to: .rgba8))
+        #expect(back[1].duration == 0.25)
+    }
 }

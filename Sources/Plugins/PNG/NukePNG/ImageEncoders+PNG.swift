@@ -35,12 +35,13 @@ extension ImageEncoders {
         /// Rows written per call into libpng, between which the output is written out.
         static let batchRows = 32
 
-        /// Encodes the image's first frame.
+        /// Encodes the image: a still PNG, or an APNG when it has several frames.
         ///
         /// The file is built with ``encode(_:to:)`` into a `Data`.
         /// - Throws: ``ImageCodecError`` `.encodingFailed` with libpng's message (for
         ///   example, an empty image or an ICC profile libpng rejects).
         public func encode(_ image: Image) throws -> Data {
+            if image.frames.count > 1 { return try encodeAnimated(image) }
             var stream = DataOutputStream()
             try encode(image, to: &stream)
             return stream.data
@@ -56,6 +57,11 @@ extension ImageEncoders {
         /// `png_write_end`, with `png_set_write_fn`.
         /// - Throws: ``ImageCodecError`` `.encodingFailed` with libpng's message, or the stream's error.
         public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
+            if image.frames.count > 1 {
+                let data = try encodeAnimated(image)
+                try data.withUnsafeBytes { try stream.write($0) }
+                return
+            }
             // Interlaced rows are read once per pass: un-premultiply those once, not seven times.
             let source = options.isProgressive ? image.bitmap.unpremultiplied() : image.bitmap
             guard source.width > 0, source.height > 0 else {
