@@ -21,7 +21,8 @@ func plugin(
     pkgConfig: String?,
     apt: [String],
     brew: [String],
-    testResources: [Resource] = []
+    testResources: [Resource] = [],
+    shimLinks: [String] = []
 ) -> [Target] {
     let base = "Sources/Plugins/\(format)"
     return [
@@ -29,7 +30,10 @@ func plugin(
             name: "CLib\(format)", path: "\(base)/CLib\(format)", pkgConfig: pkgConfig,
             providers: [.apt(apt), .brew(brew)]
         ),
-        .target(name: "C\(format)Shim", dependencies: ["CNukeShim", .target(name: "CLib\(format)")], path: "\(base)/C\(format)Shim"),
+        .target(
+            name: "C\(format)Shim", dependencies: ["CNukeShim", .target(name: "CLib\(format)")], path: "\(base)/C\(format)Shim",
+            linkerSettings: shimLinks.map { .linkedLibrary($0) }
+        ),
         .target(
             name: "Nuke\(format)", dependencies: ["NukeCore", .target(name: "C\(format)Shim"), .target(name: "CLib\(format)")],
             path: "\(base)/Nuke\(format)", swiftSettings: swiftSettings
@@ -84,14 +88,14 @@ let package = Package(
         .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG"], path: "Benchmarks/CBenchmarkBaseline"),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "CBenchmarkBaseline"],
+            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "CBenchmarkBaseline"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
     ]
         // MARK: - JPEG (libjpeg-turbo)
         + plugin("JPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"], brew: ["jpeg-turbo"])
         // MARK: - PNG (libpng)
-        + plugin("PNG", pkgConfig: "libpng", apt: ["libpng-dev"], brew: ["libpng"])
+        + plugin("PNG", pkgConfig: "libpng", apt: ["libpng-dev"], brew: ["libpng"], shimLinks: ["z"])   // zlib's crc32 (APNG re-framing)
         // MARK: - GIF (giflib)
         // Debian's giflib has no pkg-config file: the module map links `gif` and includes
         // gif_lib.h from the default include path.

@@ -4,6 +4,7 @@
 #include "CPNGShim.h"
 
 #include <png.h>
+#include <zlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -740,4 +741,18 @@ const char *nukepng_version(void) {
 
 int nukepng_is_little_endian(void) {
     return nukepng_little_endian();
+}
+
+// MARK: - CRC
+
+uint32_t nukepng_crc32(uint32_t crc, const uint8_t *bytes, size_t count) {
+    // zlib's crc32 takes a uInt length: feed huge inputs in pieces.
+    uLong value = crc;
+    while (count > 0) {
+        uInt piece = count > 0x40000000u ? 0x40000000u : (uInt)count;
+        value = crc32(value, bytes, piece);
+        bytes += piece;
+        count -= piece;
+    }
+    return (uint32_t)value;
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+internal import CPNGShim
 
 /// The animation of an APNG file, read from its chunks: `acTL`, then for each frame an `fcTL`
 /// and its image data (`IDAT` for a default image that is frame 0, `fdAT` otherwise).
@@ -139,37 +140,26 @@ struct APNGStructure: Sendable {
         for value in [frame.info.width, frame.info.height] {
             ihdr += [UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
         }
-        Self.appendChunk("IHDR", ihdr + ihdrTail, to: &out)
+        out.reserveCapacity(8 + 25 + sharedChunks.reduce(0) { $0 + $1.count } + frame.data.reduce(0) { $0 + $1.count + 12 } + 12)
+        Self.appendChunk("IHDR", Data(ihdr + ihdrTail), to: &out)
         let start = file.startIndex
         for range in sharedChunks { out.append(file[(start + range.lowerBound)..<(start + range.upperBound)]) }
         for range in frame.data {
-            Self.appendChunk("IDAT", Array(file[(start + range.lowerBound)..<(start + range.upperBound)]), to: &out)
+            Self.appendChunk("IDAT", file[(start + range.lowerBound)..<(start + range.upperBound)], to: &out)
         }
-        Self.appendChunk("IEND", [], to: &out)
+        Self.appendChunk("IEND", Data(), to: &out)
         return out
     }
 
-    private static func appendChunk(_ type: String, _ payload: [UInt8], to out: inout Data) {
+    /// Appends a chunk: length, type, payload and the CRC of type and payload.
+    static func appendChunk(_ type: StaticString, _ payload: Data, to out: inout Data) {
         let length = payload.count
         out.append(contentsOf: [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)])
-        let typed = Array(type.utf8) + payload
-        out.append(contentsOf: typed)
-        let crc = CRC32.checksum(typed)
+        let typeBytes = type.withUTF8Buffer { Array($0) }
+        out.append(contentsOf: typeBytes)
+        out.append(payload)
+        var crc = typeBytes.withUnsafeBufferPointer { nukepng_crc32(0, $0.baseAddress, $0.count) }
+        crc = payload.withUnsafeBytes { nukepng_crc32(crc, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
         out.append(contentsOf: [UInt8(crc >> 24 & 0xFF), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
-    }
-}
-
-/// The CRC-32 of PNG chunks (ISO 3309, polynomial 0xEDB88320).
-enum CRC32 {
-    static let table: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    static func checksum(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+internal import CPNGShim
 
 extension ImageEncoders.PNG: AnimatedImageEncoding {
     /// Encodes an animation as APNG, drawing its frames one at a time from an iterator.
@@ -119,9 +120,23 @@ struct APNGWriter {
     }
 
     static func append(_ type: String, _ payload: [UInt8], to out: inout Data) {
-        out.append(contentsOf: be32(payload.count))
-        let typed = Array(type.utf8) + payload
-        out.append(contentsOf: typed)
-        out.append(contentsOf: be32(Int(CRC32.checksum(typed))))
+        switch type {
+        case "IHDR": APNGStructure.appendChunk("IHDR", Data(payload), to: &out)
+        case "IDAT": APNGStructure.appendChunk("IDAT", Data(payload), to: &out)
+        case "fdAT": APNGStructure.appendChunk("fdAT", Data(payload), to: &out)
+        case "fcTL": APNGStructure.appendChunk("fcTL", Data(payload), to: &out)
+        case "acTL": APNGStructure.appendChunk("acTL", Data(payload), to: &out)
+        case "IEND": APNGStructure.appendChunk("IEND", Data(payload), to: &out)
+        default:
+            // Ancillary chunks copied from the first frame's PNG (gAMA, sRGB, iCCP...).
+            let bytes = Array(type.utf8)
+            guard bytes.count == 4 else { return }
+            out.append(contentsOf: be32(payload.count))
+            out.append(contentsOf: bytes)
+            out.append(contentsOf: payload)
+            var crc = bytes.withUnsafeBufferPointer { nukepng_crc32(0, $0.baseAddress, $0.count) }
+            crc = payload.withUnsafeBufferPointer { nukepng_crc32(crc, $0.baseAddress, $0.count) }
+            out.append(contentsOf: be32(Int(crc)))
+        }
     }
 }

@@ -176,6 +176,9 @@ const char *_Nonnull nukepng_version(void);
 /// 1 on a little-endian machine.
 int nukepng_is_little_endian(void);
 
+/// The CRC-32 of PNG chunks (zlib's crc32): continues `crc` (0 to start) over `bytes`.
+uint32_t nukepng_crc32(uint32_t crc, const uint8_t *_Nullable bytes, size_t count);
+
 #ifdef __cplusplus
 }
 #endif
