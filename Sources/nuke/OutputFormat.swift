@@ -56,8 +56,8 @@ enum OutputFormat: Equatable, CustomStringConvertible {
     /// - Throws: ``ImageCodecError`` from the encoder (`.noCodec` when none is registered), or the stream's error.
     func write(_ image: Image, options: ImageEncodingOptions, to stream: inout some ImageOutputStream) throws {
         switch self {
-        case .pam: try NetpbmStreamWriter.writePAM(image.bitmap, to: &stream)
-        case .pnm: try NetpbmStreamWriter.writePNM(image.bitmap, to: &stream)
+        case .pam: try Netpbm.writePAM(image.bitmap, to: &stream)
+        case .pnm: try Netpbm.writePNM(image.bitmap, to: &stream)
         case .encoded(let type): try ImageEncoderRegistry.shared.encode(image, as: type, options: options, to: &stream)
         }
     }

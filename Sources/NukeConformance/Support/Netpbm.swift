@@ -10,49 +10,24 @@ import NukeCore
 public enum Netpbm {
     /// Writes a bitmap as PAM, with straight alpha.
     public static func pam(_ bitmap: Bitmap) -> Data {
-        let source = bitmap.unpremultiplied()
-        let tupleType: String
-        switch source.pixelFormat.channels {
-        case .gray: tupleType = "GRAYSCALE"
-        case .grayAlpha: tupleType = "GRAYSCALE_ALPHA"
-        case .rgb: tupleType = "RGB"
-        case .rgba: tupleType = "RGB_ALPHA"
-        }
-        let maxval = source.pixelFormat.bitsPerChannel == 8 ? 255 : 65535
-        let header = "P7\nWIDTH \(source.width)\nHEIGHT \(source.height)\nDEPTH \(source.pixelFormat.channelCount)\nMAXVAL \(maxval)\nTUPLTYPE \(tupleType)\nENDHDR\n"
-        return file(header: header, source)
+        inMemory { try writePAM(bitmap, to: &$0) }
     }
 
     /// Writes a bitmap as PPM (colour) or PGM (gray), dropping alpha.
     public static func pnm(_ bitmap: Bitmap) -> Data {
-        let gray = bitmap.pixelFormat.isGray
-        let wide = bitmap.pixelFormat.bitsPerChannel == 16
-        let format: PixelFormat = gray ? (wide ? .gray16 : .gray8) : (wide ? .rgb16 : .rgb8)
-        let source = bitmap.converted(to: format)
-        let header = "\(gray ? "P5" : "P6")\n\(source.width) \(source.height)\n\(wide ? 65535 : 255)\n"
-        return file(header: header, source)
+        inMemory { try writePNM(bitmap, to: &$0) }
     }
 
-    /// The header followed by the samples, row by row (16-bit ones big-endian), in one buffer.
-    private static func file(header: String, _ bitmap: Bitmap) -> Data {
-        let rowBytes = bitmap.width * bitmap.pixelFormat.bytesPerPixel
-        var data = Data(capacity: header.utf8.count + rowBytes * bitmap.height)
-        data.append(contentsOf: header.utf8)
-        bitmap.withUnsafeBytes { raw in
-            for y in 0..<bitmap.height {
-                let row = UnsafeRawBufferPointer(rebasing: raw[(y * bitmap.bytesPerRow)..<(y * bitmap.bytesPerRow + rowBytes)])
-                if bitmap.pixelFormat.bitsPerChannel == 8 {
-                    data.append(contentsOf: row)
-                } else {
-                    for i in stride(from: 0, to: rowBytes, by: 2) {
-                        withUnsafeBytes(of: row.loadUnaligned(fromByteOffset: i, as: UInt16.self).bigEndian) { data.append(contentsOf: $0) }
-                    }
-                }
-            }
+    /// The bytes a writer puts into a `DataOutputStream`, which never throws.
+    private static func inMemory(_ write: (inout DataOutputStream) throws -> Void) -> Data {
+        var stream = DataOutputStream()
+        do {
+            try write(&stream)
+        } catch {
+            preconditionFailure("writing into memory cannot fail: \(error)")
         }
-        return data
+        return stream.data
     }
-
 
     /// Reads a PAM, PPM or PGM file (binary forms only).
     ///

@@ -1,19 +1,18 @@
+import Foundation
 import NukeCore
 
-/// Writes PAM and PPM/PGM straight from a bitmap's storage into a stream: the header, then
-/// the rows, with no copy of the image.
-///
-/// The bytes are those of the conformance kit's `Netpbm.pam(_:)` and `Netpbm.pnm(_:)` (which
-/// build the file in memory, for tests). 8-bit rows in the file's layout are written in place;
-/// 16-bit samples are byte-swapped to big-endian a row at a time into a small buffer; rows that
-/// need converting (premultiplied alpha, alpha dropped for PPM) are converted in batches of
-/// ``batchRows`` rows.
-enum NetpbmStreamWriter {
+/// Writes PAM and PPM/PGM straight from a bitmap's storage into a stream: the header, then the
+/// rows, with no copy of the image. 8-bit rows in the file's layout are written in place; 16-bit
+/// samples are byte-swapped to big-endian a row at a time into a small buffer; rows that need
+/// converting (premultiplied alpha, alpha dropped for PPM) are converted in batches of
+/// ``batchRows`` rows. `nuke convert` streams files with it; ``pam(_:)`` and ``pnm(_:)`` write
+/// into a `Data`.
+extension Netpbm {
     /// Rows converted at a time when the bitmap's layout is not the file's.
     static let batchRows = 64
 
     /// Writes `bitmap` as PAM (`P7`), with straight alpha.
-    static func writePAM(_ bitmap: Bitmap, to stream: inout some ImageOutputStream) throws {
+    public static func writePAM(_ bitmap: Bitmap, to stream: inout some ImageOutputStream) throws {
         let tupleType: String
         switch bitmap.pixelFormat.channels {
         case .gray: tupleType = "GRAYSCALE"
@@ -32,7 +31,7 @@ enum NetpbmStreamWriter {
     }
 
     /// Writes `bitmap` as PPM (colour) or PGM (gray), dropping alpha.
-    static func writePNM(_ bitmap: Bitmap, to stream: inout some ImageOutputStream) throws {
+    public static func writePNM(_ bitmap: Bitmap, to stream: inout some ImageOutputStream) throws {
         let gray = bitmap.pixelFormat.isGray
         let wide = bitmap.pixelFormat.bitsPerChannel == 16
         let format: PixelFormat = gray ? (wide ? .gray16 : .gray8) : (wide ? .rgb16 : .rgb8)
