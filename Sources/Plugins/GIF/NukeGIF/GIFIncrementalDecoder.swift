@@ -86,7 +86,11 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
         }
         if !didReportHeader {
             // A zero-size screen fails here as corrupt, a huge one as limitExceeded.
-            try limits.check(width: screen.width, height: screen.height, bytesPerPixel: 4, format: .gif, codec: GIFLibrary.codecName)
+            // With the whole input (a one-shot decode), also bound decoded bytes per input byte.
+            try limits.check(
+                width: screen.width, height: screen.height, bytesPerPixel: 4, format: .gif, codec: GIFLibrary.codecName,
+                inputByteCount: isFinished ? bytes.count : nil
+            )
             didReportHeader = true
             return .header(ImageHeader(type: .gif, width: screen.width, height: screen.height, bitDepth: 8, componentCount: 1))
         }
