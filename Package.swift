@@ -52,6 +52,7 @@ let package = Package(
         .library(name: "NukeJPEG", targets: ["NukeJPEG"]),
         .library(name: "NukePNG", targets: ["NukePNG"]),
         .library(name: "NukeGIF", targets: ["NukeGIF"]),
+        .library(name: "NukeWebP", targets: ["NukeWebP"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
         .executable(name: "nuke", targets: ["nuke"]),
     ],
@@ -77,18 +78,18 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeConformance",
+                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukeConformance"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
+        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukeConformance", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks (ratios against the C libraries called directly)
-        .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG"], path: "Benchmarks/CBenchmarkBaseline"),
+        .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibWebP"], path: "Benchmarks/CBenchmarkBaseline"),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "CBenchmarkBaseline"],
+            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "CBenchmarkBaseline"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
     ]
@@ -100,4 +101,7 @@ let package = Package(
         // Debian's giflib has no pkg-config file: the module map links `gif` and includes
         // gif_lib.h from the default include path.
         + plugin("GIF", pkgConfig: nil, apt: ["libgif-dev"], brew: ["giflib"])
+        // MARK: - WebP (libwebp, libwebpdemux, libwebpmux)
+        // The module map links all three; pkg-config's libwebpmux brings libwebp's flags.
+        + plugin("WebP", pkgConfig: "libwebpmux", apt: ["libwebp-dev"], brew: ["webp"])
 )

@@ -37,6 +37,7 @@ command -v cjpeg >/dev/null && command -v djpeg >/dev/null || missing+=(libjpeg-
 find_imagemagick >/dev/null || missing+=(imagemagick)
 command -v pngtopam >/dev/null || missing+=(netpbm)
 command -v gifsicle >/dev/null || missing+=(gifsicle)
+command -v cwebp >/dev/null && command -v img2webp >/dev/null || missing+=(webp)
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 "$python" -c 'import numpy' 2>/dev/null || "$python" -m pip install numpy
@@ -48,3 +49,4 @@ export IM_CONVERT
 "$python" "$root/scripts/make-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-gif-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-apng-fixtures.py" "$root/Fixtures"
+"$python" "$root/scripts/make-webp-fixtures.py" "$root/Fixtures"

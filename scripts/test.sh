@@ -3,7 +3,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-"$root/scripts/install-deps.sh"
+# webp: dwebp, the reference the corpus tests compare WebP decodes with.
+"$root/scripts/install-deps.sh" webp
 swift build --build-tests
 swift test --skip-build 2>&1 | tee "${TMPDIR:-/tmp}/nukecodecs-test.log"
 "$root/scripts/integration.sh"

@@ -127,9 +127,9 @@ import Testing
         #expect(corrupt.stderr.contains("JPEG"))
         #expect(corrupt.stderr.contains("incomplete"))
 
-        let webp = try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", directory.appendingPathComponent("x.webp").path)
-        #expect(webp.status == 3)
-        #expect(webp.stderr.contains("no encoder is registered for WebP"))
+        let heic = try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", directory.appendingPathComponent("x.heic").path)
+        #expect(heic.status == 3)
+        #expect(heic.stderr.contains("no encoder is registered for HEIC"))
 
         let missing = try NukeBinary.run("convert", "/nonexistent.png", directory.appendingPathComponent("x.png").path)
         #expect(missing.status == 4)
@@ -161,13 +161,45 @@ import Testing
         #expect(!result.stderr.contains("\u{1B}["))
     }
 
-    @Test func batchToWebPFailsEachFileClearly() throws {
+    @Test func batchToAFormatWithoutEncoderFailsEachFileClearly() throws {
         let output = try NukeBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }
         let result = try NukeBinary.run("convert", "Fixtures/png/rgb-8.png", "Fixtures/jpeg/baseline-420.jpg",
-                                        "--to", "webp", "--output", output.path)
+                                        "--to", "heic", "--output", output.path)
         #expect(result.status == 3)
-        #expect(result.stderr.components(separatedBy: "no encoder is registered for WebP").count - 1 == 2)
-        #expect(result.stdout.contains("Converted 0 of 2 files to WebP, 2 failed"))
+        #expect(result.stderr.components(separatedBy: "no encoder is registered for HEIC").count - 1 == 2)
+        #expect(result.stdout.contains("Converted 0 of 2 files to HEIC, 2 failed"))
+    }
+
+    /// `--to webp` writes lossy WebP at `--quality`, or lossless with `--lossless`.
+    @Test func toWebP() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let low = directory.appendingPathComponent("low.webp"), high = directory.appendingPathComponent("high.webp")
+        let exact = directory.appendingPathComponent("exact.webp")
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgba-8.png", low.path, "--quality", "10").status == 0)
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgba-8.png", high.path, "--quality", "95").status == 0)
+        #expect(try NukeBinary.run("convert", "Fixtures/png/rgba-8.png", exact.path, "--lossless").status == 0)
+        let lowData = try Data(contentsOf: low), highData = try Data(contentsOf: high)
+        #expect(ImageType(lowData) == .webp && ImageType(highData) == .webp)
+        #expect(lowData.count < highData.count)
+        let original = try ImageDecoderRegistry.shared.decode(Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/png/rgba-8.png")))
+        let decoded = try ImageDecoderRegistry.shared.decode(Data(contentsOf: exact))
+        #expect(decoded.image.bitmap == original.image.bitmap)
+    }
+
+    /// An animated GIF becomes an animated WebP with the same frames and timing.
+    @Test func animatedGIFToAnimatedWebP() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("anim.webp")
+        let result = try NukeBinary.run("convert", "Fixtures/gif/dispose-none.gif", output.path, "--lossless")
+        #expect(result.status == 0, "\(result.stderr)")
+        let source = try ImageDecoderRegistry.shared.decode(Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/gif/dispose-none.gif")))
+        let converted = try ImageDecoderRegistry.shared.decode(Data(contentsOf: output))
+        let a = try #require(source.animation), b = try #require(converted.animation)
+        #expect(b.frameCount == a.frameCount)
+        #expect(b.frameInfos.map(\.duration) == a.frameInfos.map(\.duration))
+        #expect(try b.allFrames(limits: .unlimited).map(\.bitmap) == a.allFrames(limits: .unlimited).map(\.bitmap))
     }
 }

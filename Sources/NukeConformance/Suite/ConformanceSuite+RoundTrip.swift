@@ -31,6 +31,8 @@ extension ConformanceSuite {
             guard let original = expectImage(decodeOnce(data, highBitDepth: highBitDepth), fixture, "\(label) decode", &result)?.image else { continue }
             var encodingOptions = options.encodingOptions
             encodingOptions.prefersHighBitDepth = highBitDepth
+            // A lossless fixture must come back exactly through a codec's lossless mode (WebP).
+            if fixture.isLossless == true { encodingOptions.isLossless = true }
             let encoded: Data
             do {
                 encoded = try makeEncoder(encodingOptions).encode(original)

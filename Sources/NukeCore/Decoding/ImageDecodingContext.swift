@@ -33,6 +33,11 @@ public struct ImageDecodingContext: Sendable {
     /// with a `.corrupt` error instead of returning a partly grey or partly missing image.
     /// Default `false`, as browsers and the C libraries' own tools behave.
     public var isStrict: Bool
+    /// Return images with alpha premultiplied (``AlphaMode/premultiplied``), as compositing
+    /// wants them. Decoders that can produce premultiplied pixels natively do (WebP); for the
+    /// others ``ImageDecoderRegistry`` converts the final image. Default `false`: straight
+    /// alpha, as the file stores it.
+    public var prefersPremultipliedAlpha: Bool = false
 
     /// How a scaled decode covers ``targetSize``.
     public enum ContentMode: Sendable, Hashable {

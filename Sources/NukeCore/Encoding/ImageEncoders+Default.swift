@@ -9,19 +9,24 @@ public enum ImageEncoders {}
 
 extension ImageEncoders {
     /// Chooses the format by the image, as Nuke's default encoder does: opaque images as
-    /// JPEG, images with alpha as PNG, and HEIF when ``isHEIFPreferred`` is set and a HEIF
-    /// encoder is registered.
+    /// JPEG, images with alpha as PNG; HEIF when ``isHEIFPreferred`` is set and a HEIF
+    /// encoder is registered, else WebP when ``isWebPPreferred`` is set and a WebP encoder is
+    /// registered (lossy at ``compressionQuality``, alpha included).
     public struct Default: ImageEncoding, Sendable {
         /// 0…1, passed to lossy encoders. Default 0.8.
         public var compressionQuality: Double
         /// Prefer HEIF for every image when a HEIF encoder is registered.
         public var isHEIFPreferred: Bool
+        /// Prefer WebP for every image when a WebP encoder is registered (after HEIF, when both
+        /// are preferred and linked).
+        public var isWebPPreferred: Bool
         /// Where encoders are looked up. Default: ``ImageEncoderRegistry/shared``.
         public var registry: ImageEncoderRegistry
 
-        public init(compressionQuality: Double = 0.8, isHEIFPreferred: Bool = false, registry: ImageEncoderRegistry = .shared) {
+        public init(compressionQuality: Double = 0.8, isHEIFPreferred: Bool = false, isWebPPreferred: Bool = false, registry: ImageEncoderRegistry = .shared) {
             self.compressionQuality = compressionQuality
             self.isHEIFPreferred = isHEIFPreferred
+            self.isWebPPreferred = isWebPPreferred
             self.registry = registry
         }
 
@@ -32,6 +37,7 @@ extension ImageEncoders {
                 if formats.contains(.heic) { return .heic }
                 if formats.contains(.heif) { return .heif }
             }
+            if isWebPPreferred, registry.registeredFormats.contains(.webp) { return .webp }
             return image.hasAlpha ? .png : .jpeg
         }
 

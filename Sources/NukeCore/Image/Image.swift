@@ -21,6 +21,8 @@ public struct Image: Sendable, Equatable {
     public var loopCount: Int
     /// The EXIF block (TIFF header onwards), when the file had one.
     public var exif: Data?
+    /// The XMP packet (XML), when the file had one (WebP `XMP `); kept for encoders that write it.
+    public var xmp: Data?
 
     /// Creates a still image.
     public init(bitmap: Bitmap, orientation: ImageOrientation = .up, colorInfo: ColorInfo = ColorInfo(), exif: Data? = nil) {

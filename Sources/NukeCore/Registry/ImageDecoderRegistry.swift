@@ -213,7 +213,8 @@ public final class ImageDecoderRegistry: Sendable {
         for entry in registrations.entries(for: context.type) {
             guard var decoder = entry.factory.incrementalDecoder(for: context) else { continue }
             do {
-                return try Self.decodeAll(&decoder, data: context.data, format: context.type)
+                let container = try Self.decodeAll(&decoder, data: context.data, format: context.type)
+                return context.prefersPremultipliedAlpha ? container.premultiplied() : container
             } catch {
                 let wrapped = ImageCodecError.wrapping(error, stage: .decoding, format: context.type, codec: entry.info.codecDescription)
                 attempts.append(wrapped)
@@ -290,5 +291,15 @@ public final class ImageDecoderRegistry: Sendable {
         let available = formats.isEmpty ? "no decoders are registered" : "decoders are registered for " + formats.joined(separator: ", ")
         let what = context.type.map { "no decoder is registered for \($0.name)" } ?? "the data is not in a recognised image format"
         return ImageCodecError(.noCodec, stage: .registry, format: context.type, message: "\(what); \(available)")
+    }
+}
+
+extension ImageContainer {
+    /// The container with its image's alpha premultiplied, when it has straight alpha.
+    func premultiplied() -> ImageContainer {
+        guard image.bitmap.alphaMode == .straight else { return self }
+        var copy = self
+        copy.image.bitmap = image.bitmap.premultiplied()
+        return copy
     }
 }

@@ -1,0 +1,153 @@
+#ifndef CWEBPSHIM_H
+#define CWEBPSHIM_H
+
+// NukeWebP's C shim over libwebp (Docs/CShims.md). libwebp reports every failure through a
+// `VP8StatusCode` (decoding), a `WebPEncodingError` (encoding) or a `WebPMuxError`; the shim
+// classifies failures by those codes and writes libwebp's meaning of them into the
+// diagnostics. libwebp never longjmps and has no warnings. The RIFF container (chunks, frames,
+// metadata) is parsed in Swift; libwebp decodes bitstreams (`VP8 `/`VP8L`, with `ALPH`).
+
+#include <stddef.h>
+#include <stdint.h>
+#include "nuke_shim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The decoder's version, such as "1.2.4".
+const char *_Nonnull nukewebp_version(void);
+
+/// The pixel layouts the shim decodes to.
+typedef enum nukewebp_layout {
+    /// 3 bytes per pixel.
+    NUKEWEBP_RGB = 0,
+    /// 4 bytes per pixel, straight alpha.
+    NUKEWEBP_RGBA = 1,
+    /// 4 bytes per pixel, premultiplied alpha.
+    NUKEWEBP_RGBA_PREMULTIPLIED = 2,
+} nukewebp_layout;
+
+/// What a bitstream declares, read from its first bytes.
+typedef struct nukewebp_features {
+    int32_t width;
+    int32_t height;
+    /// 1 when the bitstream has alpha (an `ALPH` chunk or a lossless image with alpha).
+    int32_t has_alpha;
+    /// 1 for an animated file (VP8X animation flag).
+    int32_t has_animation;
+    /// 0 undefined or mixed, 1 lossy, 2 lossless.
+    int32_t format;
+} nukewebp_features;
+
+/// Reads the features of the bitstream or file in `data`.
+///
+/// - Returns: OK; NEED_MORE when `data` ends before they are known; CORRUPT or UNSUPPORTED.
+///
+/// The corresponding libwebp function is `WebPGetFeatures`.
+nuke_status nukewebp_get_features(const uint8_t *_Nonnull data, size_t length, nukewebp_features *_Nonnull features,
+                                  nuke_diagnostics *_Nonnull diagnostics);
+
+/// Decodes a complete bitstream (a still file, or one animation frame's `ALPH`/`VP8 `/`VP8L`
+/// chunks) into `pixels`, `stride` bytes per row, `height × stride` bytes in all.
+///
+/// With `scaled_width` and `scaled_height` above 0, libwebp's own rescaler shrinks the image
+/// while decoding and `pixels` holds the scaled size.
+///
+/// The corresponding libwebp function is `WebPDecode`.
+nuke_status nukewebp_decode(const uint8_t *_Nonnull data, size_t length, nukewebp_layout layout,
+                            uint8_t *_Nonnull pixels, size_t stride, size_t size,
+                            int32_t scaled_width, int32_t scaled_height,
+                            nuke_diagnostics *_Nonnull diagnostics);
+
+/// libwebp's incremental decoder, writing into memory the caller passes to each call.
+typedef struct nukewebp_decoder nukewebp_decoder;
+
+/// Creates an incremental decoder for an image of `width × height` in `layout`; NULL when out
+/// of memory.
+///
+/// The corresponding libwebp function is `WebPIDecode`.
+nukewebp_decoder *_Nullable nukewebp_decoder_create(nukewebp_layout layout, int32_t width, int32_t height, size_t stride);
+
+/// Frees the decoder (`WebPIDelete`).
+void nukewebp_decoder_destroy(nukewebp_decoder *_Nullable decoder);
+
+/// The decoder's diagnostics.
+const nuke_diagnostics *_Nonnull nukewebp_decoder_diagnostics(const nukewebp_decoder *_Nonnull decoder);
+
+/// Appends `length` new bytes of the file and decodes as far as they go, writing rows into
+/// `pixels` (`height × stride` bytes; it may be a different buffer from one call to the next,
+/// holding the rows decoded before).
+///
+/// - Returns: OK when the image is complete, NEED_MORE, or CORRUPT/UNSUPPORTED/INTERNAL.
+///
+/// The corresponding libwebp function is `WebPIAppend`.
+nuke_status nukewebp_decoder_append(nukewebp_decoder *_Nonnull decoder, const uint8_t *_Nonnull data, size_t length,
+                                    uint8_t *_Nonnull pixels, size_t size);
+
+/// The number of rows complete in the output, from the top.
+///
+/// The corresponding libwebp function is `WebPIDecGetRGB`.
+int32_t nukewebp_decoder_rows(const nukewebp_decoder *_Nonnull decoder);
+
+/// Encoder settings.
+typedef struct nukewebp_encode_params {
+    /// 0…100.
+    float quality;
+    /// 0 (fast) … 6 (slow, smaller).
+    int32_t method;
+    /// 1 for lossless.
+    int32_t lossless;
+    /// 1 when the pixels have an alpha channel (4 bytes per pixel, straight); 0 for RGB.
+    int32_t has_alpha;
+    const uint8_t *_Nullable icc;
+    size_t icc_size;
+    const uint8_t *_Nullable exif;
+    size_t exif_size;
+    const uint8_t *_Nullable xmp;
+    size_t xmp_size;
+} nukewebp_encode_params;
+
+/// Encodes one image; on OK `*output` holds the file, freed with `nukewebp_buffer_free`.
+/// Metadata (ICC, EXIF, XMP) is added with the muxer.
+///
+/// The corresponding libwebp functions are `WebPEncode` and `WebPMuxAssemble`.
+nuke_status nukewebp_encode(const uint8_t *_Nonnull pixels, int32_t width, int32_t height, size_t stride,
+                            const nukewebp_encode_params *_Nonnull params,
+                            uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull output_size,
+                            nuke_diagnostics *_Nonnull diagnostics);
+
+/// An animated WebP encoder (`WebPAnimEncoder`).
+typedef struct nukewebp_anim_encoder nukewebp_anim_encoder;
+
+/// Creates an animation encoder for a `width × height` canvas; NULL when libwebp refuses.
+nukewebp_anim_encoder *_Nullable nukewebp_anim_encoder_create(int32_t width, int32_t height, int32_t loop_count,
+                                                              const nukewebp_encode_params *_Nonnull params);
+
+/// Frees the encoder.
+void nukewebp_anim_encoder_destroy(nukewebp_anim_encoder *_Nullable encoder);
+
+/// The encoder's diagnostics.
+const nuke_diagnostics *_Nonnull nukewebp_anim_encoder_diagnostics(const nukewebp_anim_encoder *_Nonnull encoder);
+
+/// Adds a whole-canvas RGBA frame (straight alpha) shown from `timestamp_ms`.
+///
+/// The corresponding libwebp function is `WebPAnimEncoderAdd`.
+nuke_status nukewebp_anim_encoder_add(nukewebp_anim_encoder *_Nonnull encoder, const uint8_t *_Nonnull rgba, size_t stride,
+                                      int32_t timestamp_ms);
+
+/// Ends the animation at `end_ms` and writes the file into `*output` (free with
+/// `nukewebp_buffer_free`).
+///
+/// The corresponding libwebp functions are `WebPAnimEncoderAssemble` and `WebPMuxSetAnimationParams`.
+nuke_status nukewebp_anim_encoder_finish(nukewebp_anim_encoder *_Nonnull encoder, int32_t end_ms,
+                                         uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull output_size);
+
+/// Frees a buffer the shim returned.
+void nukewebp_buffer_free(void *_Nullable buffer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,64 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CWebPShim
+import NukeCore
+
+/// One-call decoding of a complete still WebP, at full size or to a target size.
+enum WebPStillDecoding {
+    struct Result {
+        var bitmap: Bitmap
+        /// Set when the bitmap is already at the target size (libwebp's scaler, then the core's
+        /// resampler): the target width over the image's.
+        var scale: Double?
+    }
+
+    /// The smallest integer reduction for which libwebp's scaler is used before the core's
+    /// resampler (measured with NukeBenchmarks' "WebP decode to size" rows: at ÷2 the scaler
+    /// costs more than it saves).
+    static let minimumScalerFactor = 2
+
+    /// Decodes the complete file in `bytes`.
+    ///
+    /// With a target size smaller than the image and no alpha, libwebp's scaler first shrinks it by
+    /// the integer factor Pillow's `reduce` step would use (the core's resampler finishes the
+    /// job), so the full-size image never exists. Images with alpha are decoded at full size: the
+    /// core's resampler weights colours by alpha, libwebp's scaler does not.
+    ///
+    /// The corresponding libwebp function is `WebPDecode`.
+    static func decode(_ bytes: Data, width: Int, height: Int, layout: nukewebp_layout, options: WebPIncrementalDecoder.Options) throws(ImageCodecError) -> Result {
+        let full = ImageSize(width: width, height: height)
+        if let target = options.targetSize, layout == NUKEWEBP_RGB {
+            let size = ImageResampler.targetSize(for: full, fitting: target, contentMode: options.contentMode)
+            let fx = max(1, Int(Double(width) / Double(size.width) / 2)), fy = max(1, Int(Double(height) / Double(size.height) / 2))
+            if size != full, min(fx, fy) >= minimumScalerFactor {
+                let reduced = ImageSize(width: (width + fx - 1) / fx, height: (height + fy - 1) / fy)
+                var bitmap = try decode(bytes, size: reduced, scaled: true, layout: layout, allocator: .heap)
+                if reduced != size { bitmap = bitmap.resized(to: size) }
+                return Result(bitmap: bitmap, scale: Double(size.width) / Double(width))
+            }
+        }
+        return Result(bitmap: try decode(bytes, size: full, scaled: false, layout: layout, allocator: options.allocator), scale: nil)
+    }
+
+    private static func decode(_ bytes: Data, size: ImageSize, scaled: Bool, layout: nukewebp_layout, allocator: PixelAllocator) throws(ImageCodecError) -> Bitmap {
+        let bytesPerPixel = layout == NUKEWEBP_RGB ? 3 : 4
+        let format: PixelFormat = bytesPerPixel == 3 ? .rgb8 : .rgba8
+        let alphaMode: AlphaMode = layout == NUKEWEBP_RGBA_PREMULTIPLIED ? .premultiplied : (bytesPerPixel == 3 ? .none : .straight)
+        return try allocator.makeBitmap(width: size.width, height: size.height, pixelFormat: format, alphaMode: alphaMode) { (output) throws(ImageCodecError) in
+            var diagnostics = nuke_diagnostics()
+            let status = bytes.withUnsafeBytes { raw in
+                nukewebp_decode(
+                    raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, layout,
+                    output.baseAddress!.assumingMemoryBound(to: UInt8.self), size.width * bytesPerPixel, output.count,
+                    scaled ? Int32(size.width) : 0, scaled ? Int32(size.height) : 0, &diagnostics
+                )
+            }
+            guard status == NUKE_STATUS_OK else {
+                throw WebPLibrary.error(status: status, diagnostics: diagnostics, context: "decoding the WebP image")
+            }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import NukeConformance
+import NukeCore
+import NukeWebP
+import Testing
+
+@Suite struct ImageEncodersWebPTests {
+    func decode(_ data: Data) throws -> ImageContainer {
+        try ImageDecoderRegistry.shared.decode(data)
+    }
+
+    func fixtureImage(_ name: String) throws -> Image {
+        try decode(try WebPTestPaths.fixture(name)).image
+    }
+
+    @Test func lossyQualityTradesSizeForFidelity() throws {
+        // A smooth gradient: 4:2:0 chroma keeps it, so high quality is close.
+        var bytes: [UInt8] = []
+        for y in 0..<48 { for x in 0..<64 { bytes += [UInt8(x * 4), UInt8(y * 5), UInt8((x + y) * 2)] } }
+        let image = Image(bitmap: Bitmap(width: 64, height: 48, pixelFormat: .rgb8, bytes: bytes))
+        let low = try ImageEncoders.WebP(options: ImageEncodingOptions(quality: 0.2)).encode(image)
+        let high = try ImageEncoders.WebP(options: ImageEncodingOptions(quality: 0.95)).encode(image)
+        #expect(ImageType(low) == .webp && ImageType(high) == .webp)
+        #expect(low.count < high.count)
+        let lowPSNR = ImageComparison(try decode(low).image.bitmap, reference: image.bitmap).psnr
+        let highPSNR = ImageComparison(try decode(high).image.bitmap, reference: image.bitmap).psnr
+        #expect(highPSNR > lowPSNR)
+        #expect(highPSNR > 30, "\(highPSNR)")
+    }
+
+    /// Lossless keeps every pixel, alpha and the colour under transparent pixels included.
+    @Test(arguments: ["lossless.webp", "lossless-alpha.webp", "lossy-alpha.webp"])
+    func losslessIsExact(_ name: String) throws {
+        let image = try fixtureImage(name)
+        let encoded = try ImageEncoders.WebP(options: ImageEncodingOptions(isLossless: true)).encode(image)
+        let decoded = try decode(encoded).image.bitmap
+        #expect(decoded == image.bitmap)
+    }
+
+    @Test func methodIsTheCompressionLevel() throws {
+        let image = try fixtureImage("lossy-q20-m6.webp")
+        let fast = try ImageEncoders.WebP(options: ImageEncodingOptions(quality: 0.8, compressionLevel: 0)).encode(image)
+        let slow = try ImageEncoders.WebP(options: ImageEncodingOptions(quality: 0.8, compressionLevel: 6)).encode(image)
+        #expect(fast != slow)
+    }
+
+    @Test func metadataSurvives() throws {
+        let image = try fixtureImage("metadata.webp")
+        for lossless in [false, true] {
+            let encoded = try ImageEncoders.WebP(options: ImageEncodingOptions(isLossless: lossless)).encode(image)
+            let decoded = try decode(encoded).image
+            #expect(decoded.iccProfile == image.iccProfile)
+            #expect(decoded.exif == image.exif)
+            #expect(decoded.xmp == image.xmp)
+            #expect(decoded.orientation == .right)
+        }
+    }
+
+    @Test func premultipliedAndSixteenBitInputAreConverted() throws {
+        let image = try fixtureImage("lossless-alpha.webp")
+        var premultiplied = image
+        premultiplied.bitmap = image.bitmap.premultiplied()
+        let decoded = try decode(try ImageEncoders.WebP(options: ImageEncodingOptions(isLossless: true)).encode(premultiplied)).image.bitmap
+        // Unpremultiplying loses precision at low alpha: compare visible pixels loosely.
+        #expect(ImageComparison(decoded, reference: image.bitmap.premultiplied().unpremultiplied()).maxDifference <= 1)
+        var wide = try fixtureImage("lossless.webp")
+        wide.bitmap = wide.bitmap.converted(to: .rgb16)
+        let fromWide = try decode(try ImageEncoders.WebP(options: ImageEncodingOptions(isLossless: true)).encode(wide)).image.bitmap
+        #expect(fromWide == (try fixtureImage("lossless.webp")).bitmap)
+    }
+
+    /// An animation transcoded lazily (one frame at a time) plays the same canvases.
+    @Test(arguments: ["anim-dispose-blend.webp", "anim-img2webp.webp"])
+    func animationRoundTrip(_ name: String) throws {
+        let source = try decode(try WebPTestPaths.fixture(name))
+        let animation = try #require(source.animation)
+        let encoded = try ImageEncoders.WebP(options: ImageEncodingOptions(isLossless: true)).encode(animation)
+        let decoded = try decode(encoded)
+        let copy = try #require(decoded.animation)
+        #expect(copy.frameCount == animation.frameCount)
+        #expect(copy.loopCount == animation.loopCount)
+        #expect(copy.frameInfos.map(\.duration) == animation.frameInfos.map(\.duration))
+        let original = try animation.allFrames(limits: .unlimited), again = try copy.allFrames(limits: .unlimited)
+        for (index, (a, b)) in zip(original, again).enumerated() {
+            #expect(a.bitmap.visibleDifferences(from: b.bitmap) == 0, "frame \(index)")
+        }
+    }
+
+    /// An image with several frames (an eager animation) encodes as an animated WebP.
+    @Test func eagerFramesEncodeAsAnimation() throws {
+        let red = Bitmap(width: 4, height: 3, pixelFormat: .rgba8, bytes: [UInt8](repeating: 0, count: 48).enumerated().map { $0.offset % 4 == 0 || $0.offset % 4 == 3 ? 255 : 0 })
+        let blue = Bitmap(width: 4, height: 3, pixelFormat: .rgba8, bytes: [UInt8](repeating: 0, count: 48).enumerated().map { $0.offset % 4 >= 2 ? 255 : 0 })
+        let image = Image(frames: [ImageFrame(bitmap: red, duration: 0.25), ImageFrame(bitmap: blue, duration: 0.5)], loopCount: 2)
+        let decoded = try decode(try ImageEncoders.WebP(options: ImageEncodingOptions(isLossless: true)).encode(image))
+        let animation = try #require(decoded.animation)
+        #expect(animation.frameInfos.map(\.duration) == [0.25, 0.5])
+        #expect(animation.loopCount == 2)
+        #expect(try animation.frame(at: 1).canvas == blue)
+    }
+
+    @Test func defaultEncoderPrefersWebPWhenAsked() throws {
+        let image = try fixtureImage("lossy.webp")
+        #expect(ImageEncoders.Default().preferredType(for: image) == .jpeg)
+        let encoder = ImageEncoders.Default(isWebPPreferred: true)
+        #expect(encoder.preferredType(for: image) == .webp)
+        #expect(ImageType(try encoder.encode(image)) == .webp)
+    }
+
+    @Test func framesThatAreNotWholeCanvasesAreRefused() throws {
+        let a = Bitmap(width: 4, height: 4, pixelFormat: .rgba8, bytes: [UInt8](repeating: 255, count: 64))
+        let b = Bitmap(width: 2, height: 2, pixelFormat: .rgba8, bytes: [UInt8](repeating: 255, count: 16))
+        let image = Image(frames: [ImageFrame(bitmap: a), ImageFrame(bitmap: b)])
+        let error = try #require(throws: ImageCodecError.self) { try ImageEncoders.WebP().encode(image) }
+        #expect(error.code == .encodingFailed)
+        #expect(error.format == .webp)
+    }
+}
+
+extension Bitmap {
+    /// Pixels that differ between two RGBA8 bitmaps, counting fully transparent pixels as equal
+    /// whatever their colour; `nil` when the sizes differ.
+    func visibleDifferences(from other: Bitmap) -> Int? {
+        guard width == other.width, height == other.height else { return nil }
+        let a = converted(to: .rgba8).packedBytes, b = other.converted(to: .rgba8).packedBytes
+        var count = 0
+        for i in stride(from: 0, to: a.count, by: 4) {
+            if a[i + 3] == 0 && b[i + 3] == 0 { continue }
+            if a[i] != b[i] || a[i + 1] != b[i + 1] || a[i + 2] != b[i + 2] || a[i + 3] != b[i + 3] { count += 1 }
+        }
+        return count
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+import NukeConformance
+import NukeCore
+
+/// Where the tests find their inputs: the repository (three levels above this file) and the
+/// shared public corpora beside it.
+enum WebPTestPaths {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let fixtures = repositoryRoot.appendingPathComponent("Fixtures/webp")
+    static let corpora = repositoryRoot.appendingPathComponent("../shared/corpora/webp").standardizedFileURL
+
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: fixtures.appendingPathComponent(name))
+    }
+
+    static func reference(_ name: String) throws -> Bitmap {
+        try Netpbm.decode(Data(contentsOf: fixtures.appendingPathComponent(name)))
+    }
+}
