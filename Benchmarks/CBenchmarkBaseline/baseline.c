@@ -233,3 +233,96 @@ int baseline_png_decode(const uint8_t *data, size_t size,
     png_destroy_read_struct(&png, &info, NULL);
     return 0;
 }
+
+// MARK: - libwebp
+
+#include <webp/decode.h>
+#include <webp/encode.h>
+
+int baseline_webp_decode(const uint8_t *data, size_t size, int rgba, int scaled_width, int scaled_height,
+                         uint8_t *out, size_t out_size, int *width, int *height) {
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) return -1;
+    if (WebPGetFeatures(data, size, &config.input) != VP8_STATUS_OK) return -1;
+    *width = scaled_width > 0 ? scaled_width : config.input.width;
+    *height = scaled_height > 0 ? scaled_height : config.input.height;
+    if (out == NULL) return 0;
+    if (scaled_width > 0 && scaled_height > 0) {
+        config.options.use_scaling = 1;
+        config.options.scaled_width = scaled_width;
+        config.options.scaled_height = scaled_height;
+    }
+    config.output.colorspace = rgba ? MODE_RGBA : MODE_RGB;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = out;
+    config.output.u.RGBA.stride = *width * (rgba ? 4 : 3);
+    config.output.u.RGBA.size = out_size;
+    VP8StatusCode status = WebPDecode(data, size, &config);
+    WebPFreeDecBuffer(&config.output);
+    return status == VP8_STATUS_OK ? 0 : -1;
+}
+
+int baseline_webp_incremental(const uint8_t *data, size_t size, int chunks, int rgba, uint8_t *out, size_t out_size) {
+    int width = 0, height = 0;
+    if (!WebPGetInfo(data, size, &width, &height)) return -1;
+    int stride = width * (rgba ? 4 : 3);
+    WebPIDecoder *idec = WebPINewRGB(rgba ? MODE_RGBA : MODE_RGB, out, out_size, stride);
+    if (idec == NULL) return -1;
+    size_t step = (size + chunks - 1) / chunks;
+    int last = 0, updates = 0;
+    VP8StatusCode status = VP8_STATUS_SUSPENDED;
+    for (size_t at = 0; at < size && status == VP8_STATUS_SUSPENDED; at += step) {
+        size_t n = at + step > size ? size - at : step;
+        status = WebPIAppend(idec, data + at, n);
+        int y = 0;
+        if (WebPIDecGetRGB(idec, &y, NULL, NULL, NULL) != NULL && y > last) {
+            last = y;
+            updates++;
+        }
+    }
+    WebPIDelete(idec);
+    return status == VP8_STATUS_OK ? updates : -1;
+}
+
+int baseline_webp_redecode_prefixes(const uint8_t *data, size_t size, int chunks, int rgba, uint8_t *out, size_t out_size) {
+    int width = 0, height = 0;
+    if (!WebPGetInfo(data, size, &width, &height)) return -1;
+    int stride = width * (rgba ? 4 : 3);
+    size_t step = (size + chunks - 1) / chunks;
+    for (size_t end = step; ; end += step) {
+        if (end > size) end = size;
+        WebPIDecoder *idec = WebPINewRGB(rgba ? MODE_RGBA : MODE_RGB, out, out_size, stride);
+        if (idec == NULL) return -1;
+        VP8StatusCode status = WebPIAppend(idec, data, end);
+        int y = 0;
+        (void)WebPIDecGetRGB(idec, &y, NULL, NULL, NULL);
+        WebPIDelete(idec);
+        if (status != VP8_STATUS_OK && status != VP8_STATUS_SUSPENDED) return -1;
+        if (end == size) return status == VP8_STATUS_OK ? 0 : -1;
+    }
+}
+
+size_t baseline_webp_encode(const uint8_t *pixels, int width, int height, int stride, int rgba,
+                            float quality, int lossless, int method) {
+    WebPConfig config;
+    if (!WebPConfigInit(&config)) return 0;
+    config.quality = quality;
+    config.lossless = lossless;
+    config.method = method;
+    config.exact = lossless;
+    WebPPicture picture;
+    if (!WebPPictureInit(&picture)) return 0;
+    picture.width = width;
+    picture.height = height;
+    picture.use_argb = lossless;
+    int ok = rgba ? WebPPictureImportRGBA(&picture, pixels, stride) : WebPPictureImportRGB(&picture, pixels, stride);
+    WebPMemoryWriter writer;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = WebPMemoryWrite;
+    picture.custom_ptr = &writer;
+    ok = ok && WebPEncode(&config, &picture);
+    size_t result = ok ? writer.size : 0;
+    WebPPictureFree(&picture);
+    WebPMemoryWriterClear(&writer);
+    return result;
+}

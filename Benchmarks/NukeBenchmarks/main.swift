@@ -3,6 +3,7 @@ import Foundation
 import NukeCore
 import NukeJPEG
 import NukePNG
+import NukeWebP
 
 // Prints the framework's cost as ratios against the C libraries called directly, all
 // measured in this one run (the machines are shared and noisy: only ratios mean anything).
@@ -351,6 +352,140 @@ func gifProgressive(_ data: Data, chunks: Int) {
 }
 t = measure([{ gifProgressive(gifAnimation, chunks: 32) }, { decodeAllFrames(gifAnimation) }])
 report("GIF, 12 frames in 32 chunks (a preview per frame) ÷ one one-shot decode of every frame", t[0] / t[1], goal: "≤ 1.25", met: t[0] / t[1] <= 1.25)
+
+// MARK: - WebP: libwebp direct, and Pillow in the same run
+
+func cWebP(_ data: Data, rgba: Bool, scaled: ImageSize? = nil) {
+    data.withUnsafeBytes { raw in
+        let base = raw.bindMemory(to: UInt8.self).baseAddress!
+        var w: Int32 = 0, h: Int32 = 0
+        let sw = Int32(scaled?.width ?? 0), sh = Int32(scaled?.height ?? 0)
+        guard baseline_webp_decode(base, raw.count, rgba ? 1 : 0, sw, sh, nil, 0, &w, &h) == 0 else { fail("C WebP header failed") }
+        let count = Int(w) * Int(h) * (rgba ? 4 : 3)
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        defer { out.deallocate() }
+        guard baseline_webp_decode(base, raw.count, rgba ? 1 : 0, sw, sh, out, count, &w, &h) == 0 else { fail("C WebP decode failed") }
+    }
+}
+
+func cWebPIncremental(_ data: Data, chunks: Int32, rgba: Bool) {
+    data.withUnsafeBytes { raw in
+        let count = width * height * (rgba ? 4 : 3)
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        defer { out.deallocate() }
+        guard baseline_webp_incremental(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, chunks, rgba ? 1 : 0, out, count) >= 0 else {
+            fail("C incremental WebP failed")
+        }
+    }
+}
+
+func cWebPEncode(_ bitmap: Bitmap, quality: Float, lossless: Bool) {
+    let size = bitmap.withUnsafeBytes { raw in
+        baseline_webp_encode(raw.bindMemory(to: UInt8.self).baseAddress!, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.bytesPerRow),
+                             bitmap.pixelFormat.hasAlpha ? 1 : 0, quality, lossless ? 1 : 0, 4)
+    }
+    if size == 0 { fail("C WebP encode failed") }
+}
+
+/// Re-decodes every prefix from scratch with libwebp, as a viewer that keeps no decoder does.
+func redecodeEveryWebPPrefix(_ data: Data, chunks: Int32) {
+    data.withUnsafeBytes { raw in
+        let count = width * height * 3
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        defer { out.deallocate() }
+        guard baseline_webp_redecode_prefixes(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, chunks, 0, out, count) == 0 else {
+            fail("C WebP prefix re-decoding failed")
+        }
+    }
+}
+
+func webpEncode(_ image: Image, lossless: Bool) -> Data {
+    do {
+        return try ImageEncoders.WebP(options: ImageEncodingOptions(quality: 0.85, isLossless: lossless, compressionLevel: 4)).encode(image)
+    } catch { fail("WebP encode failed: \(error)") }
+}
+
+print("")
+let lossyWebP = webpEncode(image, lossless: false)
+let losslessWebP = webpEncode(withAlpha, lossless: true)
+print("WebP inputs: lossy \(lossyWebP.count) B (q 85), lossless with alpha \(losslessWebP.count) B")
+t = measure([{ frameworkDecode(lossyWebP) }, { cWebP(lossyWebP, rgba: false) }])
+report("WebP lossy decode ÷ libwebp direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+t = measure([{ frameworkDecode(losslessWebP) }, { cWebP(losslessWebP, rgba: true) }])
+report("WebP lossless (alpha) decode ÷ libwebp direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+let eighth = ImageSize(width: width / 8, height: height / 8)
+t = measure([{ frameworkDecode(lossyWebP, target: eighth) }, { cWebP(lossyWebP, rgba: false, scaled: eighth) }])
+report("WebP decode to 1/8 ÷ libwebp's scaler direct to the same size", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+for divisor in [2, 4, 8] {
+    let size = ImageSize(width: width / divisor, height: height / divisor)
+    t = measure([
+        { frameworkDecode(lossyWebP, target: size) },
+        { do { _ = try decoder(lossyWebP).decode(lossyWebP).image.bitmap.resized(to: size) } catch { fail("\(error)") } },
+    ])
+    // Pillow's reduce step is 1/(divisor/2): ÷2 takes the full decode either way, ÷4 and ÷8 libwebp's scaler.
+    report("WebP to 1/\(divisor) as NukeWebP decodes it ÷ full decode + resampler", t[0] / t[1], goal: "(chooses the path)", met: true)
+}
+t = measure([{ _ = webpEncode(image, lossless: false) }, { cWebPEncode(photo, quality: 85, lossless: false) }])
+report("WebP lossy encode (q 85, method 4) ÷ libwebp direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+t = measure([{ _ = webpEncode(withAlpha, lossless: true) }, { cWebPEncode(withAlpha.bitmap, quality: 85, lossless: true) }])
+report("WebP lossless encode ÷ libwebp direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+t = measure([{ frameworkProgressive(lossyWebP, chunks: 32) }, { frameworkDecode(lossyWebP) }])
+report("WebP lossy, 32 chunks (a preview per new rows) ÷ one one-shot decode", t[0] / t[1], goal: "≤ 1.25", met: t[0] / t[1] <= 1.25)
+t = measure([{ frameworkProgressive(lossyWebP, chunks: 32) }, { cWebPIncremental(lossyWebP, chunks: 32, rgba: false) }])
+report("WebP lossy, 32 chunks ÷ libwebp's incremental decoder direct", t[0] / t[1], goal: "≤ 1.10", met: t[0] / t[1] <= 1.10)
+t = measure([{ frameworkProgressive(losslessWebP, chunks: 32) }, { frameworkDecode(losslessWebP) }])
+report("WebP lossless, 32 chunks ÷ one one-shot decode", t[0] / t[1], goal: "≤ 1.25", met: t[0] / t[1] <= 1.25)
+t = measure([{ redecodeEveryWebPPrefix(lossyWebP, chunks: 32) }, { frameworkProgressive(lossyWebP, chunks: 32) }])
+report("WebP: libwebp re-decoding every prefix ÷ our incremental decode (higher is better)", t[0] / t[1], goal: "(reported)", met: true)
+
+// Pillow, same inputs, same run (its own process; medians of the same number of rounds).
+let pillowScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("WebP/pillow_webp.py")
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-bench-\(ProcessInfo.processInfo.processIdentifier)")
+try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: scratch) }
+let ppm = Data("P6\n\(width) \(height)\n255\n".utf8) + photo.withUnsafeBytes { Data($0) }
+let files = [("lossy.webp", lossyWebP), ("lossless.webp", losslessWebP), ("raw.ppm", ppm)]
+for (name, data) in files { try? data.write(to: scratch.appendingPathComponent(name)) }
+let python = Process()
+python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+python.arguments = ["python3", pillowScript.path, String(rounds)] + files.map { scratch.appendingPathComponent($0.0).path }
+let pipe = Pipe()
+python.standardOutput = pipe
+python.standardError = FileHandle.nullDevice
+var pillow: [String: Double] = [:]
+if (try? python.run()) != nil {
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    python.waitUntilExit()
+    for line in String(decoding: output, as: UTF8.self).split(separator: "\n") {
+        let parts = line.split(separator: " ")
+        if parts.count == 2, let value = Double(parts[1]) { pillow[String(parts[0])] = value }
+    }
+}
+if pillow.count == 4 {
+    let ours = measure([
+        { frameworkDecode(lossyWebP) }, { frameworkDecode(losslessWebP) },
+        { _ = webpEncode(image, lossless: false) }, { _ = webpEncode(withAlpha, lossless: true) },
+    ])
+    for (index, name) in ["decode-lossy", "decode-lossless", "encode-lossy", "encode-lossless"].enumerated() {
+        let ratio = ours[index] / pillow[name]!
+        report("WebP \(name) ÷ Pillow \(pillowVersion())", ratio, goal: "< 1", met: ratio < 1)
+    }
+} else {
+    print("n/a   WebP ÷ Pillow: python3 with Pillow not found")
+}
+
+func pillowVersion() -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", "import PIL; print(PIL.__version__)"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return "" }
+    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text.trimmingCharacters(in: .whitespacesAndNewlines)
+}
 
 // MARK: - Sniffing and dispatch under a microsecond
 

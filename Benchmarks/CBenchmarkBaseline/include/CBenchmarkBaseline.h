@@ -20,4 +20,21 @@ int baseline_jpeg_progressive(const uint8_t *data, size_t size, int chunks,
 int baseline_png_decode(const uint8_t *data, size_t size,
                         uint8_t *out, size_t out_size, int *width, int *height, int *components);
 
+/// libwebp's one-call decoder into `out` (RGBA when `rgba`, else RGB); with `scaled_width` and
+/// `scaled_height` above 0, libwebp's scaler. Returns 0 on success.
+int baseline_webp_decode(const uint8_t *data, size_t size, int rgba, int scaled_width, int scaled_height,
+                         uint8_t *out, size_t out_size, int *width, int *height);
+
+/// libwebp's incremental decoder fed `chunks` equal pieces, asking for the decoded rows after
+/// each, as a viewer would. Returns the number of pieces that produced new rows, or -1.
+int baseline_webp_incremental(const uint8_t *data, size_t size, int chunks, int rgba, uint8_t *out, size_t out_size);
+
+/// What a viewer without a kept decoder does: for each of `chunks` growing prefixes, a fresh
+/// libwebp incremental decoder given the whole prefix, then its rows read. Returns 0, or -1.
+int baseline_webp_redecode_prefixes(const uint8_t *data, size_t size, int chunks, int rgba, uint8_t *out, size_t out_size);
+
+/// libwebp's encoder at the same settings as NukeWebP; returns the file size, or 0.
+size_t baseline_webp_encode(const uint8_t *pixels, int width, int height, int stride, int rgba,
+                            float quality, int lossless, int method);
+
 #endif
