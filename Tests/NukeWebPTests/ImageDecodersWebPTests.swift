@@ -201,6 +201,15 @@ struct WebPAnimatedFixture: Decodable, Sendable, CustomStringConvertible {
         #expect(error.message.contains("16384×16384"), "\(error)")
     }
 
+    @Test func metadataLargerThanTheLimitIsRefused() throws {
+        let data = try WebPTestPaths.fixture("metadata.webp")
+        let error = try #require(throws: ImageCodecError.self) {
+            try decode(data) { $0.limits = ImageLimits(maxMetadataBytes: 100) }
+        }
+        #expect(error.code == .limitExceeded)
+        #expect(error.message.contains("ICCP chunk"), "\(error)")
+    }
+
     @Test func truncatedDataIsIncompleteNamingTheFormat() throws {
         let error = try #require(throws: ImageCodecError.self) { try decode(try WebPTestPaths.fixture("truncated.webp")) }
         #expect(error.code == .incomplete)

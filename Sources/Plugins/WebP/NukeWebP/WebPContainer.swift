@@ -96,6 +96,10 @@ struct WebPContainer {
                 // before it is complete.
                 if imageStart == nil, !isAnimated { imageStart = position }
             }
+            if ["ICCP", "EXIF", "XMP "].contains(fourCC), size > limits.maxMetadataBytes {
+                // Checked on the declared size, before the bytes are kept.
+                throw WebPLibrary.error(.limitExceeded, "the \(fourCC.filter { $0 != " " }) chunk of \(size) bytes exceeds the maximum metadata size \(limits.maxMetadataBytes)")
+            }
             guard payload + size <= bytes.count else { return }
             try read(fourCC, bytes[payload..<(payload + size)], at: position, limits: limits)
             position = min(end, riffEnd)
