@@ -53,6 +53,7 @@ let package = Package(
         .library(name: "NukePNG", targets: ["NukePNG"]),
         .library(name: "NukeGIF", targets: ["NukeGIF"]),
         .library(name: "NukeWebP", targets: ["NukeWebP"]),
+        .library(name: "NukeHEIF", targets: ["NukeHEIF"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
         .executable(name: "nuke", targets: ["nuke"]),
     ],
@@ -78,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeConformance",
+                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
@@ -104,4 +105,6 @@ let package = Package(
         // MARK: - WebP (libwebp, libwebpdemux, libwebpmux)
         // The module map links all three; pkg-config's libwebpmux brings libwebp's flags.
         + plugin("WebP", pkgConfig: "libwebpmux", apt: ["libwebp-dev"], brew: ["webp"])
+        // MARK: - HEIF and AVIF (libheif, with libde265, x265, dav1d and aom)
+        + plugin("HEIF", pkgConfig: "libheif", apt: ["libheif-dev"], brew: ["libheif"])
 )

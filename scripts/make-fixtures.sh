@@ -38,6 +38,7 @@ find_imagemagick >/dev/null || missing+=(imagemagick)
 command -v pngtopam >/dev/null || missing+=(netpbm)
 command -v gifsicle >/dev/null || missing+=(gifsicle)
 command -v cwebp >/dev/null && command -v img2webp >/dev/null || missing+=(webp)
+command -v heif-enc >/dev/null && command -v heif-convert >/dev/null || missing+=(libheif-examples)
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 "$python" -c 'import numpy' 2>/dev/null || "$python" -m pip install numpy
@@ -50,3 +51,4 @@ export IM_CONVERT
 "$python" "$root/scripts/make-gif-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-apng-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-webp-fixtures.py" "$root/Fixtures"
+"$python" "$root/scripts/make-heif-fixtures.py" "$root/Fixtures"

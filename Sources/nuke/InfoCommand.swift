@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NukeCore
+import NukeHEIF
 import NukeJPEG
 
 /// `nuke info`: what a file is, from its header and a full decode.
@@ -57,6 +58,16 @@ struct InfoCommand: ParsableCommand {
             return header?.isProgressive ?? (container?.userInfo[.isProgressiveKey] as? Bool)
         }
 
+        /// HEIF and AVIF: the brand, the coded bit depth, the top-level images and thumbnails.
+        var heif: String? {
+            guard let userInfo = container?.userInfo, let depth = userInfo[.heifBitDepthKey] as? Int else { return nil }
+            var parts = ["brand \((userInfo[.heifBrandKey] as? String) ?? "?")", "\(depth)-bit"]
+            if let images = userInfo[.heifImageCountKey] as? Int { parts.append("\(images) top-level image\(images == 1 ? "" : "s")") }
+            if let thumbnails = userInfo[.heifThumbnailCountKey] as? Int { parts.append("\(thumbnails) thumbnail\(thumbnails == 1 ? "" : "s")") }
+            if let nclx = userInfo[.heifNCLXKey] as? [Int] { parts.append("nclx \(nclx.map(String.init).joined(separator: "/"))") }
+            return parts.joined(separator: ", ")
+        }
+
         var text: String {
             var lines = [path]
             func add(_ key: String, _ value: String) {
@@ -84,6 +95,7 @@ struct InfoCommand: ParsableCommand {
             }
             if let isProgressive { add("progressive", isProgressive ? "yes" + (scans.map { ", \($0) scans" } ?? "") : "no (\(scans ?? 1) scan\(scans == 1 ? "" : "s"))") }
             if let isInterlaced { add("interlaced", isInterlaced ? "yes" : "no") }
+            if let heif { add("HEIF", heif) }
             if let error { add("error", String(describing: error)) }
             return lines.joined(separator: "\n")
         }
@@ -111,6 +123,15 @@ struct InfoCommand: ParsableCommand {
                 "scans": JSONOutput.orNull(scans),
                 "error": NSNull(),
             ]
+            if let userInfo = container?.userInfo, let depth = userInfo[.heifBitDepthKey] as? Int {
+                object["heif"] = [
+                    "brand": JSONOutput.orNull(userInfo[.heifBrandKey] as? String),
+                    "bitDepth": depth,
+                    "images": JSONOutput.orNull(userInfo[.heifImageCountKey] as? Int),
+                    "thumbnails": JSONOutput.orNull(userInfo[.heifThumbnailCountKey] as? Int),
+                    "nclx": JSONOutput.orNull(userInfo[.heifNCLXKey] as? [Int]),
+                ] as [String: Any]
+            }
             if let error {
                 let codecError = error as? ImageCodecError
                 object["error"] = [

@@ -198,7 +198,7 @@ private func chunks(of data: Data, size: Int) -> [Data] {
         #expect(pieces.count == 200)
         session.append(pieces[0])
         // While the first partial decode runs (held at the gate), the other 199 chunks arrive.
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)  // a loaded 2-core machine may take long to start the decode
         while !probe.snapshot.isInsideDecode, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
@@ -221,7 +221,7 @@ private func chunks(of data: Data, size: Int) -> [Data] {
         async let events = collect(session)
         session.append(fakeJPEG(count: 1_000))
         // Wait until the decoder is inside its (30 s) partial decode.
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)  // a loaded 2-core machine may take long to start the decode
         while !probe.snapshot.isInsideDecode, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -252,7 +252,7 @@ private func chunks(of data: Data, size: Int) -> [Data] {
         let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe, delay: .seconds(30))))
         let consumer = Task { await collect(session) }
         session.append(fakeJPEG(count: 1_000))
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)  // a loaded 2-core machine may take long to start the decode
         while !probe.snapshot.isInsideDecode, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(2))
         }

@@ -11,7 +11,7 @@ extension ImageCodec {
         info: ImageCodecInfo(
             name: "NukeWebP",
             type: .webp,
-            capabilities: [.decode, .encode, .progressive, .animation],
+            capabilities: [.decode, .encode, .progressive, .scaledDecode, .animation],
             library: "libwebp",
             libraryVersion: WebPLibrary.version
         ),

@@ -1,0 +1,298 @@
+#include "CHEIFShim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libheif/heif.h>
+
+const char *nukeheif_version(void) {
+    return heif_get_version();
+}
+
+/// A libheif error's class, with its message kept.
+static nuke_status classify(struct heif_error error, nuke_diagnostics *diagnostics) {
+    if (error.code == heif_error_Ok) return NUKE_STATUS_OK;
+    char text[NUKE_MESSAGE_CAPACITY];
+    snprintf(text, sizeof text, "%s (heif_error %d.%d)", error.message ? error.message : "libheif failed", (int)error.code, (int)error.subcode);
+    nuke_diagnostics_set_message(diagnostics, text);
+    switch (error.code) {
+    case heif_error_Invalid_input:
+        return error.subcode == heif_suberror_End_of_data ? NUKE_STATUS_INCOMPLETE : NUKE_STATUS_CORRUPT;
+    case heif_error_Unsupported_filetype:
+    case heif_error_Unsupported_feature:
+        return NUKE_STATUS_UNSUPPORTED;
+    case heif_error_Memory_allocation_error:
+        return error.subcode == heif_suberror_Security_limit_exceeded ? NUKE_STATUS_LIMIT : NUKE_STATUS_INTERNAL;
+    case heif_error_Decoder_plugin_error:
+        return NUKE_STATUS_CORRUPT;
+    default:
+        return NUKE_STATUS_INTERNAL;
+    }
+}
+
+struct nukeheif_decoder {
+    struct heif_context *context;
+    struct heif_image_handle *primary;
+    nuke_diagnostics diagnostics;
+};
+
+nukeheif_decoder *nukeheif_decoder_create(void) {
+    nukeheif_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) return NULL;
+    decoder->context = heif_context_alloc();
+    if (decoder->context == NULL) {
+        free(decoder);
+        return NULL;
+    }
+    return decoder;
+}
+
+void nukeheif_decoder_destroy(nukeheif_decoder *decoder) {
+    if (decoder == NULL) return;
+    heif_image_handle_release(decoder->primary);
+    heif_context_free(decoder->context);
+    free(decoder);
+}
+
+const nuke_diagnostics *nukeheif_decoder_diagnostics(const nukeheif_decoder *decoder) {
+    return &decoder->diagnostics;
+}
+
+nuke_status nukeheif_decoder_open(nukeheif_decoder *decoder, const uint8_t *data, size_t length,
+                                  int32_t maximum_dimension, nukeheif_info *info) {
+    memset(info, 0, sizeof *info);
+    if (maximum_dimension > 0) heif_context_set_maximum_image_size_limit(decoder->context, maximum_dimension);
+    nuke_status status = classify(heif_context_read_from_memory_without_copy(decoder->context, data, length, NULL), &decoder->diagnostics);
+    if (status != NUKE_STATUS_OK) return status;
+    status = classify(heif_context_get_primary_image_handle(decoder->context, &decoder->primary), &decoder->diagnostics);
+    if (status != NUKE_STATUS_OK) return status;
+    struct heif_image_handle *handle = decoder->primary;
+    info->width = heif_image_handle_get_width(handle);
+    info->height = heif_image_handle_get_height(handle);
+    info->has_alpha = heif_image_handle_has_alpha_channel(handle);
+    info->bit_depth = heif_image_handle_get_luma_bits_per_pixel(handle);
+    info->image_count = heif_context_get_number_of_top_level_images(decoder->context);
+    info->thumbnail_count = heif_image_handle_get_number_of_thumbnails(handle);
+    info->has_depth = heif_image_handle_has_depth_image(handle);
+    enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handle);
+    info->color_profile = (uint32_t)type;
+    if (type == heif_color_profile_type_nclx) {
+        struct heif_color_profile_nclx *nclx = NULL;
+        if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
+            info->nclx_primaries = nclx->color_primaries;
+            info->nclx_transfer = nclx->transfer_characteristics;
+            info->nclx_matrix = nclx->matrix_coefficients;
+            info->nclx_full_range = nclx->full_range_flag;
+            heif_nclx_color_profile_free(nclx);
+        }
+    }
+    return NUKE_STATUS_OK;
+}
+
+static nuke_status thumbnail_handle(nukeheif_decoder *decoder, int32_t index, struct heif_image_handle **out) {
+    int count = heif_image_handle_get_number_of_thumbnails(decoder->primary);
+    if (index < 0 || index >= count) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "no such thumbnail");
+        return NUKE_STATUS_INTERNAL;
+    }
+    heif_item_id ids[64];
+    int n = heif_image_handle_get_list_of_thumbnail_IDs(decoder->primary, ids, count < 64 ? count : 64);
+    if (index >= n) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "no such thumbnail");
+        return NUKE_STATUS_INTERNAL;
+    }
+    return classify(heif_image_handle_get_thumbnail(decoder->primary, ids[index], out), &decoder->diagnostics);
+}
+
+nuke_status nukeheif_decoder_thumbnail_size(nukeheif_decoder *decoder, int32_t index, int32_t *width, int32_t *height) {
+    struct heif_image_handle *thumbnail = NULL;
+    nuke_status status = thumbnail_handle(decoder, index, &thumbnail);
+    if (status != NUKE_STATUS_OK) return status;
+    *width = heif_image_handle_get_width(thumbnail);
+    *height = heif_image_handle_get_height(thumbnail);
+    heif_image_handle_release(thumbnail);
+    return NUKE_STATUS_OK;
+}
+
+uint8_t *nukeheif_decoder_icc(nukeheif_decoder *decoder, size_t *size) {
+    *size = 0;
+    size_t length = heif_image_handle_get_raw_color_profile_size(decoder->primary);
+    if (length == 0) return NULL;
+    uint8_t *bytes = malloc(length);
+    if (bytes == NULL) return NULL;
+    if (heif_image_handle_get_raw_color_profile(decoder->primary, bytes).code != heif_error_Ok) {
+        free(bytes);
+        return NULL;
+    }
+    *size = length;
+    return bytes;
+}
+
+uint8_t *nukeheif_decoder_exif(nukeheif_decoder *decoder, size_t max_size, size_t *size) {
+    *size = 0;
+    heif_item_id id;
+    if (heif_image_handle_get_list_of_metadata_block_IDs(decoder->primary, "Exif", &id, 1) < 1) return NULL;
+    size_t length = heif_image_handle_get_metadata_size(decoder->primary, id);
+    if (length <= 4 || length > max_size) return NULL;
+    uint8_t *bytes = malloc(length);
+    if (bytes == NULL) return NULL;
+    if (heif_image_handle_get_metadata(decoder->primary, id, bytes).code != heif_error_Ok) {
+        free(bytes);
+        return NULL;
+    }
+    // The block starts with a big-endian offset from its 5th byte to the TIFF header.
+    size_t offset = 4 + ((size_t)bytes[0] << 24 | (size_t)bytes[1] << 16 | (size_t)bytes[2] << 8 | bytes[3]);
+    if (offset >= length) {
+        free(bytes);
+        return NULL;
+    }
+    memmove(bytes, bytes + offset, length - offset);
+    *size = length - offset;
+    return bytes;
+}
+
+nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail, int32_t alpha, int32_t wide,
+                                    uint8_t *pixels, int32_t width, int32_t height, size_t stride) {
+    struct heif_image_handle *handle = decoder->primary;
+    struct heif_image_handle *thumb = NULL;
+    if (thumbnail >= 0) {
+        nuke_status status = thumbnail_handle(decoder, thumbnail, &thumb);
+        if (status != NUKE_STATUS_OK) return status;
+        handle = thumb;
+    }
+    enum heif_chroma chroma = wide ? (alpha ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE)
+                                   : (alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB);
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (options != NULL) options->convert_hdr_to_8bit = wide ? 0 : 1;
+    struct heif_image *image = NULL;
+    nuke_status status = classify(heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options), &decoder->diagnostics);
+    heif_decoding_options_free(options);
+    heif_image_handle_release(thumb);
+    if (status != NUKE_STATUS_OK) return status;
+    if (heif_image_get_width(image, heif_channel_interleaved) != width || heif_image_get_height(image, heif_channel_interleaved) != height) {
+        char text[NUKE_MESSAGE_CAPACITY];
+        snprintf(text, sizeof text, "the decoded image is %dx%d, the file declares %dx%d",
+                 heif_image_get_width(image, heif_channel_interleaved), heif_image_get_height(image, heif_channel_interleaved), width, height);
+        nuke_diagnostics_set_message(&decoder->diagnostics, text);
+        heif_image_release(image);
+        return NUKE_STATUS_CORRUPT;
+    }
+    int plane_stride = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &plane_stride);
+    if (plane == NULL) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "libheif returned no interleaved plane");
+        heif_image_release(image);
+        return NUKE_STATUS_INTERNAL;
+    }
+    size_t row_bytes = (size_t)width * (alpha ? 4 : 3) * (wide ? 2 : 1);
+    if (!wide) {
+        for (int32_t y = 0; y < height; y++) memcpy(pixels + (size_t)y * stride, plane + (size_t)y * plane_stride, row_bytes);
+    } else {
+        // Samples of `bits` bits in 16-bit little-endian containers, scaled to the full range.
+        int bits = heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved);
+        uint32_t max = bits > 0 && bits < 16 ? (1u << bits) - 1 : 65535;
+        size_t samples = (size_t)width * (alpha ? 4 : 3);
+        for (int32_t y = 0; y < height; y++) {
+            const uint8_t *src = plane + (size_t)y * plane_stride;
+            uint16_t *dst = (uint16_t *)(pixels + (size_t)y * stride);
+            for (size_t i = 0; i < samples; i++) {
+                uint32_t v = (uint32_t)src[2 * i] | (uint32_t)src[2 * i + 1] << 8;
+                if (v > max) v = max;
+                dst[i] = (uint16_t)((v * 65535u + max / 2) / max);
+            }
+        }
+    }
+    heif_image_release(image);
+    return NUKE_STATUS_OK;
+}
+
+// MARK: - Encoding
+
+struct output_buffer {
+    uint8_t *bytes;
+    size_t size;
+    size_t capacity;
+};
+
+static struct heif_error write_to_buffer(struct heif_context *context, const void *data, size_t size, void *userdata) {
+    (void)context;
+    struct output_buffer *out = userdata;
+    struct heif_error ok = {heif_error_Ok, heif_suberror_Unspecified, "ok"};
+    if (out->size + size > out->capacity) {
+        size_t capacity = out->capacity ? out->capacity : 65536;
+        while (capacity < out->size + size) capacity *= 2;
+        uint8_t *grown = realloc(out->bytes, capacity);
+        if (grown == NULL) {
+            struct heif_error error = {heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory"};
+            return error;
+        }
+        out->bytes = grown;
+        out->capacity = capacity;
+    }
+    memcpy(out->bytes + out->size, data, size);
+    out->size += size;
+    return ok;
+}
+
+nuke_status nukeheif_encode(const uint8_t *pixels, int32_t width, int32_t height, size_t stride,
+                            const nukeheif_encode_params *params, uint8_t **output, size_t *output_size,
+                            nuke_diagnostics *diagnostics) {
+    *output = NULL;
+    *output_size = 0;
+    struct heif_context *context = heif_context_alloc();
+    struct heif_encoder *encoder = NULL;
+    struct heif_image *image = NULL;
+    struct heif_image_handle *handle = NULL;
+    struct output_buffer out = {NULL, 0, 0};
+    nuke_status status = NUKE_STATUS_OK;
+    if (context == NULL) {
+        nuke_diagnostics_set_message(diagnostics, "heif_context_alloc: out of memory");
+        return NUKE_STATUS_INTERNAL;
+    }
+    status = classify(heif_context_get_encoder_for_format(context, params->av1 ? heif_compression_AV1 : heif_compression_HEVC, &encoder), diagnostics);
+    if (status == NUKE_STATUS_OK) {
+        status = classify(params->lossless ? heif_encoder_set_lossless(encoder, 1) : heif_encoder_set_lossy_quality(encoder, params->quality), diagnostics);
+    }
+    if (status == NUKE_STATUS_OK && params->lossless) {
+        // Lossless needs full-resolution chroma; libheif picks 4:4:4 from this parameter.
+        (void)heif_encoder_set_parameter_string(encoder, "chroma", "444");
+    }
+    if (status == NUKE_STATUS_OK) {
+        status = classify(heif_image_create(width, height, heif_colorspace_RGB,
+                                            params->has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &image), diagnostics);
+    }
+    if (status == NUKE_STATUS_OK) {
+        status = classify(heif_image_add_plane(image, heif_channel_interleaved, width, height, 8), diagnostics);
+    }
+    if (status == NUKE_STATUS_OK) {
+        int plane_stride = 0;
+        uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &plane_stride);
+        size_t row_bytes = (size_t)width * (params->has_alpha ? 4 : 3);
+        for (int32_t y = 0; y < height; y++) memcpy(plane + (size_t)y * plane_stride, pixels + (size_t)y * stride, row_bytes);
+        if (params->icc != NULL && params->icc_size > 0) {
+            status = classify(heif_image_set_raw_color_profile(image, "prof", params->icc, params->icc_size), diagnostics);
+        }
+    }
+    if (status == NUKE_STATUS_OK) {
+        status = classify(heif_context_encode_image(context, image, encoder, NULL, &handle), diagnostics);
+    }
+    if (status == NUKE_STATUS_OK) {
+        struct heif_writer writer = {1, write_to_buffer};
+        status = classify(heif_context_write(context, &writer, &out), diagnostics);
+    }
+    heif_image_handle_release(handle);
+    heif_image_release(image);
+    if (encoder != NULL) heif_encoder_release(encoder);
+    heif_context_free(context);
+    if (status != NUKE_STATUS_OK) {
+        free(out.bytes);
+        return status;
+    }
+    *output = out.bytes;
+    *output_size = out.size;
+    return NUKE_STATUS_OK;
+}
+
+void nukeheif_buffer_free(void *buffer) {
+    free(buffer);
+}

@@ -1,0 +1,83 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CHEIFShim
+import NukeCore
+
+/// Owns one libheif context over a complete file, and the file's bytes it reads without copying.
+final class HEIFDecoderHandle {
+    private let decoder: OpaquePointer
+    /// Kept alive as long as libheif reads it (`heif_context_read_from_memory_without_copy`).
+    private let bytes: Data
+    private let format: ImageType
+    private(set) var info = nukeheif_info()
+
+    /// Reads the file's boxes and its primary image's properties.
+    ///
+    /// - Throws: ``NukeCore/ImageCodecError`` with libheif's message: `.incomplete` (the data
+    ///   ends early), `.corrupt`, `.unsupported` (libheif 1.15 cannot read it), `.limitExceeded`.
+    init(bytes: Data, format: ImageType, maximumDimension: Int) throws(ImageCodecError) {
+        guard let decoder = nukeheif_decoder_create() else {
+            throw HEIFLibrary.error(.internalFailure, format: format, "libheif could not allocate a context")
+        }
+        self.decoder = decoder
+        self.bytes = bytes
+        self.format = format
+        var info = nukeheif_info()
+        let status = bytes.withUnsafeBytes { raw in
+            nukeheif_decoder_open(decoder, raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, Int32(clamping: maximumDimension), &info)
+        }
+        guard status == NUKE_STATUS_OK else { throw failure(status, "reading the \(format.name) file") }
+        self.info = info
+    }
+
+    deinit { nukeheif_decoder_destroy(decoder) }
+
+    private func failure(_ status: nuke_status, _ context: String) -> ImageCodecError {
+        HEIFLibrary.error(status: status, diagnostics: nukeheif_decoder_diagnostics(decoder).pointee, format: format, context: context)
+    }
+
+    /// The smallest thumbnail with the image's aspect ratio that covers `target`, if any.
+    func thumbnail(covering target: ImageSize, of size: ImageSize) -> (index: Int, size: ImageSize)? {
+        var best: (index: Int, size: ImageSize)?
+        for index in 0..<Int(info.thumbnail_count) {
+            var width: Int32 = 0, height: Int32 = 0
+            guard nukeheif_decoder_thumbnail_size(decoder, Int32(index), &width, &height) == NUKE_STATUS_OK else { continue }
+            let candidate = ImageSize(width: Int(width), height: Int(height))
+            let sameShape = abs(Double(candidate.width) / Double(candidate.height) - Double(size.width) / Double(size.height)) < 0.02
+            guard sameShape, candidate.width >= target.width, candidate.height >= target.height else { continue }
+            if best.map({ candidate.width < $0.size.width }) ?? true { best = (index, candidate) }
+        }
+        return best
+    }
+
+    /// Decodes the primary image (`thumbnail` < 0) or a thumbnail into `buffer`.
+    ///
+    /// The corresponding libheif function is `heif_decode_image`.
+    func decode(thumbnail: Int, alpha: Bool, wide: Bool, size: ImageSize, into buffer: UnsafeMutableRawBufferPointer) throws(ImageCodecError) {
+        let stride = size.width * (alpha ? 4 : 3) * (wide ? 2 : 1)
+        let status = nukeheif_decoder_decode(
+            decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
+            buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.height), stride
+        )
+        guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
+    }
+
+    /// The primary image's ICC profile, when it has one no larger than `maxSize`.
+    func iccProfile(maxSize: Int) -> Data? {
+        var size = 0
+        guard let bytes = nukeheif_decoder_icc(decoder, &size) else { return nil }
+        defer { nukeheif_buffer_free(bytes) }
+        return size <= maxSize ? Data(bytes: bytes, count: size) : nil
+    }
+
+    /// The primary image's EXIF block (TIFF header onwards), when it has one no larger than `maxSize`.
+    func exif(maxSize: Int) -> Data? {
+        var size = 0
+        guard let bytes = nukeheif_decoder_exif(decoder, maxSize, &size) else { return nil }
+        defer { nukeheif_buffer_free(bytes) }
+        return Data(bytes: bytes, count: size)
+    }
+}

@@ -1,0 +1,137 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CHEIFShim
+import NukeCore
+
+/// Decodes a HEIC or AVIF file once all of its bytes are there.
+///
+/// libheif 1.15 has no progressive decoding: it needs the whole file (the `mdat` box usually
+/// follows the metadata, but nothing can be shown before the coded image is complete). The
+/// decoder keeps the pushed bytes and decodes at ``finish()``; it reports no previews, and its
+/// codec's capabilities say so.
+final class HEIFIncrementalDecoder: IncrementalImageDecoding {
+    struct Options {
+        var limits: ImageLimits = .default
+        var cancellation: ImageDecodingCancellation?
+        var targetSize: ImageSize?
+        var contentMode: ImageDecodingContext.ContentMode = .aspectFill
+        var allocator: PixelAllocator = .heap
+        var prefersHighBitDepth = false
+        var premultipliesAlpha = false
+
+        init() {}
+
+        init(context: ImageDecodingContext) {
+            limits = context.limits
+            cancellation = context.cancellation
+            targetSize = context.targetSize
+            contentMode = context.contentMode
+            allocator = context.allocator
+            prefersHighBitDepth = context.prefersHighBitDepth
+            premultipliesAlpha = context.prefersPremultipliedAlpha
+        }
+    }
+
+    private let options: Options
+    private var bytes = Data()
+    private var isFinished = false
+    private var result: ImageContainer?
+
+    init(options: Options) {
+        self.options = options
+    }
+
+    func push(_ newBytes: Data) {
+        precondition(!isFinished, "push after finish")
+        if bytes.isEmpty {
+            bytes = newBytes.startIndex == 0 ? newBytes : Data(newBytes)
+        } else {
+            bytes.append(newBytes)
+        }
+    }
+
+    func finish() { isFinished = true }
+
+    func next() throws(ImageCodecError) -> ImageDecodingEvent {
+        if let result { return .final(result) }
+        guard isFinished else { return .needsMoreData }
+        let container = try decode()
+        result = container
+        return .final(container)
+    }
+
+    private var format: ImageType { ImageType(bytes) ?? .heif }
+
+    private func decode() throws(ImageCodecError) -> ImageContainer {
+        let format = self.format
+        if options.cancellation?.isCancelled == true { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
+        // libheif checks the coded size (padded to whole CTUs or tiles, up to 64 pixels more than
+        // the image shown, and refuses a side equal to its limit): give it that slack. The core's
+        // limits then check the size shown, exactly, before any pixel memory.
+        let (slack, overflow) = options.limits.maxDimension.addingReportingOverflow(65)
+        let handle = try HEIFDecoderHandle(bytes: bytes, format: format, maximumDimension: overflow ? Int.max : slack)
+        let info = handle.info
+        let wide = options.prefersHighBitDepth && info.bit_depth > 8
+        let hasAlpha = info.has_alpha != 0
+        let bytesPerPixel = (hasAlpha ? 4 : 3) * (wide ? 2 : 1)
+        let size = ImageSize(width: Int(info.width), height: Int(info.height))
+        try options.limits.check(
+            width: size.width, height: size.height, bytesPerPixel: bytesPerPixel, format: format, codec: HEIFLibrary.codecName,
+            inputByteCount: bytes.count
+        )
+        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
+            .isProgressiveKey: false,
+            .heifBitDepthKey: Int(info.bit_depth),
+            .heifImageCountKey: Int(info.image_count),
+            .heifThumbnailCountKey: Int(info.thumbnail_count),
+        ]
+        if let brand = Self.majorBrand(bytes) { userInfo[.heifBrandKey] = brand }
+        if info.color_profile == Self.fourCC("nclx") {
+            userInfo[.heifNCLXKey] = [Int(info.nclx_primaries), Int(info.nclx_transfer), Int(info.nclx_matrix), Int(info.nclx_full_range)]
+        }
+
+        // Decode to size: an embedded thumbnail when it covers the target, else the full image.
+        var source = (index: -1, size: size)
+        var target: ImageSize?
+        if let wanted = options.targetSize {
+            let fitted = ImageResampler.targetSize(for: size, fitting: wanted, contentMode: options.contentMode)
+            if fitted != size {
+                target = fitted
+                if let thumbnail = handle.thumbnail(covering: fitted, of: size) { source = thumbnail }
+            }
+        }
+        let pixelFormat: PixelFormat = wide ? (hasAlpha ? .rgba16 : .rgb16) : (hasAlpha ? .rgba8 : .rgb8)
+        var bitmap = try options.allocator.makeBitmap(
+            width: source.size.width, height: source.size.height, pixelFormat: pixelFormat,
+            alphaMode: hasAlpha ? .straight : AlphaMode.none
+        ) { (buffer) throws(ImageCodecError) in
+            try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: buffer)
+        }
+        if options.cancellation?.isCancelled == true { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
+        if source.index >= 0 { userInfo[.heifUsedThumbnailKey] = true }
+        if let target {
+            if bitmap.width != target.width || bitmap.height != target.height { bitmap = bitmap.resized(to: target) }
+            userInfo[.originalSizeKey] = size
+            userInfo[.decodeScaleKey] = Double(target.width) / Double(size.width)
+        }
+        if options.premultipliesAlpha, hasAlpha { bitmap = bitmap.premultiplied() }
+        // libheif has applied irot/imir/clap: the EXIF orientation is kept but not reported, so
+        // that nobody rotates the pixels a second time.
+        var image = Image(bitmap: bitmap, exif: handle.exif(maxSize: options.limits.maxMetadataBytes))
+        image.colorInfo.iccProfile = handle.iccProfile(maxSize: options.limits.maxMetadataBytes)
+        return ImageContainer(image: image, type: format, isPreview: false, userInfo: userInfo)
+    }
+
+    /// The `ftyp` box's major brand, such as `"heic"`.
+    static func majorBrand(_ data: Data) -> String? {
+        guard data.count >= 12, data[data.startIndex + 4..<data.startIndex + 8].elementsEqual("ftyp".utf8) else { return nil }
+        return String(decoding: data[data.startIndex + 8..<data.startIndex + 12], as: UTF8.self)
+    }
+
+    static func fourCC(_ text: String) -> UInt32 {
+        text.utf8.reduce(0) { $0 << 8 | UInt32($1) }
+    }
+}

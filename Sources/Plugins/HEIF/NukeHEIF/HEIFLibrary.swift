@@ -1,0 +1,41 @@
+internal import CHEIFShim
+import NukeCore
+
+/// Facts about the libheif this module is linked with, and its errors.
+enum HEIFLibrary {
+    /// libheif's version, such as `"1.15.1"`.
+    static let version: String = String(cString: nukeheif_version())
+
+    /// The codec name errors carry, such as `"libheif 1.15.1"`.
+    static let codecName = "libheif \(version)"
+
+    static func error(_ code: ImageCodecError.Code, _ stage: ImageCodecError.Stage = .decoding, format: ImageType, _ message: String) -> ImageCodecError {
+        ImageCodecError(code, stage: stage, format: format, codec: codecName, message: message)
+    }
+
+    /// The error for a failing shim status, with libheif's message.
+    static func error(status: nuke_status, diagnostics: nuke_diagnostics, stage: ImageCodecError.Stage = .decoding, format: ImageType, context: String) -> ImageCodecError {
+        let code = ImageCodecError.Code(shimStatus: Int32(status.rawValue)) ?? .internalFailure
+        var message = withUnsafeBytes(of: diagnostics.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        if message.isEmpty { message = "libheif failed" }
+        return error(code, stage, format: format, "\(context): \(message)")
+    }
+}
+
+extension ImageContainer.UserInfoKey {
+    /// HEIF: the primary image's bits per luma sample (8, 10, 12).
+    public static let heifBitDepthKey: ImageContainer.UserInfoKey = "nukecodecs/heif-bit-depth"
+    /// HEIF: the number of top-level images in the file (the primary one included).
+    public static let heifImageCountKey: ImageContainer.UserInfoKey = "nukecodecs/heif-image-count"
+    /// HEIF: the number of thumbnails of the primary image.
+    public static let heifThumbnailCountKey: ImageContainer.UserInfoKey = "nukecodecs/heif-thumbnail-count"
+    /// HEIF: the major brand of the `ftyp` box, such as `"heic"` or `"avif"`.
+    public static let heifBrandKey: ImageContainer.UserInfoKey = "nukecodecs/heif-brand"
+    /// HEIF: the `nclx` colour description, `[primaries, transfer, matrix, fullRange]` as
+    /// ISO/IEC 23091-2 numbers, when the file has one instead of an ICC profile.
+    public static let heifNCLXKey: ImageContainer.UserInfoKey = "nukecodecs/heif-nclx"
+    /// HEIF: `true` when decode to size used an embedded thumbnail.
+    public static let heifUsedThumbnailKey: ImageContainer.UserInfoKey = "nukecodecs/heif-used-thumbnail"
+}

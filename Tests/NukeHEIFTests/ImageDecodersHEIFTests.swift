@@ -1,0 +1,121 @@
+import Foundation
+import NukeConformance
+import NukeCore
+import NukeHEIF
+import Testing
+
+@Suite struct ImageDecodersHEIFTests {
+    func decode(_ data: Data, configure: (inout ImageDecodingContext) -> Void = { _ in }) throws -> ImageContainer {
+        var context = ImageDecodingContext(data: data)
+        configure(&context)
+        return try ImageDecoderRegistry.shared.decode(context)
+    }
+
+    @Test func describesTheFile() throws {
+        let container = try decode(try HEIFTestPaths.fixture("photo.heic"))
+        #expect(container.type == .heic)
+        #expect(container.userInfo[.heifBrandKey] as? String == "heic")
+        #expect(container.userInfo[.heifBitDepthKey] as? Int == 8)
+        #expect(container.userInfo[.heifImageCountKey] as? Int == 1)
+        #expect(container.userInfo[.heifThumbnailCountKey] as? Int == 0)
+        #expect(container.image.orientation == .up)
+        let avif = try decode(try HEIFTestPaths.fixture("photo.avif"))
+        #expect(avif.type == .avif)
+        #expect(avif.userInfo[.heifBrandKey] as? String == "avif")
+    }
+
+    /// 10-bit samples come back as 16-bit when asked for, scaled to the full range; otherwise
+    /// libheif converts them to 8 bits.
+    @Test func tenBitAsSixteenOnRequest() throws {
+        let data = try HEIFTestPaths.fixture("ten-bit.heic")
+        let narrow = try decode(data).image.bitmap
+        let wide = try decode(data) { $0.prefersHighBitDepth = true }
+        #expect(wide.userInfo[.heifBitDepthKey] as? Int == 10)
+        #expect(narrow.pixelFormat == .rgb8)
+        #expect(wide.image.bitmap.pixelFormat == .rgb16)
+        let comparison = ImageComparison(wide.image.bitmap.converted(to: .rgb8), reference: narrow, tolerance: .maxDifference(1))
+        #expect(comparison.isMatch, "\(comparison)")
+        let samples = wide.image.bitmap.converted(to: .rgb16).packedBytes
+        // Full range: some sample uses the low bits a 10-bit value shifted left by 6 would leave at zero.
+        let values = stride(from: 0, to: samples.count, by: 2).map { UInt16(samples[$0]) | UInt16(samples[$0 + 1]) << 8 }
+        #expect(values.contains { $0 & 0x3F != 0 })
+    }
+
+    /// Decode to size takes the embedded thumbnail when it covers the target.
+    @Test func decodeToSizeUsesTheThumbnail() throws {
+        let data = try HEIFTestPaths.fixture("thumbnail.heic")
+        let small = try decode(data) {
+            $0.targetSize = ImageSize(width: 32, height: 32)
+            $0.contentMode = .aspectFit
+        }
+        #expect(small.userInfo[.heifUsedThumbnailKey] as? Bool == true)
+        #expect(small.image.width == 32 && small.image.height == 24)
+        #expect(small.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: 160, height: 120))
+        let full = try decode(data).image.bitmap
+        let comparison = ImageComparison(small.image.bitmap, reference: full.resized(to: ImageSize(width: 32, height: 24)), tolerance: .minimumPSNR(25))
+        #expect(comparison.isMatch, "\(comparison)")
+
+        let large = try decode(data) {
+            $0.targetSize = ImageSize(width: 100, height: 100)
+            $0.contentMode = .aspectFit
+        }
+        #expect(large.userInfo[.heifUsedThumbnailKey] == nil)
+        #expect(large.image.width == 100 && large.image.height == 75)
+        #expect(large.image.bitmap == full.resized(to: ImageSize(width: 100, height: 75)))
+    }
+
+    @Test func limitsBeforeDecoding() throws {
+        let data = try HEIFTestPaths.fixture("photo.heic")
+        let error = try #require(throws: ImageCodecError.self) { try decode(data) { $0.limits = ImageLimits(maxPixelCount: 1000) } }
+        #expect(error.code == .limitExceeded)
+        #expect(error.format == .heic)
+        let libheif = try #require(throws: ImageCodecError.self) { try decode(data) { $0.limits = ImageLimits(maxDimension: 8) } }
+        #expect(libheif.code == .limitExceeded)
+    }
+
+    @Test func errorsKeepLibheifsMessage() throws {
+        let truncated = try #require(throws: ImageCodecError.self) { try decode(try HEIFTestPaths.fixture("truncated.heic")) }
+        #expect(truncated.code == .incomplete || truncated.code == .corrupt)
+        #expect(truncated.codec?.hasPrefix("libheif 1.") == true)
+        #expect(truncated.message.contains("heif_error"), "\(truncated)")
+        let junk = try #require(throws: ImageCodecError.self) { try decode(try HEIFTestPaths.fixture("junk.heic")) }
+        #expect(junk.code == .corrupt)
+    }
+
+    @Test func noProgressiveDecoding() throws {
+        #expect(!ImageCodec.heic.info.capabilities.contains(.progressive))
+        let data = try HEIFTestPaths.fixture("photo.heic")
+        let decoder = try #require(ImageDecoders.HEIF(data: data, context: ImageDecodingContext(data: data)))
+        #expect(decoder.decodePartiallyDownloadedData(data.prefix(data.count / 2)) == nil)
+    }
+}
+
+@Suite struct ImageEncodersHEIFTests {
+    @Test(arguments: [ImageType.heic, .avif])
+    func roundTrip(_ format: ImageType) throws {
+        let source = try ImageDecoderRegistry.shared.decode(try HEIFTestPaths.fixture("alpha.heic")).image
+        let encoded = try ImageEncoders.HEIF(format: format, options: ImageEncodingOptions(quality: 0.9)).encode(source)
+        #expect(ImageType(encoded) == format)
+        let decoded = try ImageDecoderRegistry.shared.decode(encoded).image
+        #expect(decoded.bitmap.pixelFormat == .rgba8)
+        let comparison = ImageComparison(decoded.bitmap, reference: source.bitmap, tolerance: .minimumPSNR(30))
+        #expect(comparison.isMatch, "\(comparison)")
+    }
+
+    @Test func qualityAndICC() throws {
+        var image = try ImageDecoderRegistry.shared.decode(try HEIFTestPaths.fixture("photo.heic")).image
+        let icc = Data((0..<200).map { UInt8($0 & 0xFF) })
+        image.colorInfo.iccProfile = icc
+        let low = try ImageEncoders.HEIF(options: ImageEncodingOptions(quality: 0.1)).encode(image)
+        let high = try ImageEncoders.HEIF(options: ImageEncodingOptions(quality: 0.95)).encode(image)
+        #expect(low.count < high.count)
+        #expect(try ImageDecoderRegistry.shared.decode(high).image.iccProfile == icc)
+    }
+
+    @Test func defaultEncoderWritesHEICWhenPreferred() throws {
+        let image = try ImageDecoderRegistry.shared.decode(try HEIFTestPaths.fixture("photo.heic")).image
+        let encoder = ImageEncoders.Default(isHEIFPreferred: true)
+        #expect(encoder.preferredType(for: image) == .heic)
+        #expect(ImageType(try encoder.encode(image)) == .heic)
+    }
+}
