@@ -166,6 +166,12 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
             // Every byte is here before any was decoded: one call.
             return .final(try finalStill(try WebPStillDecoding.decode(bytes, width: canvas.width, height: canvas.height, layout: layout, options: options), canvas: canvas))
         }
+        if handle == nil, !wantsPreviews {
+            // A file read in pieces without previews: libwebp would copy the bytes anyway, so keep
+            // them and decode in one call at the end, where a target size lets libwebp's scaler
+            // avoid the full-size image.
+            return .needsMoreData
+        }
         if !stillIsDecoded {
             try feed(canvas)
         }
