@@ -54,7 +54,9 @@ let package = Package(
         .library(name: "NukeGIF", targets: ["NukeGIF"]),
         .library(name: "NukeWebP", targets: ["NukeWebP"]),
         .library(name: "NukeHEIF", targets: ["NukeHEIF"]),
+        .library(name: "NukeIsolation", targets: ["NukeIsolation"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
+        .executable(name: "nuke-isolation-helper", targets: ["nuke-isolation-helper"]),
         .executable(name: "nuke", targets: ["nuke"]),
     ],
     dependencies: [
@@ -68,6 +70,27 @@ let package = Package(
         .target(name: "NukeCore", dependencies: ["CNukeCore"], path: "Sources/NukeCore", swiftSettings: swiftSettings),
         .testTarget(name: "NukeCoreTests", dependencies: ["NukeCore"], path: "Tests/NukeCoreTests", swiftSettings: swiftSettings),
 
+        // MARK: - Isolation (decoding in sandboxed helper processes; links no codec library)
+        .target(name: "CNukeIsolation", path: "Sources/CNukeIsolation"),
+        .target(name: "NukeIsolation", dependencies: ["NukeCore", "CNukeIsolation"], path: "Sources/NukeIsolation", swiftSettings: swiftSettings),
+        // A helper program with every codec of this package, for apps that ship one separately.
+        .executableTarget(
+            name: "nuke-isolation-helper",
+            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF"],
+            path: "Sources/nuke-isolation-helper", swiftSettings: swiftSettings
+        ),
+        // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
+        // and try to open files and sockets.
+        .executableTarget(
+            name: "NukeIsolationTestHelper", dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "CNukeIsolationTestSupport"],
+            path: "Tests/NukeIsolationTestHelper", swiftSettings: swiftSettings
+        ),
+        .target(name: "CNukeIsolationTestSupport", path: "Tests/CNukeIsolationTestSupport"),
+        .testTarget(
+            name: "NukeIsolationTests", dependencies: ["NukeIsolation", "NukeCore", "NukeJPEG", "NukePNG", "NukeConformance", "CNukeIsolation"],
+            path: "Tests/NukeIsolationTests", swiftSettings: swiftSettings
+        ),
+
         // MARK: - Conformance kit (reused by third-party plugins)
         .target(name: "NukeConformance", dependencies: ["NukeCore"], path: "Sources/NukeConformance", swiftSettings: swiftSettings),
         .testTarget(
@@ -79,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeConformance",
+                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeIsolation", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings

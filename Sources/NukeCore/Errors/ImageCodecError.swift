@@ -31,13 +31,25 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         /// A custom decoder threw an error of its own type, kept in
         /// ``ImageCodecError/underlyingError``.
         public static let decoderFailed = Code(rawValue: "decoder failed")
+        /// An isolated decoder's helper process died (a signal, or an unexpected exit); the
+        /// message names the signal. The host is unaffected.
+        public static let crashed = Code(rawValue: "crashed")
+        /// An isolated decode took longer than its wall-time limit; its helper was killed.
+        public static let timedOut = Code(rawValue: "timed out")
+        /// An isolated decoder tried something its sandbox forbids (a socket, a new process);
+        /// its helper was ended.
+        public static let sandboxViolation = Code(rawValue: "sandbox violation")
 
         /// `true` for the codes that end a registry's search for a decoder: `.limitExceeded`
         /// (the caller's limits are a decision about the file: no catch-all decoder may launder
         /// a file the format's own decoder refused) and `.cancelled`. Every other code falls
         /// through to the next candidate, which may succeed where the first failed (a hardware
         /// decoder that cannot handle a file falls back to libjpeg).
-        public var endsSearch: Bool { self == .limitExceeded || self == .cancelled }
+        /// The isolation codes (`.crashed`, `.timedOut`, `.sandboxViolation`) end it too: a file
+        /// that crashed an isolated decoder must not be retried by an in-process one.
+        public var endsSearch: Bool {
+            self == .limitExceeded || self == .cancelled || self == .crashed || self == .timedOut || self == .sandboxViolation
+        }
 
         public var description: String { rawValue }
     }

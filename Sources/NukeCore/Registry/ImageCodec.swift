@@ -93,6 +93,10 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
     public var libraryVersion: String
     /// Higher is tried first; among equals, the later registration is tried first.
     public var priority: Int
+    /// Whether ``ImageDecoderRegistry/decode(_:)-(ImageDecodingContext)`` may try the next decoder
+    /// when this one fails. Default `true`. NukeIsolation's registrations set it to `false`: a file
+    /// an isolated decoder refused must not reach an in-process decoder of the same library.
+    public var fallsThrough: Bool
 
     public init(
         name: String,
@@ -100,7 +104,8 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
         capabilities: ImageCodecCapabilities,
         library: String = "",
         libraryVersion: String = "",
-        priority: Int = 0
+        priority: Int = 0,
+        fallsThrough: Bool = true
     ) {
         self.name = name
         self.type = type
@@ -108,6 +113,7 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
         self.library = library
         self.libraryVersion = libraryVersion
         self.priority = priority
+        self.fallsThrough = fallsThrough
     }
 
     /// `"libjpeg-turbo 2.1.5"`, or the name when there is no library.

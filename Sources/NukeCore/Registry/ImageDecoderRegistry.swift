@@ -218,7 +218,7 @@ public final class ImageDecoderRegistry: Sendable {
             } catch {
                 let wrapped = ImageCodecError.wrapping(error, stage: .decoding, format: context.type, codec: entry.info.codecDescription)
                 attempts.append(wrapped)
-                if wrapped.code.endsSearch { break }
+                if wrapped.code.endsSearch || !entry.info.fallsThrough { break }
             }
         }
         guard var first = attempts.first else {

@@ -1,0 +1,91 @@
+#ifndef CNUKEISOLATION_H
+#define CNUKEISOLATION_H
+
+// NukeIsolation's system calls: starting and reaping helper processes, passing file descriptors
+// over a Unix socket, shared memory (memfd), resource limits and the seccomp-bpf sandbox.
+// Linux only; every function returns -errno (or -1) on failure unless it says otherwise.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Starts `path` with `argv` (NULL-terminated) and the environment plus `SWIFT_BACKTRACE=enable=no`
+/// (the runtime's crash reporter would start a process, which the sandbox forbids). The child
+/// gets one end of a new socket pair as file descriptor 3, /dev/null as standard input, and
+/// `stderr_fd` (or /dev/null when -1) as standard error. On success `*host_fd` is the other end
+/// (close-on-exec) and the child's pid is returned.
+pid_t nukeiso_spawn(const char *_Nonnull path, char *_Nullable const *_Nonnull argv, int stderr_fd, int *_Nonnull host_fd);
+
+/// What `nukeiso_wait` found.
+typedef struct nukeiso_exit {
+    /// 0 still running, 1 exited, 2 killed by a signal.
+    int32_t kind;
+    /// The exit code or the signal number.
+    int32_t value;
+} nukeiso_exit;
+
+/// Reaps `pid` if it ended (`block` 0) or when it ends (`block` 1).
+int nukeiso_wait(pid_t pid, int block, nukeiso_exit *_Nonnull result);
+
+/// Sends `signal` to `pid`.
+int nukeiso_kill(pid_t pid, int signal);
+
+/// The signal's name, such as "SIGSEGV".
+const char *_Nonnull nukeiso_signal_name(int signal);
+
+/// The resident set size of `pid` in bytes, from /proc/PID/statm; -1 when unknown.
+int64_t nukeiso_rss(pid_t pid);
+
+/// Writes all `length` bytes, retrying on EINTR and short writes.
+int nukeiso_write_all(int fd, const void *_Nonnull bytes, size_t length);
+
+/// Reads exactly `length` bytes, waiting at most until `deadline_ms` on the monotonic clock
+/// (-1: no deadline). Returns 0, 1 at end of file, 2 when the deadline passed, or -errno.
+int nukeiso_read_all(int fd, void *_Nonnull bytes, size_t length, int64_t deadline_ms);
+
+/// Milliseconds on the monotonic clock.
+int64_t nukeiso_now_ms(void);
+
+/// Sends one byte with `fd` attached (SCM_RIGHTS).
+int nukeiso_send_fd(int socket, int fd);
+
+/// Receives one byte with a file descriptor attached, waiting until `deadline_ms`; returns the
+/// descriptor (close-on-exec), or -errno, or -1000 at end of file, -1001 at the deadline.
+int nukeiso_recv_fd(int socket, int64_t deadline_ms);
+
+/// A new anonymous shared-memory file of `size` bytes (memfd_create), close-on-exec.
+int nukeiso_memfd(size_t size);
+
+/// Maps `size` bytes of `fd` shared, for reading and writing; NULL on failure.
+void *_Nullable nukeiso_map(int fd, size_t size);
+
+/// Unmaps memory from `nukeiso_map`.
+void nukeiso_unmap(void *_Nullable address, size_t size);
+
+/// Closes `fd`.
+void nukeiso_close(int fd);
+
+/// Sets this process's limits for the next decode: its address space (bytes, 0 = unlimited) and
+/// CPU time (`cpu_seconds` more than used so far, 0 = unlimited; beyond it the kernel sends
+/// SIGXCPU, then SIGKILL). Core dumps are turned off.
+int nukeiso_set_limits(uint64_t address_space, uint64_t cpu_seconds);
+
+/// Installs the sandbox in this process: no new privileges, then a seccomp-bpf filter under which
+/// opening files fails with EACCES, and creating sockets, starting programs, creating processes
+/// (clone without CLONE_THREAD, fork, vfork), ptrace and signalling other processes end the
+/// process with exit code 100 + the call's index in `nukeiso_blocked_call_name`.
+/// Returns 0, or -errno when the kernel refuses (then nothing is installed).
+int nukeiso_enter_sandbox(void);
+
+/// The name of blocked call `index` ("socket", "execve"...), or NULL past the end.
+const char *_Nullable nukeiso_blocked_call_name(int index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,169 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import NukeCore
+import Synchronization
+
+/// Warm helper processes that decode for this process, each one decode at a time.
+///
+/// A decode takes an idle helper (or starts one, up to ``IsolationConfiguration/maximumHelpers``;
+/// beyond that it waits), and gives it back when done. A helper that crashed, timed out or was
+/// killed is reaped and forgotten; one whose resident memory grew past
+/// ``IsolationLimits/maxHelperResidentBytes`` is retired. ``shutdown()`` ends every idle helper;
+/// so does releasing the pool.
+///
+/// ```swift
+/// let pool = HelperPool()                       // helpers: this program in helper mode
+/// IsolatedDecoding.install(on: .shared, policy: .knownCrashers, pool: pool)
+/// ```
+public final class HelperPool: Sendable {
+    public let configuration: IsolationConfiguration
+
+    private struct State {
+        var idle: [HelperProcess] = []
+        var busy = 0
+        var isShutDown = false
+        var started = 0
+        var replaced = 0
+        var sandboxed: Bool?
+        var sandboxNote: String?
+        var lastStart: Duration?
+    }
+
+    private let state = Mutex(State())
+
+    /// The number of processors, for the default pool size.
+    static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    public init(configuration: IsolationConfiguration = IsolationConfiguration()) {
+        self.configuration = configuration
+    }
+
+    deinit {
+        let idle = state.withLock { state in
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        idle.forEach { $0.retire() }
+    }
+
+    /// What the pool has done, for `nuke formats` and tests.
+    public struct Status: Sendable, Hashable {
+        /// Helpers waiting for work.
+        public var idle: Int
+        /// Helpers decoding now.
+        public var busy: Int
+        /// Helpers started since the pool was made.
+        public var started: Int
+        /// Helpers ended because they crashed, hung, were killed or grew too large.
+        public var replaced: Int
+        /// Whether the last helper that started installed its sandbox (`nil` before the first).
+        public var isSandboxed: Bool?
+        /// Why the sandbox is off, when it is.
+        public var sandboxNote: String?
+        /// How long the last helper took to start and warm up.
+        public var lastStartDuration: Duration?
+        /// The pids of the helpers alive (idle ones; busy ones are not listed).
+        public var idlePIDs: [Int32]
+    }
+
+    public var status: Status {
+        state.withLock {
+            Status(idle: $0.idle.count, busy: $0.busy, started: $0.started, replaced: $0.replaced, isSandboxed: $0.sandboxed,
+                   sandboxNote: $0.sandboxNote, lastStartDuration: $0.lastStart, idlePIDs: $0.idle.map(\.pid))
+        }
+    }
+
+    /// Starts helpers until `count` are idle, so that the first decodes do not pay for a start.
+    public func prewarm(_ count: Int = 1) throws(ImageCodecError) {
+        var started: [HelperProcess] = []
+        let wanted = min(count, configuration.maximumHelpers) - state.withLock { $0.idle.count + $0.busy }
+        for _ in 0..<max(0, wanted) { started.append(try spawn()) }
+        state.withLock { $0.idle.append(contentsOf: started) }
+    }
+
+    /// Ends every idle helper; helpers decoding now end when their decode does. Later decodes
+    /// fail with `.cancelled`.
+    public func shutdown() {
+        let idle = state.withLock { state in
+            state.isShutDown = true
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        idle.forEach { $0.retire() }
+    }
+
+    // MARK: - Checking out
+
+    func checkOut() throws(ImageCodecError) -> HelperProcess {
+        while true {
+            enum Next { case helper(HelperProcess), spawn, wait, closed }
+            let next: Next = state.withLock { state in
+                if state.isShutDown { return .closed }
+                if let helper = state.idle.popLast() {
+                    state.busy += 1
+                    return .helper(helper)
+                }
+                if state.busy + state.idle.count < configuration.maximumHelpers {
+                    state.busy += 1
+                    return .spawn
+                }
+                return .wait
+            }
+            switch next {
+            case .helper(let helper): return helper
+            case .closed: throw ImageCodecError(.cancelled, stage: .registry, codec: "NukeIsolation", message: "the helper pool was shut down")
+            case .wait: usleep(500)
+            case .spawn:
+                do {
+                    return try spawn()
+                } catch {
+                    state.withLock { $0.busy -= 1 }
+                    throw error
+                }
+            }
+        }
+    }
+
+    private func spawn() throws(ImageCodecError) -> HelperProcess {
+        let helper = try HelperProcess.spawn(configuration)
+        state.withLock {
+            $0.started += 1
+            $0.sandboxed = helper.isSandboxed
+            $0.sandboxNote = helper.sandboxNote
+            $0.lastStart = helper.startDuration
+        }
+        return helper
+    }
+
+    /// Gives a helper back after a decode that ended cleanly; retires it when it grew too large.
+    func checkIn(_ helper: HelperProcess) {
+        let tooLarge = (helper.residentBytes ?? 0) > configuration.limits.maxHelperResidentBytes
+        let keep = !tooLarge && state.withLock { state in
+            state.busy -= 1
+            if state.isShutDown { return false }
+            state.idle.append(helper)
+            return true
+        }
+        if tooLarge {
+            state.withLock {
+                $0.busy -= 1
+                $0.replaced += 1
+            }
+        }
+        if !keep { helper.retire() }
+    }
+
+    /// Forgets a helper that was killed or died (already reaped).
+    func discard(_ helper: HelperProcess) {
+        state.withLock {
+            $0.busy -= 1
+            $0.replaced += 1
+        }
+    }
+}

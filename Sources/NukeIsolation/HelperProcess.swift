@@ -1,0 +1,192 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CNukeIsolation
+#if canImport(Glibc)
+import Glibc
+#endif
+import NukeCore
+
+/// One helper process, seen from the host: its pid and its end of the socket.
+///
+/// ## Why this is `Sendable`
+///
+/// Every stored property is a `let` of a `Sendable` type; the process and the socket are used by
+/// one decode at a time, which ``HelperPool`` guarantees by handing each helper to one caller.
+final class HelperProcess: Sendable {
+    let pid: Int32
+    let socket: Int32
+    /// Whether the helper installed its seccomp sandbox.
+    let isSandboxed: Bool
+    /// What the sandbox could not do, when it is off.
+    let sandboxNote: String?
+    /// How long the helper took from spawn to ready.
+    let startDuration: Duration
+
+    private init(pid: Int32, socket: Int32, isSandboxed: Bool, sandboxNote: String?, startDuration: Duration) {
+        self.pid = pid
+        self.socket = socket
+        self.isSandboxed = isSandboxed
+        self.sandboxNote = sandboxNote
+        self.startDuration = startDuration
+    }
+
+    /// Starts a helper and waits for it to say it is ready (sandbox installed, codecs warm).
+    ///
+    /// - Throws: ``NukeCore/ImageCodecError`` `.internalFailure` when the program cannot be started
+    ///   or does not answer in helper mode within 10 seconds.
+    static func spawn(_ configuration: IsolationConfiguration) throws(ImageCodecError) -> HelperProcess {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var arguments = [configuration.helper.path] + configuration.helper.arguments + [IsolationHelperExecutable.helperModeFlag]
+        if !configuration.isSandboxed { arguments.append("--no-sandbox") }
+        var socket: Int32 = -1
+        let pid = withCStrings(arguments) { argv in
+            nukeiso_spawn(configuration.helper.path, argv, configuration.standardError ?? -1, &socket)
+        }
+        guard pid > 0 else {
+            throw Self.setupError("cannot start the helper \(configuration.helper.path): \(String(cString: strerror(-pid)))")
+        }
+        let deadline = nukeiso_now_ms() + 10_000
+        let ready: WireMessage
+        do {
+            ready = try receive(socket: socket, deadline: deadline)
+        } catch {
+            kill(pid: pid, socket: socket)
+            throw Self.setupError("the helper \(configuration.helper.path) did not start in helper mode (does its main call IsolatedDecoding.runHelperIfRequested()?): \(error.reason)")
+        }
+        var reader = WireReader(ready.payload)
+        guard ready.kind == .ready, let sandboxed = try? reader.bool(), let note = try? reader.string() else {
+            kill(pid: pid, socket: socket)
+            throw Self.setupError("the helper \(configuration.helper.path) answered with something other than ready")
+        }
+        return HelperProcess(pid: pid, socket: socket, isSandboxed: sandboxed, sandboxNote: note.isEmpty ? nil : note,
+                             startDuration: clock.now - started)
+    }
+
+    private static func setupError(_ message: String) -> ImageCodecError {
+        ImageCodecError(.internalFailure, stage: .registry, codec: "NukeIsolation", message: message)
+    }
+
+    /// Why talking to the helper failed.
+    struct Failure: Error {
+        enum Kind { case closed, timedOut, io }
+        var kind: Kind
+        var reason: String
+    }
+
+    // MARK: - Messages
+
+    func send(_ message: WireMessage) throws(Failure) {
+        var header = Data([message.kind.rawValue])
+        withUnsafeBytes(of: UInt32(message.payload.count).littleEndian) { header.append(contentsOf: $0) }
+        try Self.write(header, to: socket)
+        if !message.payload.isEmpty { try Self.write(message.payload, to: socket) }
+    }
+
+    func receive(deadline: Int64) throws(Failure) -> WireMessage {
+        try Self.receive(socket: socket, deadline: deadline)
+    }
+
+    /// Receives a file descriptor sent after an image message.
+    func receiveDescriptor(deadline: Int64) throws(Failure) -> Int32 {
+        let fd = nukeiso_recv_fd(socket, deadline)
+        switch fd {
+        case 0...: return fd
+        case -1000: throw Failure(kind: .closed, reason: "the helper closed its socket")
+        case -1001: throw Failure(kind: .timedOut, reason: "no answer before the deadline")
+        default: throw Failure(kind: .io, reason: String(cString: strerror(-fd)))
+        }
+    }
+
+    private static func write(_ data: Data, to socket: Int32) throws(Failure) {
+        let result = data.withUnsafeBytes { raw in nukeiso_write_all(socket, raw.baseAddress!, raw.count) }
+        guard result == 0 else { throw Failure(kind: .closed, reason: "writing to the helper: \(String(cString: strerror(-result)))") }
+    }
+
+    private static func receive(socket: Int32, deadline: Int64) throws(Failure) -> WireMessage {
+        var header = [UInt8](repeating: 0, count: 5)
+        try read(&header, socket: socket, deadline: deadline)
+        guard let kind = WireMessage.Kind(rawValue: header[0]) else { throw Failure(kind: .io, reason: "a message of unknown kind \(header[0])") }
+        let length = Int(UInt32(header[1]) | UInt32(header[2]) << 8 | UInt32(header[3]) << 16 | UInt32(header[4]) << 24)
+        guard length <= 1 << 30 else { throw Failure(kind: .io, reason: "a message of \(length) bytes") }
+        var payload = [UInt8](repeating: 0, count: length)
+        if length > 0 { try read(&payload, socket: socket, deadline: deadline) }
+        return WireMessage(kind, Data(payload))
+    }
+
+    private static func read(_ buffer: inout [UInt8], socket: Int32, deadline: Int64) throws(Failure) {
+        let count = buffer.count
+        let result = buffer.withUnsafeMutableBytes { raw in nukeiso_read_all(socket, raw.baseAddress!, count, deadline) }
+        switch result {
+        case 0: return
+        case 1: throw Failure(kind: .closed, reason: "the helper closed its socket")
+        case 2: throw Failure(kind: .timedOut, reason: "no answer before the deadline")
+        default: throw Failure(kind: .io, reason: String(cString: strerror(-result)))
+        }
+    }
+
+    // MARK: - Ending
+
+    /// Closes the socket (a healthy helper exits at end of file), waits briefly, then kills.
+    func retire() {
+        nukeiso_close(socket)
+        var exit = nukeiso_exit()
+        let deadline = nukeiso_now_ms() + 2_000
+        while nukeiso_wait(pid, 0, &exit) == 0, exit.kind == 0 {
+            if nukeiso_now_ms() > deadline {
+                _ = nukeiso_kill(pid, SIGKILL)
+                _ = nukeiso_wait(pid, 1, &exit)
+                return
+            }
+            usleep(1_000)
+        }
+    }
+
+    /// Kills the helper now and reaps it; returns how it ended.
+    @discardableResult
+    func kill() -> nukeiso_exit {
+        Self.kill(pid: pid, socket: socket)
+    }
+
+    @discardableResult
+    private static func kill(pid: Int32, socket: Int32) -> nukeiso_exit {
+        var exit = nukeiso_exit()
+        if nukeiso_wait(pid, 0, &exit) == 0, exit.kind != 0 {
+            nukeiso_close(socket)
+            return exit
+        }
+        _ = nukeiso_kill(pid, SIGKILL)
+        _ = nukeiso_wait(pid, 1, &exit)
+        nukeiso_close(socket)
+        return exit
+    }
+
+    /// Waits (up to a second) for a helper that closed its socket to end, and reaps it.
+    func reapAfterClose() -> nukeiso_exit {
+        var exit = nukeiso_exit()
+        let deadline = nukeiso_now_ms() + 1_000
+        while nukeiso_wait(pid, 0, &exit) == 0, exit.kind == 0, nukeiso_now_ms() < deadline {
+            usleep(500)
+        }
+        if exit.kind == 0 { return kill() }
+        nukeiso_close(socket)
+        return exit
+    }
+
+    /// The helper's resident memory in bytes, or `nil` when unknown.
+    var residentBytes: Int? {
+        let rss = nukeiso_rss(pid)
+        return rss >= 0 ? Int(rss) : nil
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of the strings.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { pointers.forEach { free($0) } }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

@@ -1,0 +1,102 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+
+/// Decoding in helper processes: a crash, hang or runaway allocation in a C library costs one
+/// decode, not the process.
+///
+/// An app that isolates decodes does two things. First thing in `main`, before anything else:
+///
+/// ```swift
+/// IsolatedDecoding.runHelperIfRequested()   // returns at once unless started as a helper
+/// ```
+///
+/// Then, at startup, a policy on the registry it decodes with:
+///
+/// ```swift
+/// let pool = HelperPool()   // helpers: this program, in helper mode
+/// IsolatedDecoding.install(on: .shared, policy: .knownCrashers, pool: pool)
+/// let container = try ImageDecoderRegistry.shared.decode(upload)   // HEIC, AVIF, SVG: isolated
+/// ```
+///
+/// Or one isolated decode: ``decode(_:pool:)``. See Docs/Isolation.md for shipping the helper as
+/// a separate program (a `swift build` product or a path in a container image), the limits, the
+/// sandbox and the errors.
+public enum IsolatedDecoding {
+    /// The priority of the isolating registrations: above every plugin's.
+    public static let priority = 1_000_000
+
+    /// Runs the helper and exits when this program was started as one
+    /// (``IsolationHelperExecutable/helperModeFlag`` in its arguments); returns at once otherwise.
+    ///
+    /// Call it first thing in `main`, before the app reads its own arguments or starts anything.
+    public static func runHelperIfRequested() {
+        let arguments = CommandLine.arguments
+        guard arguments.contains(IsolationHelperExecutable.helperModeFlag) else { return }
+        IsolationHelper.run(sandboxed: !arguments.contains("--no-sandbox"))
+    }
+
+    /// Makes `registry` decode the formats `policy` names in `pool`'s helpers.
+    ///
+    /// For each isolated format that `registry` has a decoder for, a registration above every
+    /// plugin's forwards the decode to a helper, where the plugin's own decoder runs; progressive
+    /// sessions are forwarded chunk by chunk. Errors from the helper (`.crashed`, `.timedOut`,
+    /// `.sandboxViolation`, a CPU `.limitExceeded`) end the registry's search, so a file that
+    /// crashed an isolated decoder is never retried in process.
+    ///
+    /// - Returns: The registrations, to undo with ``NukeCore/ImageDecoderRegistry/unregister(_:)``.
+    @discardableResult
+    public static func install(on registry: ImageDecoderRegistry, policy: IsolationPolicy, pool: HelperPool) -> [ImageDecoderRegistry.Registration] {
+        var seen = Set<ImageType>()
+        var registrations: [ImageDecoderRegistry.Registration] = []
+        for codec in registry.registeredCodecs where codec.priority < priority && policy.isolates(codec.type) {
+            guard seen.insert(codec.type).inserted else { continue }
+            registrations.append(registry.register(isolatedCodec(for: codec, pool: pool)))
+        }
+        return registrations
+    }
+
+    /// Decodes complete data in one of `pool`'s helpers, with the helper's registry.
+    ///
+    /// - Throws: ``NukeCore/ImageCodecError``: the decoder's own error, or `.crashed`,
+    ///   `.timedOut`, `.sandboxViolation`, `.limitExceeded` (CPU time) when the helper did not
+    ///   survive the decode.
+    public static func decode(_ context: ImageDecodingContext, pool: HelperPool) throws -> ImageContainer {
+        let decoder = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "NukeIsolation")
+        if !context.data.isEmpty { decoder.push(context.data) }
+        decoder.finish()
+        while true {
+            switch try decoder.next() {
+            case .final(let container): return container
+            case .header, .preview: continue
+            case .needsMoreData:
+                throw ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: "NukeIsolation",
+                                      message: "the helper asked for more data after the end of the input")
+            }
+        }
+    }
+
+    /// Decodes complete `data` in one of `pool`'s helpers.
+    public static func decode(_ data: Data, pool: HelperPool) throws -> ImageContainer {
+        try decode(ImageDecodingContext(data: data), pool: pool)
+    }
+
+    static func isolatedCodec(for codec: ImageCodecInfo, pool: HelperPool) -> ImageCodec {
+        let info = ImageCodecInfo(
+            name: "\(codec.name) (isolated)",
+            type: codec.type,
+            capabilities: codec.capabilities,
+            library: codec.library,
+            libraryVersion: codec.libraryVersion,
+            priority: priority,
+            fallsThrough: false
+        )
+        let name = "\(codec.codecDescription), isolated"
+        return ImageCodec(info: info, makeIncrementalDecoder: { context in
+            IsolatedIncrementalDecoder(pool: pool, context: context, codecName: name)
+        })
+    }
+}

@@ -1,0 +1,29 @@
+/// How a ``HelperPool`` starts and keeps its helpers.
+public struct IsolationConfiguration: Sendable, Hashable {
+    /// The program started as a helper. Default: this program, in helper mode.
+    public var helper: IsolationHelperExecutable
+    /// Per-decode limits.
+    public var limits: IsolationLimits
+    /// At most this many helpers at once (and decodes in flight); more decodes wait for one.
+    /// Default: the number of processors, at least 2.
+    public var maximumHelpers: Int
+    /// Install the seccomp-bpf sandbox in each helper before it reads untrusted bytes. Default
+    /// `true`; turn it off only to debug.
+    public var isSandboxed: Bool
+    /// Where helpers write their standard error (a file descriptor), or `nil` for /dev/null.
+    public var standardError: Int32?
+
+    public init(
+        helper: IsolationHelperExecutable = .currentExecutable,
+        limits: IsolationLimits = IsolationLimits(),
+        maximumHelpers: Int? = nil,
+        isSandboxed: Bool = true,
+        standardError: Int32? = nil
+    ) {
+        self.helper = helper
+        self.limits = limits
+        self.maximumHelpers = max(1, maximumHelpers ?? max(2, HelperPool.processorCount))
+        self.isSandboxed = isSandboxed
+        self.standardError = standardError
+    }
+}

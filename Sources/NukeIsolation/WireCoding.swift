@@ -1,0 +1,277 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+
+/// What the host asks a helper to decode with: the context's options and the per-decode limits.
+struct IsolatedDecodeRequest: Sendable {
+    var targetSize: ImageSize?
+    var contentMode: ImageDecodingContext.ContentMode
+    var prefersHighBitDepth: Bool
+    var isStrict: Bool
+    var prefersPremultipliedAlpha: Bool
+    var wantsPreviews: Bool
+    var limits: ImageLimits
+    /// CPU seconds for this decode (0: no limit).
+    var cpuSeconds: Int
+    /// The helper's address space during this decode, in bytes (0: no limit).
+    var addressSpace: Int
+
+    init(context: ImageDecodingContext, limits: IsolationLimits, wantsPreviews: Bool) {
+        targetSize = context.targetSize
+        contentMode = context.contentMode
+        prefersHighBitDepth = context.prefersHighBitDepth
+        isStrict = context.isStrict
+        prefersPremultipliedAlpha = context.prefersPremultipliedAlpha
+        self.wantsPreviews = wantsPreviews
+        self.limits = context.limits
+        cpuSeconds = limits.cpuTime.map { max(1, Int(($0.components.seconds) + ($0.components.attoseconds > 0 ? 1 : 0))) } ?? 0
+        addressSpace = limits.addressSpace ?? 0
+    }
+
+    func encoded() -> Data {
+        var w = WireWriter()
+        w.int(targetSize?.width ?? 0)
+        w.int(targetSize?.height ?? 0)
+        w.bool(contentMode == .aspectFit)
+        w.bool(prefersHighBitDepth)
+        w.bool(isStrict)
+        w.bool(prefersPremultipliedAlpha)
+        w.bool(wantsPreviews)
+        for value in [limits.maxPixelCount, limits.maxDimension, limits.maxFrameCount, limits.maxDecodedBytes,
+                      limits.maxScanCount, limits.maxMetadataBytes, limits.maxDecodedBytesPerInputByte] { w.int(value) }
+        w.int(cpuSeconds)
+        w.int(addressSpace)
+        return w.data
+    }
+
+    init(decoding data: Data) throws(WireReader.Malformed) {
+        var r = WireReader(data)
+        let width = try r.int(), height = try r.int()
+        targetSize = width > 0 && height > 0 ? ImageSize(width: width, height: height) : nil
+        contentMode = try r.bool() ? .aspectFit : .aspectFill
+        prefersHighBitDepth = try r.bool()
+        isStrict = try r.bool()
+        prefersPremultipliedAlpha = try r.bool()
+        wantsPreviews = try r.bool()
+        limits = ImageLimits(
+            maxPixelCount: try r.int(), maxDimension: try r.int(), maxFrameCount: try r.int(), maxDecodedBytes: try r.int(),
+            maxScanCount: try r.int(), maxMetadataBytes: try r.int(), maxDecodedBytesPerInputByte: try r.int()
+        )
+        cpuSeconds = try r.int()
+        addressSpace = try r.int()
+    }
+
+    /// The context the helper decodes with.
+    func context(data: Data, allocator: PixelAllocator) -> ImageDecodingContext {
+        var context = ImageDecodingContext(data: data, isCompleted: false, targetSize: targetSize, contentMode: contentMode,
+                                           prefersHighBitDepth: prefersHighBitDepth, limits: limits, allocator: allocator, isStrict: isStrict)
+        context.prefersPremultipliedAlpha = prefersPremultipliedAlpha
+        return context
+    }
+}
+
+extension ImageHeader {
+    func encoded() -> Data {
+        var w = WireWriter()
+        w.string(type.rawValue)
+        w.int(width)
+        w.int(height)
+        w.int(bitDepth ?? -1)
+        w.int(componentCount ?? -1)
+        w.int(hasAlpha.map { $0 ? 1 : 0 } ?? -1)
+        w.bool(isProgressive)
+        w.int(frameCount ?? -1)
+        w.bool(isAnimated)
+        w.int(orientation.map { Int($0.rawValue) } ?? -1)
+        return w.data
+    }
+
+    init(decoding data: Data) throws(WireReader.Malformed) {
+        var r = WireReader(data)
+        let type = ImageType(rawValue: try r.string() ?? "")
+        let width = try r.int(), height = try r.int()
+        let bitDepth = try r.int(), components = try r.int(), alpha = try r.int()
+        let progressive = try r.bool()
+        let frames = try r.int()
+        let animated = try r.bool()
+        let orientation = try r.int()
+        self.init(
+            type: type, width: width, height: height, bitDepth: bitDepth < 0 ? nil : bitDepth,
+            componentCount: components < 0 ? nil : components, hasAlpha: alpha < 0 ? nil : alpha == 1,
+            isProgressive: progressive, frameCount: frames < 0 ? nil : frames, isAnimated: animated,
+            orientation: orientation < 0 ? nil : ImageOrientation(rawValue: UInt8(clamping: orientation))
+        )
+    }
+}
+
+extension ImageCodecError {
+    func encoded() -> Data {
+        var w = WireWriter()
+        w.string(code.rawValue)
+        w.string(stage.rawValue)
+        w.string(format?.rawValue)
+        w.string(codec)
+        w.string(message)
+        return w.data
+    }
+
+    init(decoding data: Data) throws(WireReader.Malformed) {
+        var r = WireReader(data)
+        let code = Code(rawValue: try r.string() ?? "")
+        let stage = Stage(rawValue: try r.string() ?? "")
+        let format = try r.string().map(ImageType.init(rawValue:))
+        let codec = try r.string()
+        let message = try r.string() ?? ""
+        self.init(code, stage: stage, format: format, codec: codec, message: message)
+    }
+}
+
+/// An image crossing the process boundary: everything but the pixels, which travel as a
+/// shared-memory file descriptor.
+struct WireImage {
+    var width: Int
+    var height: Int
+    var pixelFormat: PixelFormat
+    var alphaMode: AlphaMode
+    var bytesPerRow: Int
+    var byteCount: Int
+    var type: ImageType?
+    var isPreview: Bool
+    var orientation: ImageOrientation
+    var colorInfo: ColorInfo
+    var loopCount: Int
+    var duration: Double?
+    var exif: Data?
+    var xmp: Data?
+    var userInfo: [ImageContainer.UserInfoKey: any Sendable]
+
+    init(container: ImageContainer) {
+        let image = container.image
+        let bitmap = image.bitmap
+        width = bitmap.width
+        height = bitmap.height
+        pixelFormat = bitmap.pixelFormat
+        alphaMode = bitmap.alphaMode
+        bytesPerRow = bitmap.bytesPerRow
+        byteCount = bitmap.bytesPerRow * bitmap.height
+        type = container.type
+        isPreview = container.isPreview
+        orientation = image.orientation
+        colorInfo = image.colorInfo
+        loopCount = image.loopCount
+        duration = image.frames[0].duration
+        exif = image.exif
+        xmp = image.xmp
+        userInfo = container.userInfo
+        if let animation = container.animation {
+            // Frames are decoded on demand in the helper's memory: the host gets the first one and
+            // the facts about the others.
+            userInfo[.frameCountKey] = animation.frameCount
+            loopCount = animation.loopCount
+        }
+    }
+
+    func encoded() -> Data {
+        var w = WireWriter()
+        w.int(width)
+        w.int(height)
+        w.int(pixelFormat.channelCount)
+        w.int(pixelFormat.bitsPerChannel)
+        w.string(alphaMode.rawValue)
+        w.int(bytesPerRow)
+        w.int(byteCount)
+        w.string(type?.rawValue)
+        w.bool(isPreview)
+        w.int(Int(orientation.rawValue))
+        w.bytes(colorInfo.iccProfile)
+        w.double(colorInfo.gamma ?? -1)
+        w.int(colorInfo.sRGBIntent ?? -1)
+        w.int(loopCount)
+        w.double(duration ?? -1)
+        w.bytes(exif)
+        w.bytes(xmp)
+        // userInfo: the values a plain-data encoding can carry.
+        var entries: [(String, UInt8, WireWriter)] = []
+        for (key, value) in userInfo {
+            var v = WireWriter()
+            switch value {
+            case let value as Int: v.int(value); entries.append((key.rawValue, 1, v))
+            case let value as Double: v.double(value); entries.append((key.rawValue, 2, v))
+            case let value as Bool: v.bool(value); entries.append((key.rawValue, 3, v))
+            case let value as String: v.string(value); entries.append((key.rawValue, 4, v))
+            case let value as ImageSize: v.int(value.width); v.int(value.height); entries.append((key.rawValue, 5, v))
+            case let value as [Int]: v.int(value.count); value.forEach { v.int($0) }; entries.append((key.rawValue, 6, v))
+            default: continue
+            }
+        }
+        w.int(entries.count)
+        for (key, tag, value) in entries {
+            w.string(key)
+            w.int(Int(tag))
+            w.bytes(value.data)
+        }
+        return w.data
+    }
+
+    init(decoding data: Data) throws(WireReader.Malformed) {
+        var r = WireReader(data)
+        width = try r.int()
+        height = try r.int()
+        guard let channels = PixelFormat.Channels(rawValue: try r.int()) else { throw WireReader.Malformed() }
+        let bits = try r.int()
+        guard bits == 8 || bits == 16, width >= 0, height >= 0 else { throw WireReader.Malformed() }
+        pixelFormat = PixelFormat(channels: channels, bitsPerChannel: bits)
+        guard let alpha = AlphaMode(rawValue: try r.string() ?? "") else { throw WireReader.Malformed() }
+        alphaMode = alpha
+        bytesPerRow = try r.int()
+        byteCount = try r.int()
+        guard bytesPerRow >= width * pixelFormat.bytesPerPixel, byteCount == bytesPerRow * height else { throw WireReader.Malformed() }
+        type = try r.string().map(ImageType.init(rawValue:))
+        isPreview = try r.bool()
+        orientation = ImageOrientation(rawValue: UInt8(clamping: try r.int())) ?? .up
+        let icc = try r.bytes()
+        let gamma = try r.double()
+        let intent = try r.int()
+        colorInfo = ColorInfo(iccProfile: icc, gamma: gamma < 0 ? nil : gamma, sRGBIntent: intent < 0 ? nil : intent)
+        loopCount = try r.int()
+        let stored = try r.double()
+        duration = stored < 0 ? nil : stored
+        exif = try r.bytes()
+        xmp = try r.bytes()
+        userInfo = [:]
+        let count = try r.int()
+        guard count >= 0, count < 1000 else { throw WireReader.Malformed() }
+        for _ in 0..<count {
+            let key = ImageContainer.UserInfoKey(try r.string() ?? "")
+            let tag = try r.int()
+            var v = WireReader(try r.bytes() ?? Data())
+            switch tag {
+            case 1: userInfo[key] = try v.int()
+            case 2: userInfo[key] = try v.double()
+            case 3: userInfo[key] = try v.bool()
+            case 4: userInfo[key] = try v.string() ?? ""
+            case 5: userInfo[key] = ImageSize(width: try v.int(), height: try v.int())
+            case 6:
+                let n = try v.int()
+                guard n >= 0, n < 1000 else { throw WireReader.Malformed() }
+                var values: [Int] = []
+                for _ in 0..<n { values.append(try v.int()) }
+                userInfo[key] = values
+            default: throw WireReader.Malformed()
+            }
+        }
+    }
+
+    /// The container, over `storage` (the helper's pixels, mapped into this process).
+    func container(storage: PixelStorage) -> ImageContainer {
+        let bitmap = Bitmap(width: width, height: height, pixelFormat: pixelFormat, alphaMode: alphaMode, bytesPerRow: bytesPerRow, storage: storage)
+        var image = Image(bitmap: bitmap, orientation: orientation, colorInfo: colorInfo, exif: exif)
+        image.xmp = xmp
+        image.loopCount = loopCount
+        image.frames[0].duration = duration
+        return ImageContainer(image: image, type: type, isPreview: isPreview, userInfo: userInfo)
+    }
+}

@@ -1,0 +1,261 @@
+import CNukeIsolation
+import Foundation
+import NukeConformance
+import NukeCore
+import NukeIsolation
+import NukeJPEG
+import NukePNG
+import Testing
+
+/// Where the tests find the helper program and the fixtures.
+enum IsolationTestPaths {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// NukeIsolationTestHelper, built beside the test bundle.
+    static let helper: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("NukeIsolationTestHelper").path
+    }()
+
+    static var helperExists: Bool { FileManager.default.isExecutableFile(atPath: helper) }
+
+    static func fixture(_ path: String) throws -> Data {
+        try Data(contentsOf: repositoryRoot.appendingPathComponent("Fixtures").appendingPathComponent(path))
+    }
+
+    static func pool(_ limits: IsolationLimits = IsolationLimits(wallTime: .seconds(20)), helpers: Int = 2) -> HelperPool {
+        HelperPool(configuration: IsolationConfiguration(helper: .executable(path: helper), limits: limits, maximumHelpers: helpers))
+    }
+
+    static func command(_ byte: Character) -> Data {
+        Data("NUKETEST".utf8) + Data([byte.asciiValue!])
+    }
+}
+
+/// Processes whose parent is this one, and which are not reaped (zombies included).
+func childProcesses() -> [Int32] {
+    let me = getpid()
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).filter { pid in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 2 && Int32(fields[1]) == me && stat.contains("(NukeIsolationTe")
+    }
+}
+
+/// This process's open sockets and shared-memory buffers of the helpers' kind.
+func openSocketsAndSharedMemory() -> (sockets: Int, mappings: Int) {
+    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    let sockets = fds.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)"))?.hasPrefix("socket:") == true }.count
+    // /proc files report a size of 0: read them to the end.
+    let maps = FileHandle(forReadingAtPath: "/proc/self/maps").map { String(decoding: $0.readDataToEndOfFile(), as: UTF8.self) } ?? ""
+    return (sockets, maps.split(separator: "\n").filter { $0.contains("nuke-pixels") }.count)
+}
+
+@Suite(.serialized, .enabled(if: IsolationTestPaths.helperExists))
+struct IsolatedDecodingTests {
+    @Test(arguments: ["jpeg/baseline-420.jpg", "png/rgba-8.png", "png/rgb-16.png", "jpeg/progressive-160x120.jpg"])
+    func decodesLikeInProcess(_ path: String) throws {
+        let data = try IsolationTestPaths.fixture(path)
+        let pool = IsolationTestPaths.pool()
+        defer { pool.shutdown() }
+        let isolated = try IsolatedDecoding.decode(ImageDecodingContext(data: data, prefersHighBitDepth: true), pool: pool)
+        let local = try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data, prefersHighBitDepth: true))
+        #expect(isolated.image.bitmap == local.image.bitmap)
+        #expect(isolated.type == local.type)
+        #expect(isolated.image.orientation == local.image.orientation)
+        #expect(isolated.image.iccProfile == local.image.iccProfile)
+        #expect(pool.status.isSandboxed == true, "\(pool.status)")
+    }
+
+    @Test func decodeToSizeAndErrorsCrossTheBoundary() throws {
+        let pool = IsolationTestPaths.pool()
+        defer { pool.shutdown() }
+        let data = try IsolationTestPaths.fixture("jpeg/baseline-420.jpg")
+        let context = ImageDecodingContext(data: data, targetSize: ImageSize(width: 16, height: 16))
+        let isolated = try IsolatedDecoding.decode(context, pool: pool)
+        #expect(isolated.image.bitmap == (try ImageDecoderRegistry.shared.decode(context)).image.bitmap)
+        #expect(isolated.userInfo[.originalSizeKey] as? ImageSize != nil)
+        let truncated = try IsolationTestPaths.fixture("jpeg/truncated-half.jpg")
+        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(truncated, pool: pool) }
+        #expect(error.code == .incomplete)
+        #expect(error.format == .jpeg)
+        #expect(error.codec?.contains("libjpeg-turbo") == true)
+        // The helper survived a decoder error: it is reused.
+        #expect(pool.status.started == 1)
+    }
+
+    /// Each misbehaviour ends in its error; the host survives and the next decode gets a new helper.
+    @Test(arguments: [
+        ("S", ImageCodecError.Code.crashed, "SIGSEGV"),
+        ("A", .crashed, "SIGABRT"),
+        ("N", .sandboxViolation, "socket"),
+        ("K", .sandboxViolation, "clone"),
+        ("F", .decoderFailed, "Permission denied"),
+    ])
+    func misbehaviourEndsInAnError(_ command: String, _ code: ImageCodecError.Code, _ words: String) throws {
+        let pool = IsolationTestPaths.pool()
+        defer { pool.shutdown() }
+        let data = IsolationTestPaths.command(Character(command))
+        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(data, pool: pool) }
+        #expect(error.code == code, "\(error)")
+        #expect(error.message.contains(words), "\(error)")
+        if code != .decoderFailed {
+            #expect(error.message.contains("9-byte"), "\(error)")
+        }
+        // Still decoding afterwards.
+        let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+        #expect(ok.image.width == 3)
+    }
+
+    @Test func aHangIsKilledAtTheWallTimeLimit() throws {
+        let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(2), cpuTime: nil))
+        defer { pool.shutdown() }
+        let started = ContinuousClock.now
+        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("L"), pool: pool) }
+        #expect(error.code == .timedOut, "\(error)")
+        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(pool.status.replaced == 1)
+    }
+
+    @Test func aSpinIsKilledAtTheCPULimit() throws {
+        let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(30), cpuTime: .seconds(1)))
+        defer { pool.shutdown() }
+        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("L"), pool: pool) }
+        #expect(error.code == .limitExceeded, "\(error)")
+        #expect(error.message.contains("CPU time"), "\(error)")
+    }
+
+    @Test func unboundedAllocationStopsAtTheAddressSpaceLimit() throws {
+        let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(30), addressSpace: 768 << 20))
+        defer { pool.shutdown() }
+        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("M"), pool: pool) }
+        #expect([ImageCodecError.Code.decoderFailed, .crashed].contains(error.code), "\(error)")
+        if error.code == .decoderFailed { #expect(error.message.contains("out of memory"), "\(error)") }
+        let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+        #expect(ok.image.width == 3)
+    }
+
+    @Test func aHelperKilledFromOutside() async throws {
+        let pool = IsolationTestPaths.pool()
+        defer { pool.shutdown() }
+        let decode = Task.detached { try IsolatedDecoding.decode(IsolationTestPaths.command("W"), pool: pool) }
+        var victims: [Int32] = []
+        let deadline = ContinuousClock.now + .seconds(20)
+        while victims.isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            victims = childProcesses()
+        }
+        try #require(!victims.isEmpty)
+        try await Task.sleep(for: .milliseconds(300))
+        for pid in victims { kill(pid, SIGKILL) }
+        let result = await decode.result
+        guard case .failure(let failure) = result, let error = failure as? ImageCodecError else {
+            Issue.record("expected an error, got \(result)")
+            return
+        }
+        #expect(error.code == .crashed, "\(error)")
+        #expect(error.message.contains("SIGKILL"), "\(error)")
+    }
+
+    @Test func manyConcurrentDecodes() async throws {
+        let pool = IsolationTestPaths.pool(helpers: 3)
+        defer { pool.shutdown() }
+        let jpeg = try IsolationTestPaths.fixture("jpeg/baseline-420.jpg")
+        let expected = try ImageDecoderRegistry.shared.decode(jpeg).image.bitmap
+        let outcomes = await withTaskGroup(of: (Int, Result<Bitmap, ImageCodecError>).self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    let data = index % 6 == 5 ? IsolationTestPaths.command("S") : jpeg
+                    do {
+                        return (index, .success(try IsolatedDecoding.decode(data, pool: pool).image.bitmap))
+                    } catch {
+                        return (index, .failure(error as! ImageCodecError))
+                    }
+                }
+            }
+            var all: [(Int, Result<Bitmap, ImageCodecError>)] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+        #expect(outcomes.count == 24)
+        for (index, outcome) in outcomes {
+            switch outcome {
+            case .success(let bitmap): #expect(index % 6 != 5 && bitmap == expected)
+            case .failure(let error): #expect(index % 6 == 5 && error.code == .crashed, "\(error)")
+            }
+        }
+        #expect(pool.status.busy == 0)
+    }
+
+    @Test func nothingIsLeftBehind() throws {
+        let before = openSocketsAndSharedMemory()
+        do {
+            let pool = IsolationTestPaths.pool(helpers: 2)
+            for command in ["I", "S", "N", "I"] {
+                _ = try? IsolatedDecoding.decode(IsolationTestPaths.command(Character(command)), pool: pool)
+            }
+            let image = try IsolatedDecoding.decode(try IsolationTestPaths.fixture("png/rgba-8.png"), pool: pool)
+            withExtendedLifetime(image) {
+                #expect(openSocketsAndSharedMemory().mappings >= 1, "the image lives in shared memory")
+            }
+            pool.shutdown()
+        }
+        #expect(childProcesses().isEmpty, "\(childProcesses())")
+        let after = openSocketsAndSharedMemory()
+        #expect(after.sockets == before.sockets)
+        #expect(after.mappings == before.mappings)
+    }
+
+    /// A registry policy sends the formats it names to helpers, previews included.
+    @Test func registryPolicyAndProgressiveSessions() async throws {
+        let registry = ImageDecoderRegistry(codecs: ImageCodecs.linked)
+        let pool = IsolationTestPaths.pool()
+        defer { pool.shutdown() }
+        let registrations = IsolatedDecoding.install(on: registry, policy: .formats([.jpeg]), pool: pool)
+        #expect(registrations.count == 1)
+        let truncated = try IsolationTestPaths.fixture("jpeg/truncated-half.jpg")
+        let error = try #require(throws: ImageCodecError.self) { try registry.decode(truncated) }
+        #expect(error.codec?.contains("isolated") == true, "\(error)")
+        #expect(error.attempts.count == 1, "an isolated failure is not retried in process")
+
+        // A download: chunks pushed one by one, previews drained after each.
+        let data = try IsolationTestPaths.fixture("jpeg/progressive-160x120.jpg")
+        let local = try ImageDecoderRegistry.shared.decode(data).image.bitmap
+        let head = data.prefix(64)
+        var (decoder, codec) = try #require(registry.incrementalDecoder(for: ImageDecodingContext(data: head, isCompleted: false)))
+        #expect(codec.name.contains("isolated"))
+        let step = max(1, data.count / 16)
+        var previews = 0
+        var final: ImageContainer?
+        var offset = 0
+        while offset < data.count {
+            decoder.push(data[offset..<min(offset + step, data.count)])
+            offset += step
+            if offset >= data.count { decoder.finish() }
+            loop: while true {
+                switch try decoder.next() {
+                case .needsMoreData: break loop
+                case .header: continue
+                case .preview(let preview): previews += 1; #expect(preview.isPreview)
+                case .final(let container): final = container; break loop
+                }
+            }
+        }
+        #expect(previews >= 2)
+        #expect(final?.image.bitmap == local)
+
+        // Through a session too.
+        let session = ImageDecodingSession(configuration: .init(registry: registry))
+        session.append(data)
+        session.finish()
+        var sessionFinal: ImageContainer?
+        for await event in session.events {
+            if case .final(let container, _) = event { sessionFinal = container }
+        }
+        #expect(sessionFinal?.image.bitmap == local)
+        #expect(pool.status.started >= 1)
+    }
+}
