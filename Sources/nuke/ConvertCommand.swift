@@ -45,6 +45,8 @@ struct ConvertCommand: AsyncParsableCommand {
     @Flag(help: "Input from strangers: the untrusted limits (40 MP, 16,384 px a side, 100 frames, 256 MiB, at most 4,096 decoded bytes per input byte) and strict decoding (data the codec only warns about is an error).")
     var untrusted = false
 
+    @OptionGroup var isolation: IsolationOptions
+
     @Option(name: [.short, .long], help: "Batch mode: the directory to write converted files to.")
     var output: String?
 
@@ -88,6 +90,7 @@ struct ConvertCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        isolation.apply()
         if let output {
             try await runBatch(outputDirectory: output)
             return

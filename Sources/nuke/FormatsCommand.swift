@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NukeCore
+import NukeIsolation
 
 /// `nuke formats`: the codecs linked into the tool and what each can do.
 struct FormatsCommand: ParsableCommand {
@@ -14,10 +15,17 @@ struct FormatsCommand: ParsableCommand {
 
     func run() throws {
         let codecs = Self.registeredCodecs()
+        let isolation = Self.isolationStatus()
         if json {
             JSONOutput.print([
                 "codecs": codecs.map(Self.jsonObject),
                 "writers": ["pam", "ppm"],
+                "isolation": [
+                    "isolatedByDefault": codecs.filter { IsolationPolicy.knownCrashers.isolates($0.type) }.map(\.type.name),
+                    "sandbox": isolation.sandboxed,
+                    "sandboxNote": JSONOutput.orNull(isolation.note),
+                    "helperStartMilliseconds": JSONOutput.orNull(isolation.startMilliseconds),
+                ] as [String: Any],
             ] as [String: Any])
             return
         }
@@ -41,6 +49,23 @@ struct FormatsCommand: ParsableCommand {
             }
         }
         print("Also written by `nuke convert`: PAM (.pam, pixels as decoded) and PPM/PGM (.ppm).")
+        let isolated = codecs.filter { IsolationPolicy.knownCrashers.isolates($0.type) }.map(\.type.name)
+        let sandbox = isolation.sandboxed ? "seccomp sandbox active: no files, sockets or new processes"
+            : "sandbox NOT active (\(isolation.note ?? "unknown"))"
+        print("Isolated by default (sandboxed helper processes; --isolate for every format, --in-process for none): "
+              + (isolated.isEmpty ? "none linked" : isolated.joined(separator: ", ")) + "; \(sandbox).")
+    }
+
+    /// Starts one helper (`nuke` in helper mode) to see whether its sandbox installs here.
+    static func isolationStatus() -> (sandboxed: Bool, note: String?, startMilliseconds: Int?) {
+        do {
+            try CLIIsolation.pool.prewarm(1)
+        } catch {
+            return (false, "the helper did not start: \(error)", nil)
+        }
+        let status = CLIIsolation.pool.status
+        let start = status.lastStartDuration.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+        return (status.isSandboxed ?? false, status.sandboxNote, start)
     }
 
     /// Every codec in the shared decoder and encoder registries, decoders first, without duplicates.

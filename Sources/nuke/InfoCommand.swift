@@ -15,10 +15,13 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: "Image files.")
     var files: [String]
 
+    @OptionGroup var isolation: IsolationOptions
+
     @Flag(help: "Print a JSON array, one object per file.")
     var json = false
 
     func run() throws {
+        isolation.apply()
         var errors: [any Error] = []
         var objects: [[String: Any]] = []
         for (index, path) in files.enumerated() {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NukeCore
+import NukeIsolation
 
 /// The `nuke` command: inspect, convert and progressively decode images with the codecs
 /// linked into NukeCodecs.
@@ -21,4 +22,20 @@ struct Nuke: AsyncParsableCommand {
         """,
         subcommands: [FormatsCommand.self, InfoCommand.self, ConvertCommand.self, ProgressiveCommand.self, FramesCommand.self]
     )
+
+    /// `nuke` is its own isolation helper: started with `--nuke-isolation-helper`, it serves
+    /// decodes for the `nuke` that started it and never parses a command line.
+    static func main() async {
+        IsolatedDecoding.runHelperIfRequested()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

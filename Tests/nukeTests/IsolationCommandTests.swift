@@ -1,0 +1,45 @@
+import Foundation
+import NukeConformance
+import NukeCore
+import Testing
+
+/// `nuke` decodes HEIC, HEIF and AVIF in sandboxed helpers (itself in helper mode) by default,
+/// every format with `--isolate`, none with `--in-process`.
+@Suite struct IsolationCommandTests {
+    @Test func formatsSaysWhatIsIsolatedAndWhetherTheSandboxIsActive() throws {
+        let table = try NukeBinary.run("formats")
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("Isolated by default"))
+        #expect(table.stdout.contains("AVIF, HEIC, HEIF"))
+        #expect(table.stdout.contains("seccomp sandbox active"), "\(table.stdout)")
+        let json = try NukeBinary.run("formats", "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let isolation = try #require(object["isolation"] as? [String: Any])
+        #expect(isolation["sandbox"] as? Bool == true)
+        #expect((isolation["isolatedByDefault"] as? [String])?.contains("HEIC") == true)
+    }
+
+    @Test func heifIsIsolatedByDefault() throws {
+        let truncated = try NukeBinary.run("info", "Fixtures/heif/truncated.heic")
+        #expect(truncated.stdout.contains("isolated"), "\(truncated.stdout)")
+        let inProcess = try NukeBinary.run("info", "--in-process", "Fixtures/heif/truncated.heic")
+        #expect(!inProcess.stdout.contains("isolated"), "\(inProcess.stdout)")
+        let jpeg = try NukeBinary.run("info", "Fixtures/jpeg/truncated-half.jpg")
+        #expect(!jpeg.stdout.contains("isolated"))
+    }
+
+    @Test func isolateDecodesEveryFormatInAHelper() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let truncated = try NukeBinary.run("info", "--isolate", "Fixtures/jpeg/truncated-half.jpg")
+        #expect(truncated.stdout.contains("libjpeg-turbo 2.1.5, isolated"), "\(truncated.stdout)")
+        for input in ["Fixtures/jpeg/baseline-420.jpg", "Fixtures/webp/lossy-alpha.webp", "Fixtures/heif/alpha.heic"] {
+            let isolated = directory.appendingPathComponent("isolated.pam"), local = directory.appendingPathComponent("local.pam")
+            #expect(try NukeBinary.run("convert", "--isolate", input, isolated.path).status == 0)
+            #expect(try NukeBinary.run("convert", "--in-process", input, local.path).status == 0)
+            #expect(try Data(contentsOf: isolated) == Data(contentsOf: local), "\(input)")
+        }
+        let both = try NukeBinary.run("info", "--isolate", "--in-process", "Fixtures/jpeg/baseline-420.jpg")
+        #expect(both.status == 64)
+    }
+}
