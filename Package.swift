@@ -113,7 +113,7 @@ let package = Package(
         .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibWebP"], path: "Benchmarks/CBenchmarkBaseline"),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "CBenchmarkBaseline"],
+            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeIsolation", "CBenchmarkBaseline"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
     ]

@@ -2,14 +2,15 @@
 # Builds the apps in IntegrationTests/ as separate packages that depend on this checkout:
 # one with NukeCore alone (it must not link any codec library) and one with NukeCore and
 # NukeJPEG (JPEG decodes with no registration call, PNG is a clear error, a custom decoder
-# registered at startup wins).
+# registered at startup wins), and one that links NukeHEIF with NukeIsolation and decodes HEIC
+# in sandboxed helpers (itself in helper mode).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 ln -s "$root" "$work/NukeCodecs"
-cp -R "$root/IntegrationTests/CoreOnlyApp" "$root/IntegrationTests/JPEGApp" "$work/"
+cp -R "$root/IntegrationTests/CoreOnlyApp" "$root/IntegrationTests/JPEGApp" "$root/IntegrationTests/IsolatedApp" "$work/"
 
 echo "integration: building CoreOnlyApp (NukeCore only)"
 swift build --package-path "$work/CoreOnlyApp" -q
@@ -24,4 +25,9 @@ echo "integration: building JPEGApp (NukeCore + NukeJPEG)"
 swift build --package-path "$work/JPEGApp" -q
 jpeg_bin="$(swift build --package-path "$work/JPEGApp" --show-bin-path)/JPEGApp"
 "$jpeg_bin" "$root/Examples/progressive.jpg" "$root/Fixtures/png/rgba-8.png"
+
+echo "integration: building IsolatedApp (NukeCore + NukeJPEG + NukeHEIF + NukeIsolation)"
+swift build --package-path "$work/IsolatedApp" -q
+isolated_bin="$(swift build --package-path "$work/IsolatedApp" --show-bin-path)/IsolatedApp"
+"$isolated_bin" "$root/Fixtures/heif/photo.heic" "$root/Fixtures/jpeg/baseline-420.jpg"
 echo "integration: OK"

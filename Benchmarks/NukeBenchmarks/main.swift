@@ -1,6 +1,7 @@
 import CBenchmarkBaseline
 import Foundation
 import NukeCore
+import NukeIsolation
 import NukeJPEG
 import NukePNG
 import NukeWebP
@@ -8,6 +9,9 @@ import NukeWebP
 // Prints the framework's cost as ratios against the C libraries called directly, all
 // measured in this one run (the machines are shared and noisy: only ratios mean anything).
 // Usage: NukeBenchmarks [--quick]
+
+// This program is also its own isolation helper (the isolation rows start it in helper mode).
+IsolatedDecoding.runHelperIfRequested()
 
 let quick = CommandLine.arguments.contains("--quick")
 
@@ -296,6 +300,52 @@ pooledRegistry.allocator = .pool(PixelBufferPool(idleByteBudget: 512 << 20))
 func pooledDecode(_ data: Data) {
     do { _ = try pooledRegistry.decode(data) } catch { fail("pooled decode failed: \(error)") }
 }
+// MARK: - Isolation: a warm helper pool against in-process decoding
+
+@MainActor
+func isolationRows() {
+    print("")
+    let isolationPool = HelperPool(configuration: IsolationConfiguration(maximumHelpers: 1))
+    do { try isolationPool.prewarm(1) } catch { fail("no helper: \(error)") }
+    let oneMP: Data = {
+        // 1152 × 864 (1 MP): a crop of the photo, encoded by NukeJPEG.
+        let crop = Bitmap(width: min(1152, width), height: min(864, height), pixelFormat: .rgb8) { buffer in
+            photo.withUnsafeBytes { source in
+                let rowBytes = min(1152, width) * 3
+                for y in 0..<min(864, height) {
+                    buffer.baseAddress!.advanced(by: y * rowBytes).copyMemory(from: source.baseAddress!.advanced(by: y * photo.bytesPerRow), byteCount: rowBytes)
+                }
+            }
+        }
+        return encode(Image(bitmap: crop), .jpeg, progressive: false)
+    }()
+    func isolatedDecode(_ data: Data) {
+        do { _ = try IsolatedDecoding.decode(data, pool: isolationPool) } catch { fail("isolated decode failed: \(error)") }
+    }
+    t = measure([{ isolatedDecode(oneMP) }, { frameworkDecode(oneMP) }])
+    report("isolated 1 MP JPEG decode (warm pool) ÷ in process", t[0] / t[1], goal: "≤ 1.15", met: t[0] / t[1] <= 1.15)
+    t = measure([{ isolatedDecode(largeJPEG) }, { frameworkDecode(largeJPEG) }])
+    report("isolated \(largeWidth)×\(largeHeight) JPEG decode (warm pool) ÷ in process", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+    var starts: [Double] = []
+    for _ in 0..<rounds {
+        let pool = HelperPool(configuration: IsolationConfiguration(maximumHelpers: 1))
+        let clock = ContinuousClock()
+        let started = clock.now
+        do { try pool.prewarm(1) } catch { fail("no helper: \(error)") }
+        let elapsed = clock.now - started
+        starts.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+        pool.shutdown()
+    }
+    let coldStart = starts.sorted()[starts.count / 2]
+    report("cold helper start (spawn, warm-up, sandbox, ready), milliseconds", coldStart, goal: "≤ 20", met: coldStart <= 20)
+    isolationPool.shutdown()
+}
+
+if CommandLine.arguments.contains("--isolation") {
+    isolationRows()
+    exit(0)
+}
+
 t = measure([{ pooledDecode(largeJPEG) }, { cJPEG(largeJPEG) }])
 report("JPEG \(largeWidth)×\(largeHeight) repeated decodes into pooled memory ÷ libjpeg-turbo direct into a fresh buffer",
        t[0] / t[1], goal: "≤ 0.7", met: t[0] / t[1] <= 0.7)
@@ -486,6 +536,8 @@ func pillowVersion() -> String {
     process.waitUntilExit()
     return text.trimmingCharacters(in: .whitespacesAndNewlines)
 }
+
+isolationRows()
 
 // MARK: - Sniffing and dispatch under a microsecond
 

@@ -136,7 +136,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         defer { nukeiso_close(fd) }
         let size = image.byteCount
         var stat = stat()
-        guard fstat(fd, &stat) == 0, Int(stat.st_size) >= max(size, 1), let address = nukeiso_map(fd, size) else {
+        guard fstat(fd, &stat) == 0, Int(stat.st_size) >= max(size, 1), let address = nukeiso_map(fd, size, 0) else {
             throw ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: codecName,
                                   message: "cannot map the helper's \(size)-byte image")
         }

@@ -145,7 +145,7 @@ enum IsolationHelper {
             fd = shared
         } else {
             let copy = nukeiso_memfd(image.byteCount)
-            guard copy >= 0, let address = nukeiso_map(copy, image.byteCount) else {
+            guard copy >= 0, let address = nukeiso_map(copy, image.byteCount, 1) else {
                 let error = ImageCodecError(.internalFailure, stage: .decoding, format: container.type, codec: "NukeIsolation",
                                             message: "the helper cannot make \(image.byteCount) bytes of shared memory")
                 return send(WireMessage(.failure, error.encoded()))
@@ -193,7 +193,7 @@ enum SharedMemoryAllocator {
     static let allocator = PixelAllocator { byteCount, _ throws(ImageCodecError) in
         // memfd memory starts zeroed, so `zeroed` costs nothing.
         let fd = nukeiso_memfd(byteCount)
-        guard fd >= 0, let address = nukeiso_map(fd, byteCount) else {
+        guard fd >= 0, let address = nukeiso_map(fd, byteCount, 1) else {
             if fd >= 0 { nukeiso_close(fd) }
             throw ImageCodecError(.internalFailure, stage: .decoding, codec: "NukeIsolation",
                                   message: "the helper cannot allocate \(byteCount) bytes of shared memory")

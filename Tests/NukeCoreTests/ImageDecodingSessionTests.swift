@@ -217,7 +217,7 @@ private func chunks(of data: Data, size: Int) -> [Data] {
 
     @Test func cancellationReachesTheDecoder() async throws {
         let probe = SessionProbe()
-        let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe, delay: .seconds(30))))
+        let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe, delay: .seconds(120))))
         async let events = collect(session)
         session.append(fakeJPEG(count: 1_000))
         // Wait until the decoder is inside its (30 s) partial decode.
@@ -233,9 +233,9 @@ private func chunks(of data: Data, size: Int) -> [Data] {
             return
         }
         #expect(error.code == .cancelled)
-        // The decoder notices promptly, well before its 30 s of work (timed by the decoder
+        // The decoder notices promptly, well before its 120 s of work (a starved test task must not see it finish first; timed by the decoder
         // itself: the test's tasks may wait for a cooperative thread on a loaded machine).
-        while probe.snapshot.isInsideDecode, ContinuousClock.now < deadline + .seconds(30) {
+        while probe.snapshot.isInsideDecode, ContinuousClock.now < deadline + .seconds(120) {
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(probe.snapshot.sawCancellation)
@@ -249,7 +249,7 @@ private func chunks(of data: Data, size: Int) -> [Data] {
 
     @Test func consumerCancellationCancelsTheSession() async throws {
         let probe = SessionProbe()
-        let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe, delay: .seconds(30))))
+        let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe, delay: .seconds(120))))
         let consumer = Task { await collect(session) }
         session.append(fakeJPEG(count: 1_000))
         let deadline = ContinuousClock.now + .seconds(60)  // a loaded 2-core machine may take long to start the decode

@@ -60,8 +60,9 @@ int nukeiso_recv_fd(int socket, int64_t deadline_ms);
 /// A new anonymous shared-memory file of `size` bytes (memfd_create), close-on-exec.
 int nukeiso_memfd(size_t size);
 
-/// Maps `size` bytes of `fd` shared, for reading and writing; NULL on failure.
-void *_Nullable nukeiso_map(int fd, size_t size);
+/// Maps `size` bytes of `fd` shared, for reading and writing (`populate`: with every page
+/// allocated and mapped now); NULL on failure.
+void *_Nullable nukeiso_map(int fd, size_t size, int populate);
 
 /// Unmaps memory from `nukeiso_map`.
 void nukeiso_unmap(void *_Nullable address, size_t size);
