@@ -54,6 +54,7 @@ let package = Package(
         .library(name: "NukeGIF", targets: ["NukeGIF"]),
         .library(name: "NukeWebP", targets: ["NukeWebP"]),
         .library(name: "NukeHEIF", targets: ["NukeHEIF"]),
+        .library(name: "NukeSVG", targets: ["NukeSVG"]),
         .library(name: "NukeIsolation", targets: ["NukeIsolation"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
         .executable(name: "nuke-isolation-helper", targets: ["nuke-isolation-helper"]),
@@ -76,13 +77,13 @@ let package = Package(
         // A helper program with every codec of this package, for apps that ship one separately.
         .executableTarget(
             name: "nuke-isolation-helper",
-            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF"],
+            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
             path: "Sources/nuke-isolation-helper", swiftSettings: swiftSettings
         ),
         // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
         // and try to open files and sockets.
         .executableTarget(
-            name: "NukeIsolationTestHelper", dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "CNukeIsolationTestSupport"],
+            name: "NukeIsolationTestHelper", dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeSVG", "CNukeIsolationTestSupport"],
             path: "Tests/NukeIsolationTestHelper", swiftSettings: swiftSettings
         ),
         .target(name: "CNukeIsolationTestSupport", path: "Tests/CNukeIsolationTestSupport"),
@@ -102,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeIsolation", "NukeConformance",
+                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
@@ -130,4 +131,8 @@ let package = Package(
         + plugin("WebP", pkgConfig: "libwebpmux", apt: ["libwebp-dev"], brew: ["webp"])
         // MARK: - HEIF and AVIF (libheif, with libde265, x265, dav1d and aom)
         + plugin("HEIF", pkgConfig: "libheif", apt: ["libheif-dev"], brew: ["libheif"])
+        // MARK: - SVG (librsvg with cairo)
+        // No pkg-config: glib's flags carry -pthread, which SwiftPM refuses with a warning; the
+        // module map links the libraries and CLibSVG.h declares what the shim calls.
+        + plugin("SVG", pkgConfig: nil, apt: ["librsvg2-dev"], brew: ["librsvg"])
 )

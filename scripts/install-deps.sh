@@ -11,6 +11,7 @@ have libpng-dev || missing+=(libpng-dev)
 have libgif-dev || missing+=(libgif-dev)
 have libwebp-dev || missing+=(libwebp-dev)
 have libheif-dev || missing+=(libheif-dev)
+have librsvg2-dev || missing+=(librsvg2-dev)
 have libjpeg62-turbo-dev || have libjpeg-turbo8-dev || missing+=(libjpeg-turbo)
 for extra in "$@"; do have "$extra" || missing+=("$extra"); done
 
@@ -20,7 +21,7 @@ fi
 
 if ! command -v apt-get >/dev/null; then
     echo "install-deps: missing ${missing[*]}, and this is not a Debian or Ubuntu system (apt-get not found)." >&2
-    echo "install-deps: install libjpeg-turbo, libpng, giflib, libwebp, libheif and pkg-config with your package manager." >&2
+    echo "install-deps: install libjpeg-turbo, libpng, giflib, libwebp, libheif, librsvg and pkg-config with your package manager." >&2
     exit 1
 fi
 

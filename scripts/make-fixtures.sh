@@ -39,6 +39,7 @@ command -v pngtopam >/dev/null || missing+=(netpbm)
 command -v gifsicle >/dev/null || missing+=(gifsicle)
 command -v cwebp >/dev/null && command -v img2webp >/dev/null || missing+=(webp)
 command -v heif-enc >/dev/null && command -v heif-convert >/dev/null || missing+=(libheif-examples)
+command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 "$python" -c 'import numpy' 2>/dev/null || "$python" -m pip install numpy
@@ -52,3 +53,4 @@ export IM_CONVERT
 "$python" "$root/scripts/make-apng-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-webp-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-heif-fixtures.py" "$root/Fixtures"
+"$python" "$root/scripts/make-svg-fixtures.py" "$root/Fixtures"

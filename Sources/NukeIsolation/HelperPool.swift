@@ -27,6 +27,7 @@ public final class HelperPool: Sendable {
     private struct State {
         var idle: [HelperProcess] = []
         var busy = 0
+        var busyPIDs: Set<Int32> = []
         var isShutDown = false
         var started = 0
         var replaced = 0
@@ -64,18 +65,21 @@ public final class HelperPool: Sendable {
         public var replaced: Int
         /// Whether the last helper that started installed its sandbox (`nil` before the first).
         public var isSandboxed: Bool?
-        /// Why the sandbox is off, when it is.
+        /// What the sandbox allows of the file system, or why it is off.
         public var sandboxNote: String?
         /// How long the last helper took to start and warm up.
         public var lastStartDuration: Duration?
-        /// The pids of the helpers alive (idle ones; busy ones are not listed).
+        /// The pids of the idle helpers.
         public var idlePIDs: [Int32]
+        /// The pids of the helpers decoding now.
+        public var busyPIDs: [Int32]
     }
 
     public var status: Status {
         state.withLock {
             Status(idle: $0.idle.count, busy: $0.busy, started: $0.started, replaced: $0.replaced, isSandboxed: $0.sandboxed,
-                   sandboxNote: $0.sandboxNote, lastStartDuration: $0.lastStart, idlePIDs: $0.idle.map(\.pid))
+                   sandboxNote: $0.sandboxNote, lastStartDuration: $0.lastStart, idlePIDs: $0.idle.map(\.pid),
+                   busyPIDs: $0.busyPIDs.sorted())
         }
     }
 
@@ -107,6 +111,7 @@ public final class HelperPool: Sendable {
                 if state.isShutDown { return .closed }
                 if let helper = state.idle.popLast() {
                     state.busy += 1
+                    state.busyPIDs.insert(helper.pid)
                     return .helper(helper)
                 }
                 if state.busy + state.idle.count < configuration.maximumHelpers {
@@ -121,7 +126,9 @@ public final class HelperPool: Sendable {
             case .wait: usleep(500)
             case .spawn:
                 do {
-                    return try spawn()
+                    let helper = try spawn()
+                    state.withLock { _ = $0.busyPIDs.insert(helper.pid) }
+                    return helper
                 } catch {
                     state.withLock { $0.busy -= 1 }
                     throw error
@@ -144,6 +151,7 @@ public final class HelperPool: Sendable {
     /// Gives a helper back after a decode that ended cleanly; retires it when it grew too large.
     func checkIn(_ helper: HelperProcess) {
         let tooLarge = (helper.residentBytes ?? 0) > configuration.limits.maxHelperResidentBytes
+        state.withLock { _ = $0.busyPIDs.remove(helper.pid) }
         let keep = !tooLarge && state.withLock { state in
             state.busy -= 1
             if state.isShutDown { return false }
@@ -162,6 +170,7 @@ public final class HelperPool: Sendable {
     /// Forgets a helper that was killed or died (already reaped).
     func discard(_ helper: HelperProcess) {
         state.withLock {
+            $0.busyPIDs.remove(helper.pid)
             $0.busy -= 1
             $0.replaced += 1
         }

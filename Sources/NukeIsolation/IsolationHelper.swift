@@ -19,13 +19,18 @@ enum IsolationHelper {
     static let socket: Int32 = 3
 
     static func run(sandboxed: Bool) -> Never {
+        // glib stamps its log lines with the local time: without TZ it reads /etc/localtime.
+        setenv("TZ", "UTC0", 1)
         warmUp()
         var note = ""
         var isSandboxed = false
         if sandboxed {
-            let result = nukeiso_enter_sandbox()
+            var landlock: Int32 = 0
+            let result = nukeiso_enter_sandbox(&landlock)
             if result == 0 {
                 isSandboxed = true
+                note = landlock != 0 ? "files: Landlock, fonts and locale data read-only"
+                    : "files: none (no Landlock in this kernel; text renders only with fonts opened at start)"
             } else {
                 note = "seccomp refused: \(String(cString: strerror(-result)))"
             }
@@ -49,6 +54,21 @@ enum IsolationHelper {
             if let encoded = try? ImageEncoderRegistry.shared.encode(tiny, as: type) {
                 _ = try? registry.decode(encoded)
             }
+        }
+        // SVG has no encoder: render text in the default and generic families, so that fontconfig
+        // reads its configuration before the sandbox (and, on a kernel without Landlock, where
+        // no file can be opened afterwards, the fonts they resolve to are opened now).
+        if registry.registeredFormats.contains(.svg) {
+            let families = ["", "serif", "sans-serif", "monospace"]
+            var texts = ""
+            for (index, family) in families.enumerated() {
+                let attribute = family.isEmpty ? "" : " font-family=\"\(family)\""
+                for style in ["", " font-weight=\"bold\"", " font-style=\"italic\"", " font-weight=\"bold\" font-style=\"italic\""] {
+                    texts += "<text x=\"0\" y=\"\(12 * (index + 1))\"\(attribute)\(style)>Ag\u{E9}</text>"
+                }
+            }
+            let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"64\" height=\"200\">\(texts)</svg>"
+            _ = try? registry.decode(Data(svg.utf8))
         }
         _ = String(describing: 1.5)
     }

@@ -204,6 +204,7 @@ struct WireImage {
             case let value as String: v.string(value); entries.append((key.rawValue, 4, v))
             case let value as ImageSize: v.int(value.width); v.int(value.height); entries.append((key.rawValue, 5, v))
             case let value as [Int]: v.int(value.count); value.forEach { v.int($0) }; entries.append((key.rawValue, 6, v))
+            case let value as [Double]: v.int(value.count); value.forEach { v.double($0) }; entries.append((key.rawValue, 7, v))
             default: continue
             }
         }
@@ -259,6 +260,12 @@ struct WireImage {
                 guard n >= 0, n < 1000 else { throw WireReader.Malformed() }
                 var values: [Int] = []
                 for _ in 0..<n { values.append(try v.int()) }
+                userInfo[key] = values
+            case 7:
+                let n = try v.int()
+                guard n >= 0, n < 1000 else { throw WireReader.Malformed() }
+                var values: [Double] = []
+                for _ in 0..<n { values.append(try v.double()) }
                 userInfo[key] = values
             default: throw WireReader.Malformed()
             }

@@ -2,6 +2,7 @@ import NukeGIF
 import NukeHEIF
 import NukeIsolation
 import NukeJPEG
+import NukeSVG
 import NukePNG
 import NukeWebP
 

@@ -50,7 +50,7 @@ struct FormatsCommand: ParsableCommand {
         }
         print("Also written by `nuke convert`: PAM (.pam, pixels as decoded) and PPM/PGM (.ppm).")
         let isolated = codecs.filter { IsolationPolicy.knownCrashers.isolates($0.type) }.map(\.type.name)
-        let sandbox = isolation.sandboxed ? "seccomp sandbox active: no files, sockets or new processes"
+        let sandbox = isolation.sandboxed ? "seccomp sandbox active: no sockets or new processes; \(isolation.note ?? "files: none")"
             : "sandbox NOT active (\(isolation.note ?? "unknown"))"
         print("Isolated by default (sandboxed helper processes; --isolate for every format, --in-process for none): "
               + (isolated.isEmpty ? "none linked" : isolated.joined(separator: ", ")) + "; \(sandbox).")

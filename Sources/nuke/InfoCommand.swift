@@ -3,6 +3,7 @@ import Foundation
 import NukeCore
 import NukeHEIF
 import NukeJPEG
+import NukeSVG
 
 /// `nuke info`: what a file is, from its header and a full decode.
 struct InfoCommand: ParsableCommand {
@@ -61,6 +62,13 @@ struct InfoCommand: ParsableCommand {
             return header?.isProgressive ?? (container?.userInfo[.isProgressiveKey] as? Bool)
         }
 
+        /// SVG: the intrinsic size and the viewBox.
+        var svg: String? {
+            guard let userInfo = container?.userInfo, let size = userInfo[.svgIntrinsicSizeKey] as? ImageSize else { return nil }
+            let viewBox = (userInfo[.svgViewBoxKey] as? [Double]).map { "viewBox " + $0.map { String(format: "%g", $0) }.joined(separator: " ") } ?? "no viewBox"
+            return "intrinsic size \(size), \(viewBox)"
+        }
+
         /// HEIF and AVIF: the brand, the coded bit depth, the top-level images and thumbnails.
         var heif: String? {
             guard let userInfo = container?.userInfo, let depth = userInfo[.heifBitDepthKey] as? Int else { return nil }
@@ -99,6 +107,7 @@ struct InfoCommand: ParsableCommand {
             if let isProgressive { add("progressive", isProgressive ? "yes" + (scans.map { ", \($0) scans" } ?? "") : "no (\(scans ?? 1) scan\(scans == 1 ? "" : "s"))") }
             if let isInterlaced { add("interlaced", isInterlaced ? "yes" : "no") }
             if let heif { add("HEIF", heif) }
+            if let svg { add("SVG", svg) }
             if let error { add("error", String(describing: error)) }
             return lines.joined(separator: "\n")
         }
@@ -126,6 +135,12 @@ struct InfoCommand: ParsableCommand {
                 "scans": JSONOutput.orNull(scans),
                 "error": NSNull(),
             ]
+            if let userInfo = container?.userInfo, let size = userInfo[.svgIntrinsicSizeKey] as? ImageSize {
+                object["svg"] = [
+                    "intrinsicWidth": size.width, "intrinsicHeight": size.height,
+                    "viewBox": JSONOutput.orNull(userInfo[.svgViewBoxKey] as? [Double]),
+                ] as [String: Any]
+            }
             if let userInfo = container?.userInfo, let depth = userInfo[.heifBitDepthKey] as? Int {
                 object["heif"] = [
                     "brand": JSONOutput.orNull(userInfo[.heifBrandKey] as? String),

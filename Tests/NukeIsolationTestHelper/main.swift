@@ -4,6 +4,7 @@ import NukeCore
 import NukeIsolation
 import NukeJPEG
 import NukePNG
+import NukeSVG
 
 // The helper NukeIsolation's tests start: the JPEG and PNG codecs, plus a decoder for the
 // test format ("NUKETEST" + one command byte) that misbehaves on command.

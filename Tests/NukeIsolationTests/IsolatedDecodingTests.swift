@@ -146,7 +146,7 @@ struct IsolatedDecodingTests {
         let deadline = ContinuousClock.now + .seconds(20)
         while victims.isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
-            victims = childProcesses()
+            victims = pool.status.busyPIDs
         }
         try #require(!victims.isEmpty)
         try await Task.sleep(for: .milliseconds(300))
@@ -257,5 +257,44 @@ struct IsolatedDecodingTests {
         }
         #expect(sessionFinal?.image.bitmap == local)
         #expect(pool.status.started >= 1)
+    }
+}
+
+/// librsvg's own crash, render-crash and error tests, decoded in a loop by this process through
+/// helpers: every file ends in an image or an ImageCodecError within its time limit, and this
+/// process stays up. Skipped without ../shared/corpora/svg.
+enum SVGCrashCorpus {
+    static let root = IsolationTestPaths.repositoryRoot.appendingPathComponent("../shared/corpora/svg/GNOME_librsvg/rsvg/tests/fixtures").standardizedFileURL
+
+    static let files: [String] = ["crash", "render-crash", "errors"].flatMap { folder -> [String] in
+        let directory = root.appendingPathComponent(folder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".svg") || $0.hasSuffix(".svgz") }.sorted().map { "\(folder)/\($0)" }
+    }
+}
+
+extension IsolatedDecodingTests {
+    /// In the same serialized suite as the others: its helpers must not be counted by them.
+    @Test(.enabled(if: !SVGCrashCorpus.files.isEmpty))
+    func svgCrashCorpusEndsInImagesOrErrors() throws {
+        let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(5), cpuTime: .seconds(5)), helpers: 2)
+        defer { pool.shutdown() }
+        var outcomes: [String: Int] = [:]
+        for file in SVGCrashCorpus.files {
+            let data = try Data(contentsOf: SVGCrashCorpus.root.appendingPathComponent(file))
+            let started = ContinuousClock.now
+            do {
+                _ = try IsolatedDecoding.decode(ImageDecodingContext(data: data, limits: .untrusted), pool: pool)
+                outcomes["image", default: 0] += 1
+            } catch let error as ImageCodecError {
+                outcomes[error.code.rawValue, default: 0] += 1
+            }
+            #expect(ContinuousClock.now - started < .seconds(12), "\(file)")
+        }
+        #expect(outcomes.values.reduce(0, +) == SVGCrashCorpus.files.count)
+        print("SVG crash corpus, \(SVGCrashCorpus.files.count) files, isolated: \(outcomes.sorted { $0.key < $1.key })")
+        // Still decoding afterwards.
+        let ok = try IsolatedDecoding.decode(Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>"#.utf8), pool: pool)
+        #expect(ok.image.width == 4)
     }
 }

@@ -10,13 +10,28 @@ import Testing
         let table = try NukeBinary.run("formats")
         #expect(table.status == 0)
         #expect(table.stdout.contains("Isolated by default"))
-        #expect(table.stdout.contains("AVIF, HEIC, HEIF"))
+        #expect(table.stdout.contains("AVIF, HEIC, HEIF, SVG"))
         #expect(table.stdout.contains("seccomp sandbox active"), "\(table.stdout)")
         let json = try NukeBinary.run("formats", "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let isolation = try #require(object["isolation"] as? [String: Any])
         #expect(isolation["sandbox"] as? Bool == true)
         #expect((isolation["isolatedByDefault"] as? [String])?.contains("HEIC") == true)
+    }
+
+    /// SVG renders at the size asked for, in a helper, the same as in process (text included:
+    /// the helper reads fonts, nothing else).
+    @Test func svgRendersAtMaxSizeIsolated() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let isolated = directory.appendingPathComponent("a.pam"), local = directory.appendingPathComponent("b.pam")
+        #expect(try NukeBinary.run("convert", "Fixtures/svg/text.svg", isolated.path, "--max-size", "320x320").status == 0)
+        #expect(try NukeBinary.run("convert", "--in-process", "Fixtures/svg/text.svg", local.path, "--max-size", "320x320").status == 0)
+        let bitmap = try Netpbm.decode(Data(contentsOf: isolated))
+        #expect(bitmap.width == 320 && bitmap.height == 120)
+        #expect(try Data(contentsOf: isolated) == Data(contentsOf: local))
+        let info = try NukeBinary.run("info", "Fixtures/svg/transforms-opacity.svg")
+        #expect(info.stdout.contains("intrinsic size 50×50, viewBox 0 0 100 100"), "\(info.stdout)")
     }
 
     @Test func heifIsIsolatedByDefault() throws {
@@ -33,7 +48,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let truncated = try NukeBinary.run("info", "--isolate", "Fixtures/jpeg/truncated-half.jpg")
         #expect(truncated.stdout.contains("libjpeg-turbo 2.1.5, isolated"), "\(truncated.stdout)")
-        for input in ["Fixtures/jpeg/baseline-420.jpg", "Fixtures/webp/lossy-alpha.webp", "Fixtures/heif/alpha.heic"] {
+        for input in ["Fixtures/jpeg/baseline-420.jpg", "Fixtures/webp/lossy-alpha.webp", "Fixtures/heif/alpha.heic", "Fixtures/svg/text.svg"] {
             let isolated = directory.appendingPathComponent("isolated.pam"), local = directory.appendingPathComponent("local.pam")
             #expect(try NukeBinary.run("convert", "--isolate", input, isolated.path).status == 0)
             #expect(try NukeBinary.run("convert", "--in-process", input, local.path).status == 0)

@@ -75,12 +75,15 @@ void nukeiso_close(int fd);
 /// SIGXCPU, then SIGKILL). Core dumps are turned off.
 int nukeiso_set_limits(uint64_t address_space, uint64_t cpu_seconds);
 
-/// Installs the sandbox in this process: no new privileges, then a seccomp-bpf filter under which
-/// opening files fails with EACCES, and creating sockets, starting programs, creating processes
-/// (clone without CLONE_THREAD, fork, vfork), ptrace and signalling other processes end the
-/// process with exit code 100 + the call's index in `nukeiso_blocked_call_name`.
-/// Returns 0, or -errno when the kernel refuses (then nothing is installed).
-int nukeiso_enter_sandbox(void);
+/// Installs the sandbox in this process (no new privileges, no root needed):
+/// - files: with Landlock (Linux 5.13+; `*files_by_landlock` set to 1), only fonts, their
+///   configuration and cache, time zones, iconv modules and locales can be opened, read-only;
+///   without it, a seccomp rule makes every open fail with EACCES;
+/// - a seccomp-bpf filter under which creating sockets, starting programs, creating processes
+///   (clone without CLONE_THREAD, fork, vfork), ptrace and signalling other processes end the
+///   process with exit code 100 + the call's index in `nukeiso_blocked_call_name`.
+/// Returns 0, or -errno when the kernel refuses seccomp.
+int nukeiso_enter_sandbox(int *_Nonnull files_by_landlock);
 
 /// The name of blocked call `index` ("socket", "execve"...), or NULL past the end.
 const char *_Nullable nukeiso_blocked_call_name(int index);

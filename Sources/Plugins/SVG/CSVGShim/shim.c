@@ -1,0 +1,129 @@
+#include "CSVGShim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rsvg_abi.h"
+
+const char *nukesvg_version(void) {
+    static char text[32];
+    if (text[0] == 0) snprintf(text, sizeof text, "%u.%u.%u", rsvg_major_version, rsvg_minor_version, rsvg_micro_version);
+    return text;
+}
+
+struct nukesvg_document {
+    RsvgHandle *handle;
+    nuke_diagnostics diagnostics;
+};
+
+nukesvg_document *nukesvg_document_create(void) {
+    return calloc(1, sizeof(nukesvg_document));
+}
+
+void nukesvg_document_destroy(nukesvg_document *document) {
+    if (document == NULL) return;
+    if (document->handle != NULL) g_object_unref(document->handle);
+    free(document);
+}
+
+const nuke_diagnostics *nukesvg_document_diagnostics(const nukesvg_document *document) {
+    return &document->diagnostics;
+}
+
+static nuke_status fail(nukesvg_document *document, GError *error, const char *fallback) {
+    nuke_diagnostics_set_message(&document->diagnostics, error != NULL && error->message != NULL ? error->message : fallback);
+    if (error != NULL) g_error_free(error);
+    return NUKE_STATUS_CORRUPT;
+}
+
+nuke_status nukesvg_document_load(nukesvg_document *document, const uint8_t *data, size_t length, double dpi) {
+    GError *error = NULL;
+    document->handle = rsvg_handle_new_from_data(data, length, &error);
+    if (document->handle == NULL) return fail(document, error, "librsvg could not parse the document");
+    if (dpi > 0) rsvg_handle_set_dpi(document->handle, dpi);
+    return NUKE_STATUS_OK;
+}
+
+void nukesvg_document_size(nukesvg_document *document, nukesvg_size *size) {
+    memset(size, 0, sizeof *size);
+    double width = 0, height = 0;
+    if (rsvg_handle_get_intrinsic_size_in_pixels(document->handle, &width, &height)) {
+        size->has_size = 1;
+        size->width = width;
+        size->height = height;
+    }
+    int has_width = 0, has_height = 0, has_viewbox = 0;
+    RsvgLength w, h;
+    RsvgRectangle viewbox;
+    rsvg_handle_get_intrinsic_dimensions(document->handle, &has_width, &w, &has_height, &h, &has_viewbox, &viewbox);
+    if (has_viewbox) {
+        size->has_viewbox = 1;
+        size->viewbox_x = viewbox.x;
+        size->viewbox_y = viewbox.y;
+        size->viewbox_width = viewbox.width;
+        size->viewbox_height = viewbox.height;
+    }
+}
+
+nuke_status nukesvg_document_render(nukesvg_document *document, uint8_t *pixels, int32_t width, int32_t height,
+                                    double document_width, double document_height) {
+    int stride = cairo_format_stride_for_width(NUKE_CAIRO_FORMAT_ARGB32, width);
+    if (stride != width * 4) {
+        nuke_diagnostics_set_message(&document->diagnostics, "cairo wants a different row stride");
+        return NUKE_STATUS_INTERNAL;
+    }
+    memset(pixels, 0, (size_t)stride * (size_t)height);
+    cairo_surface_t *surface = cairo_image_surface_create_for_data(pixels, NUKE_CAIRO_FORMAT_ARGB32, width, height, stride);
+    if (cairo_surface_status(surface) != NUKE_CAIRO_STATUS_SUCCESS) {
+        nuke_diagnostics_set_message(&document->diagnostics, cairo_status_to_string(cairo_surface_status(surface)));
+        cairo_surface_destroy(surface);
+        return NUKE_STATUS_INTERNAL;
+    }
+    cairo_t *cr = cairo_create(surface);
+    if (document_width > 0 && document_height > 0) cairo_scale(cr, width / document_width, height / document_height);
+    RsvgRectangle viewport = {0, 0, document_width > 0 ? document_width : width, document_height > 0 ? document_height : height};
+    GError *error = NULL;
+    int ok = rsvg_handle_render_document(document->handle, cr, &viewport, &error);
+    int status = cairo_status(cr);
+    cairo_destroy(cr);
+    cairo_surface_flush(surface);
+    cairo_surface_destroy(surface);
+    if (!ok) return fail(document, error, "librsvg could not render the document");
+    if (status != NUKE_CAIRO_STATUS_SUCCESS) {
+        nuke_diagnostics_set_message(&document->diagnostics, cairo_status_to_string(status));
+        return NUKE_STATUS_INTERNAL;
+    }
+    // Premultiplied native-endian ARGB (a uint32 per pixel) to straight RGBA bytes, in place.
+    size_t count = (size_t)width * (size_t)height;
+    uint32_t *argb = (uint32_t *)pixels;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t p = argb[i];
+        uint32_t a = p >> 24, r = (p >> 16) & 0xff, g = (p >> 8) & 0xff, b = p & 0xff;
+        uint8_t *out = pixels + 4 * i;
+        if (a == 0) {
+            out[0] = out[1] = out[2] = out[3] = 0;
+        } else if (a == 255) {
+            out[0] = (uint8_t)r; out[1] = (uint8_t)g; out[2] = (uint8_t)b; out[3] = 255;
+        } else {
+            out[0] = (uint8_t)((r * 255 + a / 2) / a);
+            out[1] = (uint8_t)((g * 255 + a / 2) / a);
+            out[2] = (uint8_t)((b * 255 + a / 2) / a);
+            out[3] = (uint8_t)a;
+        }
+    }
+    return NUKE_STATUS_OK;
+}
+
+size_t nukesvg_gunzip_prefix(const uint8_t *data, size_t length, uint8_t *out, size_t capacity) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return 0;
+    stream.next_in = (Bytef *)data;
+    stream.avail_in = (uInt)(length > 1 << 20 ? 1 << 20 : length);
+    stream.next_out = out;
+    stream.avail_out = (uInt)capacity;
+    inflate(&stream, Z_SYNC_FLUSH);
+    size_t made = capacity - stream.avail_out;
+    inflateEnd(&stream);
+    return made;
+}

@@ -1,0 +1,116 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CSVGShim
+import NukeCore
+
+/// Renders an SVG document once all of its bytes are there, at the size the caller asks for.
+final class SVGIncrementalDecoder: IncrementalImageDecoding {
+    private let context: ImageDecodingContext
+    private var bytes = Data()
+    private var isFinished = false
+    private var result: ImageContainer?
+
+    init(context: ImageDecodingContext) {
+        self.context = context
+    }
+
+    func push(_ newBytes: Data) {
+        precondition(!isFinished, "push after finish")
+        if bytes.isEmpty {
+            bytes = newBytes.startIndex == 0 ? newBytes : Data(newBytes)
+        } else {
+            bytes.append(newBytes)
+        }
+    }
+
+    func finish() { isFinished = true }
+
+    func next() throws(ImageCodecError) -> ImageDecodingEvent {
+        if let result { return .final(result) }
+        guard isFinished else { return .needsMoreData }
+        let container = try render()
+        result = container
+        return .final(container)
+    }
+
+    private func render() throws(ImageCodecError) -> ImageContainer {
+        if context.isCancelled { throw SVGLibrary.error(.cancelled, "cancelled") }
+        let document = try SVGDocument(bytes: bytes, dpi: ImageDecoders.SVG.dpi(from: context))
+        let intrinsic = document.intrinsicSize
+        let size = ImageDecoders.SVG.renderSize(intrinsic: intrinsic, target: context.targetSize, contentMode: context.contentMode)
+        try context.limits.check(width: size.width, height: size.height, bytesPerPixel: 4, format: .svg, codec: SVGLibrary.codecName)
+        let bitmap = try context.allocator.makeBitmap(width: size.width, height: size.height, pixelFormat: .rgba8, alphaMode: .straight) {
+            (buffer) throws(ImageCodecError) in
+            try document.render(into: buffer, size: size)
+        }
+        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
+            .svgIntrinsicSizeKey: intrinsic.rounded,
+            .isProgressiveKey: false,
+        ]
+        if let viewBox = document.viewBox { userInfo[.svgViewBoxKey] = viewBox }
+        if context.targetSize != nil, size != intrinsic.rounded {
+            userInfo[.originalSizeKey] = intrinsic.rounded
+            userInfo[.decodeScaleKey] = Double(size.width) / intrinsic.width
+        }
+        var image = Image(bitmap: context.prefersPremultipliedAlpha ? bitmap.premultiplied() : bitmap)
+        image.colorInfo.sRGBIntent = nil
+        return ImageContainer(image: image, type: .svg, isPreview: false, userInfo: userInfo)
+    }
+}
+
+/// An SVG document's size in (fractional) pixels.
+struct SVGSize: Hashable {
+    var width: Double
+    var height: Double
+
+    /// Rounded up to whole pixels, at least 1 × 1.
+    var rounded: ImageSize {
+        ImageSize(width: max(1, Int(width.rounded(.up))), height: max(1, Int(height.rounded(.up))))
+    }
+}
+
+/// One parsed document, owned for the render.
+final class SVGDocument {
+    private let document: OpaquePointer
+    private(set) var intrinsicSize = SVGSize(width: 300, height: 150)
+    private(set) var viewBox: [Double]?
+
+    init(bytes: Data, dpi: Double) throws(ImageCodecError) {
+        guard let document = nukesvg_document_create() else {
+            throw SVGLibrary.error(.internalFailure, "out of memory")
+        }
+        self.document = document
+        let status = bytes.withUnsafeBytes { raw in
+            nukesvg_document_load(document, raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, dpi)
+        }
+        guard status == NUKE_STATUS_OK else {
+            throw SVGLibrary.error(status: status, diagnostics: nukesvg_document_diagnostics(document).pointee, context: "parsing the SVG")
+        }
+        var size = nukesvg_size()
+        nukesvg_document_size(document, &size)
+        if size.has_viewbox != 0 {
+            viewBox = [size.viewbox_x, size.viewbox_y, size.viewbox_width, size.viewbox_height]
+        }
+        // The width and height attributes; else the viewBox; else 300 × 150, as browsers size an
+        // `<img>` whose SVG says nothing.
+        if size.has_size != 0, size.width > 0, size.height > 0 {
+            intrinsicSize = SVGSize(width: size.width, height: size.height)
+        } else if size.has_viewbox != 0, size.viewbox_width > 0, size.viewbox_height > 0 {
+            intrinsicSize = SVGSize(width: size.viewbox_width, height: size.viewbox_height)
+        }
+    }
+
+    deinit { nukesvg_document_destroy(document) }
+
+    /// Renders into `buffer` (`size.width × size.height × 4` bytes), straight-alpha RGBA.
+    func render(into buffer: UnsafeMutableRawBufferPointer, size: ImageSize) throws(ImageCodecError) {
+        let status = nukesvg_document_render(document, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.height),
+                                             intrinsicSize.width, intrinsicSize.height)
+        guard status == NUKE_STATUS_OK else {
+            throw SVGLibrary.error(status: status, diagnostics: nukesvg_document_diagnostics(document).pointee, context: "rendering the SVG")
+        }
+    }
+}
