@@ -111,10 +111,10 @@ let package = Package(
         .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukeConformance", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks (ratios against the C libraries called directly)
-        .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibWebP"], path: "Benchmarks/CBenchmarkBaseline"),
+        .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibWebP", "CLibHEIF", "CLibSVG"], path: "Benchmarks/CBenchmarkBaseline"),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeIsolation", "CBenchmarkBaseline"],
+            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "CBenchmarkBaseline"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
     ]

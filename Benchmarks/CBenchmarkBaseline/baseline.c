@@ -326,3 +326,82 @@ size_t baseline_webp_encode(const uint8_t *pixels, int width, int height, int st
     WebPMemoryWriterClear(&writer);
     return result;
 }
+
+// MARK: - libheif
+
+#include <libheif/heif.h>
+
+int baseline_heif_decode(const uint8_t *data, size_t size) {
+    struct heif_context *context = heif_context_alloc();
+    struct heif_image_handle *handle = NULL;
+    struct heif_image *image = NULL;
+    int result = -1;
+    if (heif_context_read_from_memory_without_copy(context, data, size, NULL).code == heif_error_Ok &&
+        heif_context_get_primary_image_handle(context, &handle).code == heif_error_Ok &&
+        heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL).code == heif_error_Ok) {
+        result = 0;
+    }
+    heif_image_release(image);
+    heif_image_handle_release(handle);
+    heif_context_free(context);
+    return result;
+}
+
+static struct heif_error count_bytes(struct heif_context *context, const void *data, size_t size, void *userdata) {
+    (void)context;
+    (void)data;
+    *(size_t *)userdata += size;
+    struct heif_error ok = {heif_error_Ok, heif_suberror_Unspecified, "ok"};
+    return ok;
+}
+
+size_t baseline_heif_encode(const uint8_t *rgb, int width, int height, int stride, int quality) {
+    struct heif_context *context = heif_context_alloc();
+    struct heif_encoder *encoder = NULL;
+    struct heif_image *image = NULL;
+    size_t written = 0;
+    if (heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder).code == heif_error_Ok &&
+        heif_encoder_set_lossy_quality(encoder, quality).code == heif_error_Ok &&
+        heif_image_create(width, height, heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image).code == heif_error_Ok &&
+        heif_image_add_plane(image, heif_channel_interleaved, width, height, 8).code == heif_error_Ok) {
+        int plane_stride = 0;
+        uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &plane_stride);
+        for (int y = 0; y < height; y++) memcpy(plane + (size_t)y * plane_stride, rgb + (size_t)y * stride, (size_t)width * 3);
+        struct heif_writer writer = {1, count_bytes};
+        if (heif_context_encode_image(context, image, encoder, NULL, NULL).code != heif_error_Ok ||
+            heif_context_write(context, &writer, &written).code != heif_error_Ok) {
+            written = 0;
+        }
+    }
+    heif_image_release(image);
+    if (encoder != NULL) heif_encoder_release(encoder);
+    heif_context_free(context);
+    return written;
+}
+
+// MARK: - librsvg (declared by NukeSVG's shim header: see there why not included)
+
+#include "../../Sources/Plugins/SVG/CSVGShim/rsvg_abi.h"
+
+int baseline_svg_render(const uint8_t *data, size_t size, int width, int height) {
+    GError *error = NULL;
+    RsvgHandle *handle = rsvg_handle_new_from_data(data, size, &error);
+    if (handle == NULL) {
+        if (error != NULL) g_error_free(error);
+        return -1;
+    }
+    double natural_width = 0, natural_height = 0;
+    rsvg_handle_get_intrinsic_size_in_pixels(handle, &natural_width, &natural_height);
+    unsigned char *pixels = calloc((size_t)width * (size_t)height, 4);
+    cairo_surface_t *surface = cairo_image_surface_create_for_data(pixels, NUKE_CAIRO_FORMAT_ARGB32, width, height, width * 4);
+    cairo_t *cr = cairo_create(surface);
+    cairo_scale(cr, width / natural_width, height / natural_height);
+    RsvgRectangle viewport = {0, 0, natural_width, natural_height};
+    int ok = rsvg_handle_render_document(handle, cr, &viewport, &error);
+    if (error != NULL) g_error_free(error);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surface);
+    free(pixels);
+    g_object_unref(handle);
+    return ok ? 0 : -1;
+}

@@ -4,6 +4,8 @@ import NukeCore
 import NukeIsolation
 import NukeJPEG
 import NukePNG
+import NukeHEIF
+import NukeSVG
 import NukeWebP
 
 // Prints the framework's cost as ratios against the C libraries called directly, all
@@ -341,6 +343,81 @@ func isolationRows() {
     isolationPool.shutdown()
 }
 
+// MARK: - HEIF and SVG: libheif and librsvg direct, in process and isolated
+
+@MainActor
+func heifAndSVGRows() {
+    print("")
+    let heic: Data
+    do {
+        heic = try ImageEncoders.HEIF(options: ImageEncodingOptions(quality: 0.8), thumbnailSize: 320).encode(image)
+    } catch { fail("HEIC encode failed: \(error)") }
+    print("HEIF input: \(width)×\(height) HEIC, \(heic.count) B, with a 320-pixel thumbnail")
+    func cHEIF() {
+        heic.withUnsafeBytes { raw in
+            guard baseline_heif_decode(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count) == 0 else { fail("C HEIF decode failed") }
+        }
+    }
+    t = measure([{ frameworkDecode(heic) }, { cHEIF() }])
+    report("HEIC decode ÷ libheif direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+    func thumbnail() {
+        var context = ImageDecodingContext(data: heic, limits: .unlimited)
+        context.targetSize = ImageSize(width: 256, height: 256)
+        context.contentMode = .aspectFit
+        do {
+            let container = try ImageDecoderRegistry.shared.decode(context)
+            guard container.userInfo[.heifUsedThumbnailKey] as? Bool == true else { fail("the HEIC thumbnail was not used") }
+        } catch { fail("HEIC thumbnail decode failed: \(error)") }
+    }
+    t = measure([{ thumbnail() }, { frameworkDecode(heic) }])
+    report("HEIC decode to fit 256 px (embedded thumbnail) ÷ a full decode", t[0] / t[1], goal: "≤ 0.2", met: t[0] / t[1] <= 0.2)
+    let encodeRounds = { (body: () -> Void) in body() }
+    t = measure([
+        { encodeRounds { _ = try? ImageEncoders.HEIF(options: ImageEncodingOptions(quality: 0.8)).encode(image) } },
+        { photo.withUnsafeBytes { raw in _ = baseline_heif_encode(raw.bindMemory(to: UInt8.self).baseAddress!, Int32(width), Int32(height), Int32(photo.bytesPerRow), 80) } },
+    ])
+    report("HEIC encode (x265, quality 80) ÷ libheif direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+
+    let svg = Data("""
+    <svg xmlns="http://www.w3.org/2000/svg" width="800" height="600" viewBox="0 0 80 60">
+    <defs><linearGradient id="g" x1="0" x2="1"><stop offset="0" stop-color="#f60"/><stop offset="1" stop-color="#06f" stop-opacity="0.4"/></linearGradient></defs>
+    <rect width="80" height="60" fill="url(#g)"/>
+    \((0..<40).map { "<circle cx=\"\($0 * 2)\" cy=\"\(30 + ($0 % 7) * 3)\" r=\"\(3 + $0 % 5)\" fill=\"#\(String(format: "%06x", $0 * 104729 % 0xFFFFFF))\" fill-opacity=\"0.6\"/>" }.joined())
+    <path d="M0 60 C 20 0, 60 0, 80 60" stroke="#000" stroke-width="0.7" fill="none"/>
+    </svg>
+    """.utf8)
+    func cSVG() {
+        svg.withUnsafeBytes { raw in
+            guard baseline_svg_render(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, 800, 600) == 0 else { fail("C SVG render failed") }
+        }
+    }
+    t = measure([{ frameworkDecode(svg) }, { cSVG() }])
+    report("SVG render 800×600, straight alpha ÷ librsvg direct (premultiplied ARGB)", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+    func premultipliedSVG() {
+        var context = ImageDecodingContext(data: svg, limits: .unlimited)
+        context.prefersPremultipliedAlpha = true
+        do { _ = try ImageDecoderRegistry.shared.decode(context) } catch { fail("SVG render failed: \(error)") }
+    }
+    t = measure([{ premultipliedSVG() }, { cSVG() }])
+    report("SVG render 800×600, premultiplied ÷ librsvg direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+
+    let pool = HelperPool(configuration: IsolationConfiguration(maximumHelpers: 1))
+    do { try pool.prewarm(1) } catch { fail("no helper: \(error)") }
+    defer { pool.shutdown() }
+    func isolated(_ data: Data) {
+        do { _ = try IsolatedDecoding.decode(data, pool: pool) } catch { fail("isolated decode failed: \(error)") }
+    }
+    t = measure([{ isolated(heic) }, { cHEIF() }])
+    report("HEIC decode isolated ÷ libheif direct", t[0] / t[1], goal: "≤ 1.15", met: t[0] / t[1] <= 1.15)
+    t = measure([{ isolated(svg) }, { cSVG() }])
+    report("SVG render isolated ÷ librsvg direct", t[0] / t[1], goal: "≤ 1.15", met: t[0] / t[1] <= 1.15)
+}
+
+if CommandLine.arguments.contains("--heif-svg") {
+    heifAndSVGRows()
+    exit(0)
+}
+
 if CommandLine.arguments.contains("--isolation") {
     isolationRows()
     exit(0)
@@ -538,6 +615,7 @@ func pillowVersion() -> String {
 }
 
 isolationRows()
+heifAndSVGRows()
 
 // MARK: - Sniffing and dispatch under a microsecond
 

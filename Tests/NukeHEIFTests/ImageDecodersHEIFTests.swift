@@ -112,6 +112,18 @@ import Testing
         #expect(try ImageDecoderRegistry.shared.decode(high).image.iccProfile == icc)
     }
 
+    @Test func thumbnailIsStoredAndUsed() throws {
+        let image = try ImageDecoderRegistry.shared.decode(try HEIFTestPaths.fixture("thumbnail.heic")).image
+        let encoded = try ImageEncoders.HEIF(thumbnailSize: 40).encode(image)
+        let full = try ImageDecoderRegistry.shared.decode(encoded)
+        #expect(full.userInfo[.heifThumbnailCountKey] as? Int == 1)
+        var context = ImageDecodingContext(data: encoded, targetSize: ImageSize(width: 20, height: 20))
+        context.contentMode = .aspectFit
+        let small = try ImageDecoderRegistry.shared.decode(context)
+        #expect(small.userInfo[.heifUsedThumbnailKey] as? Bool == true)
+        #expect(small.image.width == 20 && small.image.height == 15)
+    }
+
     @Test func defaultEncoderWritesHEICWhenPreferred() throws {
         let image = try ImageDecoderRegistry.shared.decode(try HEIFTestPaths.fixture("photo.heic")).image
         let encoder = ImageEncoders.Default(isHEIFPreferred: true)

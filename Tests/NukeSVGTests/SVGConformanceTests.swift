@@ -110,6 +110,18 @@ enum SVGConformance {
         #expect(Array(pixels[0..<4]) == [0, 0, 255, 255], "the rest of the document renders")
     }
 
+    /// Premultiplied on request: cairo's own pixels, reordered; unpremultiplied they match the
+    /// straight render within rounding.
+    @Test func premultipliedOnRequest() throws {
+        let data = try SVGTestPaths.fixture("transforms-opacity.svg")
+        let straight = try decode(data).image.bitmap
+        let premultiplied = try decode(data) { $0.prefersPremultipliedAlpha = true }.image.bitmap
+        #expect(premultiplied.alphaMode == .premultiplied)
+        let comparison = ImageComparison(premultiplied, reference: straight, tolerance: .maxDifference(3))
+        #expect(comparison.isMatch, "\(comparison)")
+        #expect(premultiplied.packedBytes != straight.packedBytes)
+    }
+
     @Test func noEncoderAndNoProgressive() {
         #expect(ImageCodec.svg.makeEncoder == nil)
         #expect(!ImageCodec.svg.info.capabilities.contains(.encode))

@@ -37,4 +37,14 @@ int baseline_webp_redecode_prefixes(const uint8_t *data, size_t size, int chunks
 size_t baseline_webp_encode(const uint8_t *pixels, int width, int height, int stride, int rgba,
                             float quality, int lossless, int method);
 
+/// libheif: reads the file and decodes the primary image to interleaved RGB (libheif's own image).
+/// Returns 0 on success.
+int baseline_heif_decode(const uint8_t *data, size_t size);
+
+/// libheif: encodes 8-bit RGB as HEIC (x265) at `quality`; returns the file size, or 0.
+size_t baseline_heif_encode(const uint8_t *rgb, int width, int height, int stride, int quality);
+
+/// librsvg: renders the document into a `width × height` ARGB surface of its own. Returns 0.
+int baseline_svg_render(const uint8_t *data, size_t size, int width, int height);
+
 #endif

@@ -276,6 +276,12 @@ nuke_status nukeheif_encode(const uint8_t *pixels, int32_t width, int32_t height
     if (status == NUKE_STATUS_OK) {
         status = classify(heif_context_encode_image(context, image, encoder, NULL, &handle), diagnostics);
     }
+    if (status == NUKE_STATUS_OK && params->thumbnail_size > 0 &&
+        (params->thumbnail_size < width || params->thumbnail_size < height)) {
+        struct heif_image_handle *thumbnail = NULL;
+        status = classify(heif_context_encode_thumbnail(context, image, handle, encoder, NULL, params->thumbnail_size, &thumbnail), diagnostics);
+        heif_image_handle_release(thumbnail);
+    }
     if (status == NUKE_STATUS_OK) {
         struct heif_writer writer = {1, write_to_buffer};
         status = classify(heif_context_write(context, &writer, &out), diagnostics);

@@ -17,10 +17,14 @@ extension ImageEncoders {
         /// `.heic` (or `.heif`) for HEVC, `.avif` for AV1.
         public var format: ImageType
         public var options: ImageEncodingOptions
+        /// Also store a thumbnail that fits this many pixels a side, as cameras do (decode to size
+        /// then uses it); `nil` for none.
+        public var thumbnailSize: Int?
 
-        public init(format: ImageType = .heic, options: ImageEncodingOptions = ImageEncodingOptions()) {
+        public init(format: ImageType = .heic, options: ImageEncodingOptions = ImageEncodingOptions(), thumbnailSize: Int? = nil) {
             self.format = format
             self.options = options
+            self.thumbnailSize = thumbnailSize
         }
 
         /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` with libheif's message.
@@ -34,6 +38,7 @@ extension ImageEncoders {
             params.quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())
             params.lossless = options.isLossless ? 1 : 0
             params.has_alpha = pixelFormat.hasAlpha ? 1 : 0
+            params.thumbnail_size = Int32(clamping: thumbnailSize ?? 0)
             var diagnostics = nuke_diagnostics()
             var output: UnsafeMutablePointer<UInt8>?
             var size = 0

@@ -65,8 +65,26 @@ void nukesvg_document_size(nukesvg_document *document, nukesvg_size *size) {
     }
 }
 
+/// (c * 255 + a / 2) / a for every alpha a (row) and premultiplied channel c ≤ a (column);
+/// row 0 is all zeros. Built once; 64 KiB.
+static const uint8_t *unpremultiply_table(void) {
+    static uint8_t table[256 * 256];
+    static int ready = 0;
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+        for (uint32_t a = 1; a < 256; a++) {
+            for (uint32_t c = 0; c < 256; c++) {
+                uint32_t v = c > a ? 255 : (c * 255 + a / 2) / a;
+                table[(a << 8) | c] = (uint8_t)v;
+            }
+        }
+        // Racing threads write the same bytes; the flag only saves rebuilding.
+        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+    }
+    return table;
+}
+
 nuke_status nukesvg_document_render(nukesvg_document *document, uint8_t *pixels, int32_t width, int32_t height,
-                                    double document_width, double document_height) {
+                                    double document_width, double document_height, int32_t premultiplied) {
     int stride = cairo_format_stride_for_width(NUKE_CAIRO_FORMAT_ARGB32, width);
     if (stride != width * 4) {
         nuke_diagnostics_set_message(&document->diagnostics, "cairo wants a different row stride");
@@ -93,22 +111,29 @@ nuke_status nukesvg_document_render(nukesvg_document *document, uint8_t *pixels,
         nuke_diagnostics_set_message(&document->diagnostics, cairo_status_to_string(status));
         return NUKE_STATUS_INTERNAL;
     }
-    // Premultiplied native-endian ARGB (a uint32 per pixel) to straight RGBA bytes, in place.
+    // Premultiplied native-endian ARGB (a uint32 per pixel) to straight RGBA bytes, in place,
+    // rounding as cairo's PNG writer does: c * 255 / a, to nearest. A table of every (a, c)
+    // avoids a division per channel (semi-transparent gradients make most pixels need one).
     size_t count = (size_t)width * (size_t)height;
     uint32_t *argb = (uint32_t *)pixels;
+    if (premultiplied) {
+        // Only the byte order changes: ARGB words to R, G, B, A bytes.
+        for (size_t i = 0; i < count; i++) {
+            uint32_t p = argb[i];
+            argb[i] = ((p >> 16) & 0xff) | (p & 0xff00) | ((p & 0xff) << 16) | (p & 0xff000000u);
+        }
+        return NUKE_STATUS_OK;
+    }
+    const uint8_t *table = unpremultiply_table();
     for (size_t i = 0; i < count; i++) {
         uint32_t p = argb[i];
-        uint32_t a = p >> 24, r = (p >> 16) & 0xff, g = (p >> 8) & 0xff, b = p & 0xff;
+        uint32_t a = p >> 24;
         uint8_t *out = pixels + 4 * i;
-        if (a == 0) {
-            out[0] = out[1] = out[2] = out[3] = 0;
-        } else if (a == 255) {
-            out[0] = (uint8_t)r; out[1] = (uint8_t)g; out[2] = (uint8_t)b; out[3] = 255;
+        if (a == 255) {
+            out[0] = (uint8_t)(p >> 16); out[1] = (uint8_t)(p >> 8); out[2] = (uint8_t)p; out[3] = 255;
         } else {
-            out[0] = (uint8_t)((r * 255 + a / 2) / a);
-            out[1] = (uint8_t)((g * 255 + a / 2) / a);
-            out[2] = (uint8_t)((b * 255 + a / 2) / a);
-            out[3] = (uint8_t)a;
+            const uint8_t *row = table + (a << 8);
+            out[0] = row[(p >> 16) & 0xff]; out[1] = row[(p >> 8) & 0xff]; out[2] = row[p & 0xff]; out[3] = (uint8_t)a;
         }
     }
     return NUKE_STATUS_OK;

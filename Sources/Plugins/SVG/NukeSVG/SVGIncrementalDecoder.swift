@@ -42,9 +42,11 @@ final class SVGIncrementalDecoder: IncrementalImageDecoding {
         let intrinsic = document.intrinsicSize
         let size = ImageDecoders.SVG.renderSize(intrinsic: intrinsic, target: context.targetSize, contentMode: context.contentMode)
         try context.limits.check(width: size.width, height: size.height, bytesPerPixel: 4, format: .svg, codec: SVGLibrary.codecName)
-        let bitmap = try context.allocator.makeBitmap(width: size.width, height: size.height, pixelFormat: .rgba8, alphaMode: .straight) {
-            (buffer) throws(ImageCodecError) in
-            try document.render(into: buffer, size: size)
+        let premultiplied = context.prefersPremultipliedAlpha
+        let bitmap = try context.allocator.makeBitmap(
+            width: size.width, height: size.height, pixelFormat: .rgba8, alphaMode: premultiplied ? .premultiplied : .straight
+        ) { (buffer) throws(ImageCodecError) in
+            try document.render(into: buffer, size: size, premultiplied: premultiplied)
         }
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
             .svgIntrinsicSizeKey: intrinsic.rounded,
@@ -55,7 +57,7 @@ final class SVGIncrementalDecoder: IncrementalImageDecoding {
             userInfo[.originalSizeKey] = intrinsic.rounded
             userInfo[.decodeScaleKey] = Double(size.width) / intrinsic.width
         }
-        var image = Image(bitmap: context.prefersPremultipliedAlpha ? bitmap.premultiplied() : bitmap)
+        var image = Image(bitmap: bitmap)
         image.colorInfo.sRGBIntent = nil
         return ImageContainer(image: image, type: .svg, isPreview: false, userInfo: userInfo)
     }
@@ -106,9 +108,9 @@ final class SVGDocument {
     deinit { nukesvg_document_destroy(document) }
 
     /// Renders into `buffer` (`size.width × size.height × 4` bytes), straight-alpha RGBA.
-    func render(into buffer: UnsafeMutableRawBufferPointer, size: ImageSize) throws(ImageCodecError) {
+    func render(into buffer: UnsafeMutableRawBufferPointer, size: ImageSize, premultiplied: Bool) throws(ImageCodecError) {
         let status = nukesvg_document_render(document, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.height),
-                                             intrinsicSize.width, intrinsicSize.height)
+                                             intrinsicSize.width, intrinsicSize.height, premultiplied ? 1 : 0)
         guard status == NUKE_STATUS_OK else {
             throw SVGLibrary.error(status: status, diagnostics: nukesvg_document_diagnostics(document).pointee, context: "rendering the SVG")
         }

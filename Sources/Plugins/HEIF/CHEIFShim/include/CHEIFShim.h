@@ -90,6 +90,8 @@ typedef struct nukeheif_encode_params {
     int32_t has_alpha;
     const uint8_t *_Nullable icc;
     size_t icc_size;
+    /// > 0: also store a thumbnail fitting this many pixels a side (as cameras do).
+    int32_t thumbnail_size;
 } nukeheif_encode_params;
 
 /// Encodes 8-bit RGB or RGBA pixels; on OK `*output` holds the file (free with

@@ -54,11 +54,11 @@ void nukesvg_document_size(nukesvg_document *_Nonnull document, nukesvg_size *_N
 /// height / document_height vertically, as rsvg-convert does, so that rounding to whole pixels
 /// leaves no partly covered edge) and writes straight-alpha RGBA into `pixels` (width × 4 bytes
 /// per row): cairo's premultiplied native-endian ARGB, unpremultiplied with rounding as cairo's
-/// PNG writer does.
+/// PNG writer does, or kept premultiplied (`premultiplied` 1) and only reordered.
 ///
 /// The corresponding librsvg function is `rsvg_handle_render_document`.
 nuke_status nukesvg_document_render(nukesvg_document *_Nonnull document, uint8_t *_Nonnull pixels, int32_t width, int32_t height,
-                                    double document_width, double document_height);
+                                    double document_width, double document_height, int32_t premultiplied);
 
 /// Inflates the start of gzip data into `out` (at most `capacity` bytes); returns the bytes made.
 size_t nukesvg_gunzip_prefix(const uint8_t *_Nonnull data, size_t length, uint8_t *_Nonnull out, size_t capacity);
