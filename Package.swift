@@ -110,6 +110,20 @@ let package = Package(
         ),
         .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukeConformance", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
+        // Hostile files for every format: limits before pixel memory.
+        .testTarget(
+            name: "BombTests", dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            path: "Tests/BombTests", swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Fuzzing (scripts/fuzz.sh builds NukeFuzz with libFuzzer and AddressSanitizer)
+        .target(name: "CNukeFuzzSupport", path: "Fuzz/CNukeFuzzSupport"),
+        .executableTarget(
+            name: "NukeFuzz",
+            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            path: "Fuzz/NukeFuzz", swiftSettings: swiftSettings
+        ),
+
         // MARK: - Benchmarks (ratios against the C libraries called directly)
         .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibWebP", "CLibHEIF", "CLibSVG"], path: "Benchmarks/CBenchmarkBaseline"),
         .executableTarget(

@@ -8,3 +8,13 @@ cd "$root"
 swift build --build-tests
 swift test --skip-build 2>&1 | tee "${TMPDIR:-/tmp}/nukecodecs-test.log"
 "$root/scripts/integration.sh"
+
+# AddressSanitizer: the suite again under ASan (UndefinedBehaviorSanitizer too, in the C shims: Swift has no -sanitize=undefined on Linux), except the
+# isolation tests (helpers set RLIMIT_AS, which ASan's shadow memory cannot live under) and the
+# CLI tests (they run the normal build's binary). lld: gold fails on the sanitizer runtime.
+swift build --build-tests --sanitize=address --scratch-path .build-asan -Xswiftc -use-ld=lld -Xcc -fsanitize=undefined
+ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1 \
+    swift test --skip-build --sanitize=address --scratch-path .build-asan --skip "NukeIsolationTests|nukeTests"
+
+# Fuzzing: the saved regression inputs through every target, then each target briefly.
+"$root/scripts/fuzz.sh" --ci 15

@@ -7,6 +7,7 @@ import NukePNG
 import NukeHEIF
 import NukeSVG
 import NukeWebP
+import Synchronization
 
 // Prints the framework's cost as ratios against the C libraries called directly, all
 // measured in this one run (the machines are shared and noisy: only ratios mean anything).
@@ -79,6 +80,60 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-case"
     print("\(peak) \(pixels) \(data.count)")
     exit(0)
 }
+
+// MARK: - Soak: decode every fixture in a loop from several threads; resident memory must stay flat
+
+if let index = CommandLine.arguments.firstIndex(of: "--soak") {
+    let seconds = index + 1 < CommandLine.arguments.count ? Double(CommandLine.arguments[index + 1]) ?? 120 : 120
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    var inputs: [Data] = []
+    for folder in ["jpeg", "png", "apng", "gif", "webp", "heif", "svg"] {
+        let directory = root.appendingPathComponent("Fixtures/\(folder)")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where !name.hasSuffix(".pam") && !name.hasSuffix(".ppm") && !name.hasSuffix(".json") {
+            if let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) { inputs.append(data) }
+        }
+    }
+    let threads = 4
+    print("soak: \(inputs.count) fixtures, \(threads) threads, \(Int(seconds)) s")
+    let start = ContinuousClock.now
+    let end = start + .milliseconds(Int(seconds * 1000))
+    let warmUpEnd = start + .milliseconds(Int(seconds * 100))
+    let decoded = Mutex(0)
+    let samples = Mutex<[(Double, Int)]>([])
+    let group = DispatchGroup()
+    let work = inputs
+    for thread in 0..<threads {
+        group.enter()
+        Thread.detachNewThread {
+            var i = thread
+            while ContinuousClock.now < end {
+                let data = work[i % work.count]
+                var context = ImageDecodingContext(data: data, limits: .untrusted)
+                if i % 3 == 0 { context.targetSize = ImageSize(width: 32, height: 32) }
+                _ = try? ImageDecoderRegistry.shared.decode(context)
+                i += threads
+                decoded.withLock { $0 += 1 }
+            }
+            group.leave()
+        }
+    }
+    while ContinuousClock.now < end {
+        Thread.sleep(forTimeInterval: max(0.5, seconds / 40))
+        let elapsed = ContinuousClock.now - start
+        samples.withLock { $0.append((Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, procStatus("VmRSS"))) }
+    }
+    group.wait()
+    let all = samples.withLock { $0 }
+    let afterWarmUp = all.filter { $0.0 >= seconds / 10 }
+    guard let first = afterWarmUp.first, let last = afterWarmUp.last else { fail("soak: too short") }
+    let peak = afterWarmUp.map(\.1).max() ?? 0
+    print(String(format: "soak: %d decodes; RSS after warm-up %.1f MiB, at the end %.1f MiB (%.1f%%), peak %.1f MiB",
+                 decoded.withLock { $0 }, Double(first.1) / 1_048_576, Double(last.1) / 1_048_576,
+                 100 * (Double(last.1) - Double(first.1)) / Double(first.1), Double(peak) / 1_048_576))
+    _ = warmUpEnd
+    exit(abs(Double(last.1) - Double(first.1)) / Double(first.1) <= 0.05 ? 0 : 1)
+}
+
 let rounds = quick ? 5 : 15
 
 /// The median wall time of `body`, in seconds, over `rounds` runs interleaved with the others.

@@ -1,0 +1,96 @@
+import CNukeFuzzSupport
+import Foundation
+import NukeCore
+import NukeGIF
+import NukeHEIF
+import NukeJPEG
+import NukePNG
+import NukeSVG
+import NukeWebP
+
+/// Fuzz targets for every codec product and for the registry, in one program.
+///
+///     NUKE_FUZZ_TARGET=jpeg NukeFuzz [libFuzzer options] [corpus directories]
+///
+/// Targets: jpeg, png, gif, webp, heif, svg (each: one-shot decode, chunked progressive decode
+/// with chunk sizes taken from the input, decode to a small target size, encode of the decoded
+/// image where the codec encodes) and registry (sniffing and dispatch over every codec).
+/// scripts/fuzz.sh builds it with libFuzzer and AddressSanitizer and runs a target for a time.
+@main
+enum NukeFuzz {
+    /// The target named by NUKE_FUZZ_TARGET (default: registry).
+    static let targetName = ProcessInfo.processInfo.environment["NUKE_FUZZ_TARGET"] ?? "registry"
+    static let target = Target(rawValue: targetName) ?? .registry
+    static let registry = ImageDecoderRegistry(codecs: target.codecs)
+
+    enum Target: String, CaseIterable, Sendable {
+        case jpeg, png, gif, webp, heif, svg, registry
+
+        var codecs: [ImageCodec] {
+            switch self {
+            case .jpeg: [.jpeg]
+            case .png: [.png]
+            case .gif: [.gif]
+            case .webp: [.webp]
+            case .heif: [.heic, .heif, .avif]
+            case .svg: [.svg]
+            case .registry: ImageCodecs.linked
+            }
+        }
+    }
+
+    static func main() {
+        guard Target(rawValue: targetName) != nil else {
+            FileHandle.standardError.write(Data("NukeFuzz: unknown target \(targetName); one of \(Target.allCases.map(\.rawValue))\n".utf8))
+            exit(2)
+        }
+        _ = registry
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            NukeFuzz.fuzz(Data(bytes: data, count: size))
+            return 0
+        })
+    }
+
+    /// Small limits: the fuzzer looks for bugs in code paths, not for big allocations.
+    static let limits = ImageLimits(maxPixelCount: 4_000_000, maxDimension: 8_192, maxFrameCount: 64, maxDecodedBytes: 64 << 20,
+                                    maxScanCount: 64, maxMetadataBytes: 1 << 20, maxDecodedBytesPerInputByte: .max)
+
+    static func fuzz(_ data: Data) {
+        var context = registry.makeContext(for: data)
+        context.limits = limits
+        // One-shot.
+        let decoded = try? registry.decode(context)
+        // Chunked, with chunk sizes from the input's bytes (1…256), previews drained after each.
+        if var (decoder, _) = registry.incrementalDecoder(for: ImageDecodingContext(data: data.prefix(64), isCompleted: false, limits: limits)) {
+            var offset = 0
+            var index = 0
+            outer: while offset < data.count {
+                let size = 1 + Int(data[data.startIndex + index % data.count])
+                index += 1
+                let end = min(data.count, offset + size)
+                decoder.push(data[(data.startIndex + offset)..<(data.startIndex + end)])
+                offset = end
+                if offset == data.count { decoder.finish() }
+                while true {
+                    guard let event = try? decoder.next() else { break outer }
+                    if case .needsMoreData = event { break }
+                    if case .final = event { break outer }
+                }
+            }
+        }
+        // Decode to a small size.
+        context.targetSize = ImageSize(width: 17, height: 13)
+        _ = try? registry.decode(context)
+        // Animations: a few frames, lazily.
+        if let animation = decoded?.animation, let iterator = try? animation.makeIterator() {
+            for _ in 0..<4 { guard (try? iterator.next()) != nil else { break } }
+        }
+        // Encode what decoded, in the same format.
+        if let decoded, let type = decoded.type, let codec = target.codecs.first(where: { $0.info.type == type }),
+           let makeEncoder = codec.makeEncoder, decoded.image.width * decoded.image.height <= 1 << 16 {
+            _ = try? makeEncoder(ImageEncodingOptions(quality: 0.5)).encode(decoded.image)
+        }
+    }
+}
