@@ -83,7 +83,7 @@ let package = Package(
         // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
         // and try to open files and sockets.
         .executableTarget(
-            name: "NukeIsolationTestHelper", dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeSVG", "CNukeIsolationTestSupport"],
+            name: "NukeIsolationTestHelper", dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeSVG", "NukeHEIF", "CNukeIsolationTestSupport"],
             path: "Tests/NukeIsolationTestHelper", swiftSettings: swiftSettings
         ),
         .target(name: "CNukeIsolationTestSupport", path: "Tests/CNukeIsolationTestSupport"),

@@ -1,6 +1,7 @@
 import CNukeIsolationTestSupport
 import Foundation
 import NukeCore
+import NukeHEIF
 import NukeIsolation
 import NukeJPEG
 import NukePNG

@@ -298,3 +298,37 @@ extension IsolatedDecodingTests {
         #expect(ok.image.width == 4)
     }
 }
+
+/// Every HEIC, HEIF and AVIF file of ../shared/corpora/heif (libheif's fuzzing corpus and test
+/// files, SDWebImage's and Nuke's), decoded through helpers: each ends in an image or an error.
+enum HEIFCorpus {
+    static let root = IsolationTestPaths.repositoryRoot.appendingPathComponent("../shared/corpora/heif").standardizedFileURL
+    static let files: [String] = {
+        guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [] }
+        return walker.compactMap { $0 as? String }.filter {
+            let name = $0.lowercased()
+            return name.hasSuffix(".heic") || name.hasSuffix(".heif") || name.hasSuffix(".avif") || name.contains("/corpus/")
+        }.sorted()
+    }()
+}
+
+extension IsolatedDecodingTests {
+    @Test(.enabled(if: !HEIFCorpus.files.isEmpty))
+    func heifCorpusEndsInImagesOrErrors() throws {
+        let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(10), cpuTime: .seconds(10)), helpers: 2)
+        defer { pool.shutdown() }
+        var outcomes: [String: Int] = [:]
+        for file in HEIFCorpus.files {
+            let data = try Data(contentsOf: HEIFCorpus.root.appendingPathComponent(file))
+            do {
+                _ = try IsolatedDecoding.decode(ImageDecodingContext(data: data, limits: .untrusted), pool: pool)
+                outcomes["image", default: 0] += 1
+            } catch let error as ImageCodecError {
+                outcomes[error.code.rawValue, default: 0] += 1
+            }
+        }
+        #expect(outcomes.values.reduce(0, +) == HEIFCorpus.files.count)
+        #expect(outcomes["image", default: 0] > 0)
+        print("HEIF corpus, \(HEIFCorpus.files.count) files, isolated: \(outcomes.sorted { $0.key < $1.key })")
+    }
+}
