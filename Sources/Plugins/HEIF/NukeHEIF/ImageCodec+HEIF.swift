@@ -23,7 +23,7 @@ extension ImageCodec {
                 libraryVersion: HEIFLibrary.version
             ),
             makeIncrementalDecoder: { context in
-                ImageDecoders.HEIF.isHEIF(context.data) ? HEIFIncrementalDecoder(options: .init(context: context)) : nil
+                ImageDecoders.HEIF.isHEIF(context.data) ? HEIFDecoding.incremental(.init(context: context)) : nil
             },
             makeDecoder: { context in ImageDecoders.HEIF(data: context.data, context: context) },
             makeEncoder: { options in ImageEncoders.HEIF(format: type, options: options) }

@@ -39,16 +39,16 @@ extension ImageDecoders {
         private let adapter: IncrementalDecoderAdapter
 
         public init(limits: ImageLimits = .default, cancellation: ImageDecodingCancellation? = nil) {
-            var options = HEIFIncrementalDecoder.Options()
+            var options = HEIFDecoding.Options()
             options.limits = limits
             options.cancellation = cancellation
             let settings = options
-            adapter = IncrementalDecoderAdapter { HEIFIncrementalDecoder(options: settings) }
+            adapter = IncrementalDecoderAdapter { HEIFDecoding.incremental(settings) }
         }
 
         public init(context: ImageDecodingContext) {
-            let options = HEIFIncrementalDecoder.Options(context: context)
-            adapter = IncrementalDecoderAdapter { HEIFIncrementalDecoder(options: options) }
+            let options = HEIFDecoding.Options(context: context)
+            adapter = IncrementalDecoderAdapter { HEIFDecoding.incremental(options) }
         }
 
         /// Creates a decoder for complete data, or returns `nil` when it is not HEIC, HEIF or AVIF.

@@ -20,7 +20,7 @@ extension ImageCodec {
             libraryVersion: SVGLibrary.version
         ),
         makeIncrementalDecoder: { context in
-            ImageDecoders.SVG.isSVG(context.data) ? SVGIncrementalDecoder(context: context) : nil
+            ImageDecoders.SVG.isSVG(context.data) ? SVGRendering.incremental(context) : nil
         },
         makeDecoder: { context in ImageDecoders.SVG(data: context.data, context: context) }
     )

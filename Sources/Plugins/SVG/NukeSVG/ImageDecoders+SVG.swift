@@ -44,7 +44,7 @@ extension ImageDecoders {
         public static let dpiKey = "nukecodecs/svg-dpi"
 
         public init(context: ImageDecodingContext) {
-            adapter = IncrementalDecoderAdapter { SVGIncrementalDecoder(context: context) }
+            adapter = IncrementalDecoderAdapter { SVGRendering.incremental(context) }
         }
 
         public convenience init?(data: Data, context: ImageDecodingContext) {

@@ -6,13 +6,13 @@ import Foundation
 internal import CHEIFShim
 import NukeCore
 
-/// Decodes a HEIC or AVIF file once all of its bytes are there.
+/// Decodes a complete HEIC or AVIF file.
 ///
 /// libheif 1.15 has no progressive decoding: it needs the whole file (the `mdat` box usually
-/// follows the metadata, but nothing can be shown before the coded image is complete). The
-/// decoder keeps the pushed bytes and decodes at ``finish()``; it reports no previews, and its
-/// codec's capabilities say so.
-final class HEIFIncrementalDecoder: IncrementalImageDecoding {
+/// follows the metadata, but nothing can be shown before the coded image is complete). Downloads
+/// go through ``NukeCore/WholeInputDecoder``, which decodes at `finish()` (``incremental(_:)``);
+/// no previews, and the codec's capabilities say so.
+struct HEIFDecoding {
     struct Options {
         var limits: ImageLimits = .default
         var cancellation: ImageDecodingCancellation?
@@ -35,38 +35,15 @@ final class HEIFIncrementalDecoder: IncrementalImageDecoding {
         }
     }
 
-    private let options: Options
-    private var bytes = Data()
-    private var isFinished = false
-    private var result: ImageContainer?
+    let options: Options
 
-    init(options: Options) {
-        self.options = options
+    /// An incremental decoder that decodes at `finish()`.
+    static func incremental(_ options: Options) -> WholeInputDecoder {
+        WholeInputDecoder { (bytes) throws(ImageCodecError) in try HEIFDecoding(options: options).decode(bytes) }
     }
 
-    func push(_ newBytes: Data) {
-        precondition(!isFinished, "push after finish")
-        if bytes.isEmpty {
-            bytes = newBytes.startIndex == 0 ? newBytes : Data(newBytes)
-        } else {
-            bytes.append(newBytes)
-        }
-    }
-
-    func finish() { isFinished = true }
-
-    func next() throws(ImageCodecError) -> ImageDecodingEvent {
-        if let result { return .final(result) }
-        guard isFinished else { return .needsMoreData }
-        let container = try decode()
-        result = container
-        return .final(container)
-    }
-
-    private var format: ImageType { ImageType(bytes) ?? .heif }
-
-    private func decode() throws(ImageCodecError) -> ImageContainer {
-        let format = self.format
+    func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
+        let format = ImageType(bytes) ?? .heif
         if options.cancellation?.isCancelled == true { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
         // libheif checks the coded size (padded to whole CTUs or tiles, up to 64 pixels more than
         // the image shown, and refuses a side equal to its limit): give it that slack. The core's

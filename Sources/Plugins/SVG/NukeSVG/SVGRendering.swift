@@ -6,37 +6,17 @@ import Foundation
 internal import CSVGShim
 import NukeCore
 
-/// Renders an SVG document once all of its bytes are there, at the size the caller asks for.
-final class SVGIncrementalDecoder: IncrementalImageDecoding {
-    private let context: ImageDecodingContext
-    private var bytes = Data()
-    private var isFinished = false
-    private var result: ImageContainer?
+/// Renders a complete SVG document at the size the caller asks for; downloads go through
+/// ``NukeCore/WholeInputDecoder``, which renders at `finish()` (``incremental(_:)``).
+struct SVGRendering {
+    let context: ImageDecodingContext
 
-    init(context: ImageDecodingContext) {
-        self.context = context
+    /// An incremental decoder that renders at `finish()`.
+    static func incremental(_ context: ImageDecodingContext) -> WholeInputDecoder {
+        WholeInputDecoder { (bytes) throws(ImageCodecError) in try SVGRendering(context: context).render(bytes) }
     }
 
-    func push(_ newBytes: Data) {
-        precondition(!isFinished, "push after finish")
-        if bytes.isEmpty {
-            bytes = newBytes.startIndex == 0 ? newBytes : Data(newBytes)
-        } else {
-            bytes.append(newBytes)
-        }
-    }
-
-    func finish() { isFinished = true }
-
-    func next() throws(ImageCodecError) -> ImageDecodingEvent {
-        if let result { return .final(result) }
-        guard isFinished else { return .needsMoreData }
-        let container = try render()
-        result = container
-        return .final(container)
-    }
-
-    private func render() throws(ImageCodecError) -> ImageContainer {
+    func render(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
         if context.isCancelled { throw SVGLibrary.error(.cancelled, "cancelled") }
         let document = try SVGDocument(bytes: bytes, dpi: ImageDecoders.SVG.dpi(from: context))
         let intrinsic = document.intrinsicSize
