@@ -8,6 +8,7 @@
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -244,14 +245,26 @@ int nukeiso_recv_fd(int socket, int64_t deadline_ms) {
 }
 
 int nukeiso_memfd(size_t size) {
-    int fd = (int)syscall(SYS_memfd_create, "nuke-pixels", MFD_CLOEXEC);
+    int fd = (int)syscall(SYS_memfd_create, "nuke-pixels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return -errno;
     if (ftruncate(fd, (off_t)(size == 0 ? 1 : size)) != 0) {
         int error = errno;
         close(fd);
         return -error;
     }
+    // The size is final: a host that maps the buffer can never be made to fault (SIGBUS) by a
+    // helper shrinking it afterwards. Writing stays allowed, so the helper can reuse the buffer.
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+        int error = errno;
+        close(fd);
+        return -error;
+    }
     return fd;
+}
+
+int nukeiso_is_size_sealed(int fd) {
+    int seals = fcntl(fd, F_GET_SEALS);
+    return seals >= 0 && (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW);
 }
 
 void *nukeiso_map(int fd, size_t size, int populate) {
@@ -457,7 +470,41 @@ int nukeiso_enter_sandbox(int *files_by_landlock) {
 #undef EMIT
     struct sock_fprog program = {(unsigned short)n, filter};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
-    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0) return -errno;
+    // TSYNC: every thread of the process gets the filter, not only this one (libraries may have
+    // started threads while warming up).
+    long synced = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program);
+    if (synced > 0) return -EBUSY;
+    if (synced != 0 && (errno != EINVAL || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0)) return -errno;
     return 0;
 #endif
+}
+
+// MARK: - The parent
+
+static pid_t watched_parent;
+
+static void *watch_parent(void *unused) {
+    (void)unused;
+    // A pidfd becomes readable when the process ends (Linux 5.3+); without one, poll the parent pid.
+    int pidfd = (int)syscall(SYS_pidfd_open, watched_parent, 0);
+    if (pidfd >= 0) {
+        struct pollfd entry = {pidfd, POLLIN, 0};
+        while (poll(&entry, 1, -1) < 0 && errno == EINTR) {}
+        _exit(0);
+    }
+    while (getppid() == watched_parent) sleep(1);
+    _exit(0);
+}
+
+int nukeiso_watch_parent(void) {
+    watched_parent = getppid();
+    if (watched_parent <= 1) return -ESRCH;
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attributes, 64 * 1024);
+    int result = pthread_create(&thread, &attributes, watch_parent, NULL);
+    pthread_attr_destroy(&attributes);
+    return -result;
 }

@@ -150,7 +150,8 @@ public final class HelperPool: Sendable {
 
     /// Gives a helper back after a decode that ended cleanly; retires it when it grew too large.
     func checkIn(_ helper: HelperProcess) {
-        let tooLarge = (helper.residentBytes ?? 0) > configuration.limits.maxHelperResidentBytes
+        // The pixel buffers kept for reuse are resident on purpose: they do not count.
+        let tooLarge = (helper.residentBytes ?? 0) - helper.buffers.mappedBytes > configuration.limits.maxHelperResidentBytes
         state.withLock { _ = $0.busyPIDs.remove(helper.pid) }
         let keep = !tooLarge && state.withLock { state in
             state.busy -= 1

@@ -13,8 +13,9 @@ import NukeCore
 ///
 /// ## Why this is `Sendable`
 ///
-/// Every stored property is a `let` of a `Sendable` type; the process and the socket are used by
-/// one decode at a time, which ``HelperPool`` guarantees by handing each helper to one caller.
+/// Every stored property is a `let` of a `Sendable` type (``HelperBuffers`` locks its own state);
+/// the process and the socket are used by one decode at a time, which ``HelperPool`` guarantees by
+/// handing each helper to one caller.
 final class HelperProcess: Sendable {
     let pid: Int32
     let socket: Int32
@@ -24,13 +25,16 @@ final class HelperProcess: Sendable {
     let sandboxNote: String?
     /// How long the helper took from spawn to ready.
     let startDuration: Duration
+    /// The pixel buffers shared with it, kept mapped between decodes.
+    let buffers: HelperBuffers
 
-    private init(pid: Int32, socket: Int32, isSandboxed: Bool, sandboxNote: String?, startDuration: Duration) {
+    private init(pid: Int32, socket: Int32, isSandboxed: Bool, sandboxNote: String?, startDuration: Duration, reusableBytes: Int) {
         self.pid = pid
         self.socket = socket
         self.isSandboxed = isSandboxed
         self.sandboxNote = sandboxNote
         self.startDuration = startDuration
+        self.buffers = HelperBuffers(budget: reusableBytes)
     }
 
     /// Starts a helper and waits for it to say it is ready (sandbox installed, codecs warm).
@@ -63,7 +67,7 @@ final class HelperProcess: Sendable {
             throw Self.setupError("the helper \(configuration.helper.path) answered with something other than ready")
         }
         return HelperProcess(pid: pid, socket: socket, isSandboxed: sandboxed, sandboxNote: note.isEmpty ? nil : note,
-                             startDuration: clock.now - started)
+                             startDuration: clock.now - started, reusableBytes: configuration.reusableBytesPerHelper)
     }
 
     private static func setupError(_ message: String) -> ImageCodecError {
@@ -132,6 +136,7 @@ final class HelperProcess: Sendable {
 
     /// Closes the socket (a healthy helper exits at end of file), waits briefly, then kills.
     func retire() {
+        buffers.close()
         nukeiso_close(socket)
         var exit = nukeiso_exit()
         let deadline = nukeiso_now_ms() + 2_000
@@ -148,7 +153,8 @@ final class HelperProcess: Sendable {
     /// Kills the helper now and reaps it; returns how it ended.
     @discardableResult
     func kill() -> nukeiso_exit {
-        Self.kill(pid: pid, socket: socket)
+        buffers.close()
+        return Self.kill(pid: pid, socket: socket)
     }
 
     @discardableResult
@@ -166,6 +172,7 @@ final class HelperProcess: Sendable {
 
     /// Waits (up to a second) for a helper that closed its socket to end, and reaps it.
     func reapAfterClose() -> nukeiso_exit {
+        buffers.close()
         var exit = nukeiso_exit()
         let deadline = nukeiso_now_ms() + 1_000
         while nukeiso_wait(pid, 0, &exit) == 0, exit.kind == 0, nukeiso_now_ms() < deadline {

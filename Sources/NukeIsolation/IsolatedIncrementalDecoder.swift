@@ -14,7 +14,8 @@ import NukeCore
 /// Pushed bytes are forwarded to the helper as they come; each ``next()`` asks it for the next
 /// event and waits at most ``IsolationLimits/wallTime``. Images come back in shared memory mapped
 /// straight into a ``NukeCore/PixelStorage`` (no copy for the final image; one for a preview,
-/// which the helper must not write into afterwards). If the helper dies, hangs or breaks its
+/// which the helper must not write into afterwards), reused from one decode to the next
+/// (``HelperBuffers``). If the helper dies, hangs or breaks its
 /// sandbox, the decode throws an ``NukeCore/ImageCodecError`` saying what happened; the helper
 /// is reaped and the pool starts another for later decodes.
 final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
@@ -69,6 +70,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         let helper = try checkedOutHelper()
         do {
             if !started {
+                if let reuse = helper.buffers.reuseMessage() { try helper.send(reuse) }
                 let request = IsolatedDecodeRequest(context: context, limits: pool.configuration.limits, wantsPreviews: wantsPreviews)
                 try helper.send(WireMessage(.start, request.encoded()))
                 started = true
@@ -85,9 +87,12 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             case .header:
                 return .header(try ImageHeader(decoding: reply.payload))
             case .preview, .final:
-                let image = try WireImage(decoding: reply.payload)
-                let fd = try helper.receiveDescriptor(deadline: deadline)
-                let container = try map(image, fd: fd)
+                var reader = WireReader(reply.payload)
+                guard let description = try reader.bytes() else { throw WireReader.Malformed() }
+                let image = try WireImage(decoding: description)
+                let id = try reader.int(), capacity = try reader.int()
+                let fd = try reader.bool() ? try helper.receiveDescriptor(deadline: deadline) : nil
+                let container = try map(image, buffer: id, capacity: capacity, fd: fd, helper: helper)
                 if reply.kind == .preview { return .preview(container) }
                 finishDecode(helper)
                 result = container
@@ -131,19 +136,13 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         }
     }
 
-    /// Maps the helper's shared memory as the image's pixel storage.
-    private func map(_ image: WireImage, fd: Int32) throws(ImageCodecError) -> ImageContainer {
-        defer { nukeiso_close(fd) }
-        let size = image.byteCount
-        var stat = stat()
-        guard fstat(fd, &stat) == 0, Int(stat.st_size) >= max(size, 1), let address = nukeiso_map(fd, size, 0) else {
-            throw ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: codecName,
-                                  message: "cannot map the helper's \(size)-byte image")
+    /// The helper's shared memory as the image's pixel storage.
+    private func map(_ image: WireImage, buffer id: Int, capacity: Int, fd: Int32?, helper: HelperProcess) throws -> ImageContainer {
+        do {
+            return image.container(storage: try helper.buffers.adopt(id: id, capacity: capacity, byteCount: image.byteCount, descriptor: fd))
+        } catch {
+            throw HelperProcess.Failure(kind: .io, reason: "the helper's image could not be mapped: \(error.reason)")
         }
-        let storage = PixelStorage(adopting: address, byteCount: size) { buffer in
-            nukeiso_unmap(buffer.baseAddress, buffer.count)
-        }
-        return image.container(storage: storage)
     }
 
     /// The error for a helper that stopped answering: how it ended, reaped.

@@ -12,18 +12,25 @@ public struct IsolationConfiguration: Sendable, Hashable {
     public var isSandboxed: Bool
     /// Where helpers write their standard error (a file descriptor), or `nil` for /dev/null.
     public var standardError: Int32?
+    /// Pixel memory each helper keeps shared with this process once the images using it are
+    /// released, so that later decodes write into memory both processes have mapped already
+    /// (no new mapping, page faults or zero-filling: most of the cost of isolating small
+    /// decodes). Default 128 MiB; 0 unmaps every buffer as soon as its image is released.
+    public var reusableBytesPerHelper: Int
 
     public init(
         helper: IsolationHelperExecutable = .currentExecutable,
         limits: IsolationLimits = IsolationLimits(),
         maximumHelpers: Int? = nil,
         isSandboxed: Bool = true,
-        standardError: Int32? = nil
+        standardError: Int32? = nil,
+        reusableBytesPerHelper: Int = 128 << 20
     ) {
         self.helper = helper
         self.limits = limits
         self.maximumHelpers = max(1, maximumHelpers ?? max(2, HelperPool.processorCount))
         self.isSandboxed = isSandboxed
         self.standardError = standardError
+        self.reusableBytesPerHelper = max(0, reusableBytesPerHelper)
     }
 }

@@ -37,6 +37,9 @@ enum IsolationHelper {
         } else {
             note = "turned off by the host's configuration"
         }
+        // A helper stuck in a decode would outlive a host that died; this thread (started inside
+        // the sandbox, so it is confined too) ends it.
+        _ = nukeiso_watch_parent()
         var ready = WireWriter()
         ready.bool(isSandboxed)
         ready.string(note)
@@ -87,7 +90,19 @@ enum IsolationHelper {
                 decoder = nil
                 codec = nil
                 failure = request == nil ? ImageCodecError(.internalFailure, stage: .registry, codec: "NukeIsolation", message: "a malformed request") : nil
-                if let request { _ = nukeiso_set_limits(UInt64(max(0, request.addressSpace)), UInt64(max(0, request.cpuSeconds))) }
+                if let request {
+                    // The buffers kept for reuse are mapped already: the limit is on top of them.
+                    let space = request.addressSpace > 0 ? request.addressSpace + SharedMemoryAllocator.mappedBytes : 0
+                    _ = nukeiso_set_limits(UInt64(space), UInt64(max(0, request.cpuSeconds)))
+                }
+            case .reuse:
+                var reader = WireReader(message.payload)
+                func ids() -> [Int] {
+                    guard let count = try? reader.int(), count >= 0, count <= message.payload.count / 8 else { return [] }
+                    return (0..<count).compactMap { _ in try? reader.int() }
+                }
+                let released = ids()
+                SharedMemoryAllocator.update(released: released, forgotten: ids())
             case .push:
                 guard failure == nil, let request else { continue }
                 if decoder == nil {
@@ -106,6 +121,10 @@ enum IsolationHelper {
                 }
                 decoder?.push(message.payload)
             case .finish:
+                if decoder == nil, failure == nil {
+                    // No byte was pushed: nothing to sniff or decode, as in process.
+                    failure = ImageCodecError(.noCodec, stage: .registry, message: "the input is empty; there is no image to decode")
+                }
                 decoder?.finish()
             case .next:
                 if let failure {
@@ -133,6 +152,7 @@ enum IsolationHelper {
                 decoder = nil
                 codec = nil
                 failure = nil
+                SharedMemoryAllocator.dropUnshared()
                 _ = nukeiso_set_limits(0, 0)
             default:
                 return
@@ -153,33 +173,40 @@ enum IsolationHelper {
         }
     }
 
-    /// Sends the image's description, then its pixels' shared-memory descriptor: the decoder's
-    /// own memory when it is shared memory (the final image), a copy otherwise (a preview, whose
-    /// memory the decoder goes on writing).
+    /// Sends the image's description and the buffer holding its pixels (its descriptor too, the
+    /// first time): the decoder's own buffer for the final image, a copy otherwise (a preview,
+    /// whose memory the decoder goes on writing).
     private static func sendImage(_ container: ImageContainer, kind: WireMessage.Kind, shareStorage: Bool) -> Bool {
         let bitmap = container.image.bitmap
         let image = WireImage(container: container)
-        let fd: Int32
-        var owned = false
-        if shareStorage, let shared = bitmap.withUnsafeBytes({ SharedMemoryAllocator.descriptor(of: $0.baseAddress) }) {
-            fd = shared
-        } else {
-            let copy = nukeiso_memfd(image.byteCount)
-            guard copy >= 0, let address = nukeiso_map(copy, image.byteCount, 1) else {
+        var lent = shareStorage ? bitmap.withUnsafeBytes { SharedMemoryAllocator.lend($0.baseAddress) } : nil
+        var copy: PixelStorage?
+        if lent == nil {
+            guard let storage = try? SharedMemoryAllocator.allocator.allocate(byteCount: image.byteCount) else {
                 let error = ImageCodecError(.internalFailure, stage: .decoding, format: container.type, codec: "NukeIsolation",
                                             message: "the helper cannot make \(image.byteCount) bytes of shared memory")
                 return send(WireMessage(.failure, error.encoded()))
             }
-            bitmap.withUnsafeBytes { bytes in
-                if let base = bytes.baseAddress, bytes.count > 0 { address.copyMemory(from: base, byteCount: bytes.count) }
+            // The allocator's own memory, not yet seen by anyone: writing it through the address is sound.
+            let target = storage.withUnsafeBytes { UnsafeMutableRawPointer(mutating: $0.baseAddress) }
+            bitmap.withUnsafeBytes { source in
+                if let base = source.baseAddress, let target, source.count > 0 {
+                    target.copyMemory(from: base, byteCount: min(source.count, image.byteCount))
+                }
             }
-            nukeiso_unmap(address, image.byteCount)
-            fd = copy
-            owned = true
+            lent = SharedMemoryAllocator.lend(target)
+            copy = storage
         }
-        defer { if owned { nukeiso_close(fd) } }
-        guard send(WireMessage(kind, image.encoded())) else { return false }
-        return nukeiso_send_fd(socket, fd) == 0
+        defer { _ = copy }
+        guard let lent else { return false }
+        var writer = WireWriter()
+        writer.bytes(image.encoded())
+        writer.int(lent.id)
+        writer.int(lent.capacity)
+        writer.bool(lent.fd != nil)
+        guard send(WireMessage(kind, writer.data)) else { return false }
+        if let fd = lent.fd { return nukeiso_send_fd(socket, fd) == 0 }
+        return true
     }
 
     // MARK: - Messages
@@ -204,13 +231,46 @@ enum IsolationHelper {
     }
 }
 
-/// Pixel memory in the helper: each buffer is its own memfd, so the final image can be handed to
-/// the host as a file descriptor, without copying it.
+/// Pixel memory in the helper: memfd buffers that the host maps too (``HelperBuffers`` is its
+/// side), kept from one decode to the next.
+///
+/// A buffer is free when no bitmap here uses it and the host has released it. The allocator
+/// hands out the smallest free buffer that fits (and is not more than twice the request), else a
+/// new one. Buffers the host never saw are unmapped when the decode ends; the host says when to
+/// unmap the others.
 enum SharedMemoryAllocator {
-    /// Live buffers: their address and descriptor.
-    private static let buffers = Mutex<[UInt: Int32]>([:])
+    private struct Buffer {
+        var fd: Int32
+        var address: UInt
+        var capacity: Int
+        var isHeldHere = true
+        var isHeldByHost = false
+        var hostHasDescriptor = false
+        var isForgotten = false
+        var isFree: Bool { !isHeldHere && !isHeldByHost }
+    }
 
-    static let allocator = PixelAllocator { byteCount, _ throws(ImageCodecError) in
+    private struct State {
+        var buffers: [Int: Buffer] = [:]
+        var nextID = 1
+    }
+
+    private static let state = Mutex(State())
+
+    static let allocator = PixelAllocator { byteCount, zeroed throws(ImageCodecError) in
+        let reused: (Int, UInt)? = state.withLock { state in
+            let fitting = state.buffers.filter {
+                $0.value.isFree && !$0.value.isForgotten && $0.value.capacity >= byteCount && $0.value.capacity <= 2 * byteCount + 65536
+            }
+            guard let (id, _) = fitting.min(by: { $0.value.capacity < $1.value.capacity }) else { return nil }
+            state.buffers[id]?.isHeldHere = true
+            return (id, state.buffers[id]!.address)
+        }
+        if let (id, address) = reused {
+            let pointer = UnsafeMutableRawPointer(bitPattern: address)!
+            if zeroed { memset(pointer, 0, byteCount) }
+            return storage(id: id, address: pointer, byteCount: byteCount)
+        }
         // memfd memory starts zeroed, so `zeroed` costs nothing.
         let fd = nukeiso_memfd(byteCount)
         guard fd >= 0, let address = nukeiso_map(fd, byteCount, 1) else {
@@ -218,17 +278,77 @@ enum SharedMemoryAllocator {
             throw ImageCodecError(.internalFailure, stage: .decoding, codec: "NukeIsolation",
                                   message: "the helper cannot allocate \(byteCount) bytes of shared memory")
         }
-        buffers.withLock { $0[UInt(bitPattern: address)] = fd }
-        return PixelStorage(adopting: address, byteCount: byteCount) { buffer in
-            let fd = buffers.withLock { $0.removeValue(forKey: UInt(bitPattern: buffer.baseAddress)) }
-            nukeiso_unmap(buffer.baseAddress, buffer.count)
-            if let fd { nukeiso_close(fd) }
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            state.buffers[state.nextID] = Buffer(fd: fd, address: UInt(bitPattern: address), capacity: max(byteCount, 1))
+            return state.nextID
+        }
+        return storage(id: id, address: address, byteCount: byteCount)
+    }
+
+    private static func storage(id: Int, address: UnsafeMutableRawPointer, byteCount: Int) -> PixelStorage {
+        PixelStorage(adopting: address, byteCount: byteCount) { _ in
+            let gone = state.withLock { state -> Buffer? in
+                state.buffers[id]?.isHeldHere = false
+                guard let buffer = state.buffers[id], buffer.isFree, buffer.isForgotten else { return nil }
+                state.buffers[id] = nil
+                return buffer
+            }
+            gone.map(destroy)
         }
     }
 
-    /// The descriptor of the buffer starting at `address`, when it is one of ours.
-    static func descriptor(of address: UnsafeRawPointer?) -> Int32? {
+    private static func destroy(_ buffer: Buffer) {
+        nukeiso_unmap(UnsafeMutableRawPointer(bitPattern: buffer.address), buffer.capacity)
+        nukeiso_close(buffer.fd)
+    }
+
+    /// What the host needs to map the buffer starting at `address`, now lent to it; `nil` when
+    /// the address is not one of ours or the host holds that buffer already. `fd` is `nil` when
+    /// the host mapped this buffer before.
+    static func lend(_ address: UnsafeRawPointer?) -> (id: Int, capacity: Int, fd: Int32?)? {
         guard let address else { return nil }
-        return buffers.withLock { $0[UInt(bitPattern: address)] }
+        return state.withLock { state in
+            guard let (id, buffer) = state.buffers.first(where: { $0.value.address == UInt(bitPattern: address) }),
+                  !buffer.isHeldByHost else { return nil }
+            state.buffers[id]?.isHeldByHost = true
+            state.buffers[id]?.hostHasDescriptor = true
+            return (id, buffer.capacity, buffer.hostHasDescriptor ? nil : buffer.fd)
+        }
+    }
+
+    /// The host gave buffers back (`released`: free to reuse) or unmapped them (`forgotten`).
+    static func update(released: [Int], forgotten: [Int]) {
+        let gone: [Buffer] = state.withLock { state in
+            for id in released { state.buffers[id]?.isHeldByHost = false }
+            var gone: [Buffer] = []
+            for id in forgotten {
+                guard var buffer = state.buffers[id] else { continue }
+                buffer.isHeldByHost = false
+                buffer.isForgotten = true
+                state.buffers[id] = buffer
+                if buffer.isFree {
+                    state.buffers[id] = nil
+                    gone.append(buffer)
+                }
+            }
+            return gone
+        }
+        gone.forEach(destroy)
+    }
+
+    /// A decode ended: free buffers the host never saw are unmapped.
+    static func dropUnshared() {
+        let gone: [Buffer] = state.withLock { state in
+            let unshared = state.buffers.filter { $0.value.isFree && !$0.value.hostHasDescriptor }
+            for id in unshared.keys { state.buffers[id] = nil }
+            return Array(unshared.values)
+        }
+        gone.forEach(destroy)
+    }
+
+    /// The bytes of every buffer mapped here.
+    static var mappedBytes: Int {
+        state.withLock { $0.buffers.values.reduce(0) { $0 + $1.capacity } }
     }
 }

@@ -7,12 +7,13 @@ import NukeCore
 
 /// One message between the host and a helper: a kind byte, a 32-bit length, the payload.
 ///
-/// Integers are little-endian; strings and byte blocks carry a 32-bit length. A preview or final
-/// image is followed by one byte carrying its pixels' shared-memory file descriptor.
+/// Integers are little-endian; strings and byte blocks carry a 64-bit length. A preview or final
+/// image names the shared-memory buffer holding its pixels (``HelperBuffers``); the first time a
+/// buffer is named, one more byte follows, carrying its file descriptor.
 struct WireMessage {
     enum Kind: UInt8 {
         // Host → helper.
-        case start = 1, push = 2, finish = 3, next = 4, end = 5
+        case start = 1, push = 2, finish = 3, next = 4, end = 5, reuse = 6
         // Helper → host.
         case ready = 10, needsMoreData = 11, header = 12, preview = 13, final = 14, failure = 15
     }

@@ -48,6 +48,8 @@ final class MisbehavingDecoder: ImageDecoderRegistering, Sendable {
             if result < 0 { throw Misbehaving(description: "fork() failed: \(String(cString: strerror(-result)))") }
         case "W":
             Thread.sleep(forTimeInterval: 3)
+        case "H":
+            Thread.sleep(forTimeInterval: 120)
         default:
             break
         }
@@ -60,4 +62,16 @@ final class MisbehavingDecoder: ImageDecoderRegistering, Sendable {
 
 ImageDecoderRegistry.shared.register(MisbehavingDecoder.self, for: testType, name: "MisbehavingDecoder")
 IsolatedDecoding.runHelperIfRequested()
+
+// Host mode, for the test that a helper does not outlive its host: start a decode that hangs in a
+// helper (this program), print the helper's pid, then die without cleaning up.
+if CommandLine.arguments.contains("--host-then-die") {
+    let pool = HelperPool(configuration: IsolationConfiguration(limits: IsolationLimits(wallTime: .seconds(300), cpuTime: nil), maximumHelpers: 1))
+    Thread.detachNewThread { _ = try? IsolatedDecoding.decode(Data("NUKETESTH".utf8), pool: pool) }
+    while pool.status.busyPIDs.isEmpty { usleep(10_000) }
+    usleep(200_000)
+    let line = "\(pool.status.busyPIDs[0])\n"
+    _ = line.withCString { write(1, $0, strlen($0)) }
+    _exit(0)
+}
 print("NukeIsolationTestHelper: start me with \(IsolationHelperExecutable.helperModeFlag)")

@@ -209,6 +209,78 @@ struct IsolatedDecodingTests {
         #expect(after.mappings == before.mappings)
     }
 
+    /// Later decodes write into the shared memory of released images, never into an image
+    /// still in use, and map nothing new.
+    @Test func sharedBuffersAreReusedNeverWhileHeld() throws {
+        func png(_ seed: UInt8) throws -> (data: Data, bitmap: Bitmap) {
+            let bytes = (0..<(48 * 32 * 4)).map { UInt8(truncatingIfNeeded: $0 &* Int(seed) &+ Int(seed)) }
+            let bitmap = Bitmap(width: 48, height: 32, pixelFormat: .rgba8, bytes: bytes)
+            return (try ImageEncoderRegistry.shared.encode(Image(bitmap: bitmap), as: .png), bitmap)
+        }
+        let (a, b, c) = (try png(3), try png(5), try png(7))
+        let pool = IsolationTestPaths.pool(helpers: 1)
+        defer { pool.shutdown() }
+        let before = openSocketsAndSharedMemory().mappings
+        var first: ImageContainer? = try IsolatedDecoding.decode(a.data, pool: pool)
+        let second = try IsolatedDecoding.decode(b.data, pool: pool)
+        #expect(first?.image.bitmap == a.bitmap, "the first image is intact after a second decode")
+        #expect(second.image.bitmap == b.bitmap)
+        let mapped = openSocketsAndSharedMemory().mappings
+        #expect(mapped == before + 2)
+        first = nil
+        let third = try IsolatedDecoding.decode(c.data, pool: pool)
+        #expect(third.image.bitmap == c.bitmap)
+        #expect(second.image.bitmap == b.bitmap, "the held image is intact after its neighbour's buffer was reused")
+        #expect(openSocketsAndSharedMemory().mappings == mapped, "the third decode reused the first one's buffer")
+        // Previews go through reused buffers too.
+        let progressive = try IsolationTestPaths.fixture("jpeg/progressive-160x120.jpg")
+        let expected = try ImageDecoderRegistry.shared.decode(progressive)
+        for _ in 0..<3 {
+            #expect(try IsolatedDecoding.decode(progressive, pool: pool).image.bitmap == expected.image.bitmap)
+        }
+    }
+
+    /// With no reuse budget, a released image's shared memory is unmapped at once.
+    @Test func noReuseBudgetUnmapsAtOnce() throws {
+        let pool = HelperPool(configuration: IsolationConfiguration(helper: .executable(path: IsolationTestPaths.helper), maximumHelpers: 1,
+                                                                    reusableBytesPerHelper: 0))
+        defer { pool.shutdown() }
+        let data = try IsolationTestPaths.fixture("png/rgba-8.png")
+        let before = openSocketsAndSharedMemory().mappings
+        for _ in 0..<3 {
+            let image = try IsolatedDecoding.decode(data, pool: pool)
+            withExtendedLifetime(image) { #expect(openSocketsAndSharedMemory().mappings == before + 1) }
+        }
+        #expect(openSocketsAndSharedMemory().mappings == before)
+    }
+
+    /// A helper busy in a decode ends when its host dies, instead of running on.
+    @Test func aHelperDoesNotOutliveItsHost() throws {
+        let host = Process()
+        host.executableURL = URL(fileURLWithPath: IsolationTestPaths.helper)
+        host.arguments = ["--host-then-die"]
+        let output = Pipe()
+        host.standardOutput = output
+        try host.run()
+        // The helper inherited the pipe: read the line, not to the end of the file.
+        var text = ""
+        while !text.hasSuffix("\n") {
+            let piece = output.fileHandleForReading.availableData
+            if piece.isEmpty { break }
+            text += String(decoding: piece, as: UTF8.self)
+        }
+        let helper = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), "the host printed \(text)")
+        func isRunning() -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(helper)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            return !stat[stat.index(after: close)...].hasPrefix(" Z")
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while isRunning(), ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(!isRunning(), "helper \(helper) still runs after its host died")
+        if isRunning() { kill(helper, SIGKILL) }
+    }
+
     /// A registry policy sends the formats it names to helpers, previews included.
     @Test func registryPolicyAndProgressiveSessions() async throws {
         let registry = ImageDecoderRegistry(codecs: ImageCodecs.linked)

@@ -57,8 +57,16 @@ int nukeiso_send_fd(int socket, int fd);
 /// descriptor (close-on-exec), or -errno, or -1000 at end of file, -1001 at the deadline.
 int nukeiso_recv_fd(int socket, int64_t deadline_ms);
 
-/// A new anonymous shared-memory file of `size` bytes (memfd_create), close-on-exec.
+/// A new anonymous shared-memory file of `size` bytes (memfd_create), close-on-exec, its size
+/// sealed (it can neither shrink nor grow; its contents stay writable); -errno on failure.
 int nukeiso_memfd(size_t size);
+
+/// 1 when `fd`'s size is sealed against shrinking and growing, so mapping it cannot fault.
+int nukeiso_is_size_sealed(int fd);
+
+/// Starts a thread that ends this process as soon as its parent ends, so that a helper busy in a
+/// decode does not outlive its host. Returns 0 or -errno.
+int nukeiso_watch_parent(void);
 
 /// Maps `size` bytes of `fd` shared, for reading and writing (`populate`: with every page
 /// allocated and mapped now); NULL on failure.
