@@ -83,12 +83,12 @@ let package = Package(
         // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
         // and try to open files and sockets.
         .executableTarget(
-            name: "NukeIsolationTestHelper", dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeSVG", "NukeHEIF", "CNukeIsolationTestSupport"],
+            name: "NukeIsolationTestHelper", dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeSVG", "NukeHEIF", "CNukeIsolationTestSupport"],
             path: "Tests/NukeIsolationTestHelper", swiftSettings: swiftSettings
         ),
         .target(name: "CNukeIsolationTestSupport", path: "Tests/CNukeIsolationTestSupport"),
         .testTarget(
-            name: "NukeIsolationTests", dependencies: ["NukeIsolation", "NukeCore", "NukeJPEG", "NukePNG", "NukeConformance", "CNukeIsolation"],
+            name: "NukeIsolationTests", dependencies: ["NukeIsolation", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeConformance", "CNukeIsolation"],
             path: "Tests/NukeIsolationTests", swiftSettings: swiftSettings
         ),
 

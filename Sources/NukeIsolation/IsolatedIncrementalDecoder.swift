@@ -29,16 +29,25 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     private var failure: ImageCodecError?
     private var result: ImageContainer?
     private var pending: [WireMessage] = []
+    /// Every byte pushed, for an animation's frames (decoded again in a helper on demand).
+    private var input = Data()
+    /// Keeps the helper after the final image, to serve ``frame(at:reset:)``.
+    private let servesFrames: Bool
 
-    init(pool: HelperPool, context: ImageDecodingContext, codecName: String) {
+    init(pool: HelperPool, context: ImageDecodingContext, codecName: String, servesFrames: Bool = false) {
         self.pool = pool
         self.context = context
         self.codecName = codecName
+        self.servesFrames = servesFrames
     }
 
     deinit {
-        // Abandoned mid-decode: the helper may still be working on it, so it cannot be reused.
-        if let helper {
+        guard let helper else { return }
+        if servesFrames, result != nil, failure == nil {
+            // Between frame requests: the helper is idle and can serve others.
+            finishDecode(helper)
+        } else {
+            // Abandoned mid-decode: the helper may still be working on it, so it cannot be reused.
             helper.kill()
             pool.discard(helper)
         }
@@ -48,6 +57,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
 
     func push(_ bytes: Data) {
         bytesPushed += bytes.count
+        if input.isEmpty { input = bytes } else { input.append(bytes) }
         pending.append(WireMessage(.push, bytes))
     }
 
@@ -92,9 +102,10 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 let image = try WireImage(decoding: description)
                 let id = try reader.int(), capacity = try reader.int()
                 let fd = try reader.bool() ? try helper.receiveDescriptor(deadline: deadline) : nil
-                let container = try map(image, buffer: id, capacity: capacity, fd: fd, helper: helper)
+                var container = try map(image, buffer: id, capacity: capacity, fd: fd, helper: helper)
                 if reply.kind == .preview { return .preview(container) }
-                finishDecode(helper)
+                if !servesFrames { finishDecode(helper) }
+                container.animation = image.animation.map(animation)
                 result = container
                 return .final(container)
             case .failure:
@@ -133,6 +144,66 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         } catch {
             helper.kill()
             pool.discard(helper)
+        }
+    }
+
+    /// The host's side of an animation decoded in a helper: the core composites here the frames
+    /// that an ``IsolatedFrameDecoder`` brings from a helper, one request per frame.
+    private func animation(_ wire: WireAnimation) -> ImageAnimation {
+        let (pool, input, codecName) = (self.pool, self.input, self.codecName)
+        var whole = self.context
+        whole.data = input
+        whole.isCompleted = true
+        let context = whole
+        let infos = wire.frameInfos
+        return ImageAnimation(canvasSize: wire.canvasSize, loopCount: wire.loopCount, frameInfos: infos,
+                              backgroundColor: wire.backgroundColor, type: context.type, codec: codecName) {
+            IsolatedFrameDecoder(pool: pool, context: context, codecName: codecName, frameInfos: infos)
+        }
+    }
+
+    /// Decodes frame `index`'s rectangle in the helper kept after the final image
+    /// (`servesFrames`), after resetting its frame decoder when `reset` is set.
+    func frame(at index: Int, reset: Bool) throws(ImageCodecError) -> Bitmap {
+        guard servesFrames, result != nil, let helper else {
+            throw failure ?? ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: codecName,
+                                              message: "no helper holds this animation")
+        }
+        do {
+            var writer = WireWriter()
+            writer.int(index)
+            writer.bool(reset)
+            try helper.send(WireMessage(.frame, writer.data))
+            let deadline = nukeiso_now_ms() + Int64(pool.configuration.limits.wallTime.components.seconds * 1000)
+                + Int64(pool.configuration.limits.wallTime.components.attoseconds / 1_000_000_000_000_000)
+            let reply = try helper.receive(deadline: deadline)
+            switch reply.kind {
+            case .final:
+                var reader = WireReader(reply.payload)
+                guard let description = try reader.bytes() else { throw WireReader.Malformed() }
+                let image = try WireImage(decoding: description)
+                let id = try reader.int(), capacity = try reader.int()
+                let fd = try reader.bool() ? try helper.receiveDescriptor(deadline: deadline) : nil
+                return try map(image, buffer: id, capacity: capacity, fd: fd, helper: helper).image.bitmap
+            case .failure:
+                var error = try ImageCodecError(decoding: reply.payload)
+                error.codec = error.codec.map { "\($0), isolated" } ?? codecName
+                throw error
+            default:
+                throw HelperProcess.Failure(kind: .io, reason: "an unexpected \(reply.kind) message")
+            }
+        } catch let failure as HelperProcess.Failure {
+            let error = helperFailed(helper, failure)
+            self.failure = error
+            throw error
+        } catch is WireReader.Malformed {
+            let error = helperFailed(helper, HelperProcess.Failure(kind: .io, reason: "a malformed message"))
+            self.failure = error
+            throw error
+        } catch let error as ImageCodecError {
+            throw error
+        } catch {
+            throw ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: codecName, message: "\(error)")
         }
     }
 
@@ -181,6 +252,64 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             return error(.crashed, "the isolated decoder's helper exited with status \(exit.value) during a decode of a \(input) (\(failure.reason))")
         default:
             return error(.crashed, "the isolated decoder's helper stopped answering on a \(input): \(failure.reason)")
+        }
+    }
+}
+
+/// Decodes an animation's frames in a helper for the host's ``NukeCore/AnimationFrameSequence``.
+///
+/// The first frame request decodes the file again in a helper and keeps that helper, so each
+/// further frame costs one request (O(1) frames of work); the helper goes back to the pool when
+/// the iterator is released. A reset is sent with the next request.
+final class IsolatedFrameDecoder: AnimationFrameDecoding {
+    private let frameInfos: [AnimationFrameInfo]
+    private let pool: HelperPool
+    private let context: ImageDecodingContext
+    private let codecName: String
+    private var session: IsolatedIncrementalDecoder?
+    private var needsReset = false
+
+    init(pool: HelperPool, context: ImageDecodingContext, codecName: String, frameInfos: [AnimationFrameInfo]) {
+        self.pool = pool
+        self.context = context
+        self.codecName = codecName
+        self.frameInfos = frameInfos
+    }
+
+    var frameCount: Int { frameInfos.count }
+
+    func info(at index: Int) -> AnimationFrameInfo { frameInfos[index] }
+
+    func decodeFrame(at index: Int) throws(ImageCodecError) -> Bitmap {
+        let session = try openSession()
+        defer { needsReset = false }
+        return try session.frame(at: index, reset: needsReset)
+    }
+
+    func reset() throws(ImageCodecError) {
+        needsReset = true
+    }
+
+    private func openSession() throws(ImageCodecError) -> IsolatedIncrementalDecoder {
+        if let session { return session }
+        let session = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: codecName, servesFrames: true)
+        session.setWantsPreviews(false)
+        if !context.data.isEmpty { session.push(context.data) }
+        session.finish()
+        do {
+            while true {
+                switch try session.next() {
+                case .final: self.session = session; return session
+                case .header, .preview: continue
+                case .needsMoreData:
+                    throw ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: codecName,
+                                          message: "the helper asked for more data after the end of the input")
+                }
+            }
+        } catch let error as ImageCodecError {
+            throw error
+        } catch {
+            throw ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: codecName, message: "\(error)")
         }
     }
 }

@@ -83,6 +83,9 @@ enum IsolationHelper {
         var decoder: (any IncrementalImageDecoding)?
         var codec: ImageCodecInfo?
         var failure: ImageCodecError?
+        // The final image's animation, and the frame decoder serving `.frame` requests from it.
+        var animation: ImageAnimation?
+        var frames: (any AnimationFrameDecoding)?
         while let message = receive() {
             switch message.kind {
             case .start:
@@ -90,11 +93,7 @@ enum IsolationHelper {
                 decoder = nil
                 codec = nil
                 failure = request == nil ? ImageCodecError(.internalFailure, stage: .registry, codec: "NukeIsolation", message: "a malformed request") : nil
-                if let request {
-                    // The buffers kept for reuse are mapped already: the limit is on top of them.
-                    let space = request.addressSpace > 0 ? request.addressSpace + SharedMemoryAllocator.mappedBytes : 0
-                    _ = nukeiso_set_limits(UInt64(space), UInt64(max(0, request.cpuSeconds)))
-                }
+                if let request { applyLimits(request) }
             case .reuse:
                 var reader = WireReader(message.payload)
                 func ids() -> [Int] {
@@ -138,6 +137,7 @@ enum IsolationHelper {
                 do {
                     let event = try current.next()
                     decoder = current
+                    if case .final(let container) = event { animation = container.animation }
                     guard reply(event) else { return }
                 } catch {
                     let wrapped = (error as? ImageCodecError)
@@ -147,7 +147,29 @@ enum IsolationHelper {
                     decoder = nil
                     guard send(WireMessage(.failure, wrapped.encoded())) else { return }
                 }
+            case .frame:
+                var reader = WireReader(message.payload)
+                guard let index = try? reader.int(), let reset = try? reader.bool() else { return }
+                do throws(ImageCodecError) {
+                    guard let animation, animation.frameInfos.indices.contains(index) else {
+                        throw ImageCodecError(.internalFailure, stage: .decoding, codec: "NukeIsolation",
+                                              message: "frame \(index) was asked of a decode without such a frame")
+                    }
+                    // Each frame gets the CPU time of a decode.
+                    if let request { applyLimits(request) }
+                    if frames == nil {
+                        frames = try animation.makeFrameDecoder()
+                    } else if reset {
+                        try frames?.reset()
+                    }
+                    guard let bitmap = try frames?.decodeFrame(at: index) else { continue }
+                    guard sendImage(ImageContainer(image: Image(bitmap: bitmap), type: animation.type), kind: .final, shareStorage: false) else { return }
+                } catch {
+                    guard send(WireMessage(.failure, error.encoded())) else { return }
+                }
             case .end:
+                animation = nil
+                frames = nil
                 request = nil
                 decoder = nil
                 codec = nil
@@ -158,6 +180,13 @@ enum IsolationHelper {
                 return
             }
         }
+    }
+
+    /// The decode's CPU time from now, and its address space on top of the buffers kept for reuse
+    /// (they are mapped already).
+    private static func applyLimits(_ request: IsolatedDecodeRequest) {
+        let space = request.addressSpace > 0 ? request.addressSpace + SharedMemoryAllocator.mappedBytes : 0
+        _ = nukeiso_set_limits(UInt64(space), UInt64(max(0, request.cpuSeconds)))
     }
 
     private static func reply(_ event: ImageDecodingEvent) -> Bool {

@@ -147,6 +147,7 @@ struct WireImage {
     var exif: Data?
     var xmp: Data?
     var userInfo: [ImageContainer.UserInfoKey: any Sendable]
+    var animation: WireAnimation?
 
     init(container: ImageContainer) {
         let image = container.image
@@ -167,10 +168,11 @@ struct WireImage {
         xmp = image.xmp
         userInfo = container.userInfo
         if let animation = container.animation {
-            // Frames are decoded on demand in the helper's memory: the host gets the first one and
-            // the facts about the others.
+            // Frames are decoded on demand in a helper (IsolatedFrameDecoder): the host gets the
+            // first one and the animation's description.
             userInfo[.frameCountKey] = animation.frameCount
             loopCount = animation.loopCount
+            self.animation = WireAnimation(animation)
         }
     }
 
@@ -214,6 +216,7 @@ struct WireImage {
             w.int(Int(tag))
             w.bytes(value.data)
         }
+        w.bytes(animation?.encoded())
         return w.data
     }
 
@@ -270,6 +273,7 @@ struct WireImage {
             default: throw WireReader.Malformed()
             }
         }
+        animation = try r.bytes().map { data throws(WireReader.Malformed) in try WireAnimation(decoding: data) }
     }
 
     /// The container, over `storage` (the helper's pixels, mapped into this process).
@@ -280,5 +284,63 @@ struct WireImage {
         image.loopCount = loopCount
         image.frames[0].duration = duration
         return ImageContainer(image: image, type: type, isPreview: isPreview, userInfo: userInfo)
+    }
+}
+
+/// An animation's description: enough for the host to composite frames a helper decodes.
+struct WireAnimation {
+    var canvasSize: ImageSize
+    var loopCount: Int
+    var backgroundColor: [UInt8]?
+    var frameInfos: [AnimationFrameInfo]
+
+    init(_ animation: ImageAnimation) {
+        canvasSize = animation.canvasSize
+        loopCount = animation.loopCount
+        backgroundColor = animation.backgroundColor
+        frameInfos = animation.frameInfos
+    }
+
+    func encoded() -> Data {
+        var w = WireWriter()
+        w.int(canvasSize.width)
+        w.int(canvasSize.height)
+        w.int(loopCount)
+        w.bytes(backgroundColor.map { Data($0) })
+        w.int(frameInfos.count)
+        for info in frameInfos {
+            for value in [info.x, info.y, info.width, info.height] { w.int(value) }
+            w.double(info.duration)
+            w.int(info.disposal == .none ? 0 : info.disposal == .background ? 1 : 2)
+            w.bool(info.blending == .over)
+        }
+        return w.data
+    }
+
+    init(decoding data: Data) throws(WireReader.Malformed) {
+        var r = WireReader(data)
+        canvasSize = ImageSize(width: try r.int(), height: try r.int())
+        loopCount = try r.int()
+        backgroundColor = try r.bytes().map { [UInt8]($0) }
+        let count = try r.int()
+        // Each info takes 49 bytes on the wire.
+        guard count >= 0, count <= data.count / 49, canvasSize.width >= 0, canvasSize.height >= 0 else { throw WireReader.Malformed() }
+        frameInfos = []
+        frameInfos.reserveCapacity(count)
+        for _ in 0..<count {
+            let x = try r.int(), y = try r.int(), width = try r.int(), height = try r.int()
+            let duration = try r.double()
+            let disposal: AnimationFrameInfo.Disposal
+            switch try r.int() {
+            case 0: disposal = .none
+            case 1: disposal = .background
+            case 2: disposal = .previous
+            default: throw WireReader.Malformed()
+            }
+            let blending: AnimationFrameInfo.Blending = try r.bool() ? .over : .source
+            guard width >= 0, height >= 0 else { throw WireReader.Malformed() }
+            frameInfos.append(AnimationFrameInfo(x: x, y: y, width: width, height: height, duration: duration,
+                                                 disposal: disposal, blending: blending))
+        }
     }
 }

@@ -13,7 +13,7 @@ import NukeCore
 struct WireMessage {
     enum Kind: UInt8 {
         // Host → helper.
-        case start = 1, push = 2, finish = 3, next = 4, end = 5, reuse = 6
+        case start = 1, push = 2, finish = 3, next = 4, end = 5, reuse = 6, frame = 7
         // Helper → host.
         case ready = 10, needsMoreData = 11, header = 12, preview = 13, final = 14, failure = 15
     }

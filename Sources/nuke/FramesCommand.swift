@@ -27,7 +27,10 @@ struct FramesCommand: ParsableCommand {
     @Option(help: "Memory budget of the frame iterator, in MiB.")
     var budget: Int = 512
 
+    @OptionGroup var isolation: IsolationOptions
+
     func run() throws {
+        isolation.apply()
         guard let format = OutputFormat(name: to) else {
             throw ValidationError("unknown output format '\(to)'")
         }

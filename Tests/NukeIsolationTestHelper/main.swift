@@ -1,6 +1,7 @@
 import CNukeIsolationTestSupport
 import Foundation
 import NukeCore
+import NukeGIF
 import NukeHEIF
 import NukeIsolation
 import NukeJPEG

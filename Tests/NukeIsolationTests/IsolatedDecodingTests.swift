@@ -2,6 +2,7 @@ import CNukeIsolation
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeGIF
 import NukeIsolation
 import NukeJPEG
 import NukePNG
@@ -238,6 +239,35 @@ struct IsolatedDecodingTests {
         for _ in 0..<3 {
             #expect(try IsolatedDecoding.decode(progressive, pool: pool).image.bitmap == expected.image.bitmap)
         }
+    }
+
+    /// An animation decoded in a helper plays in the host: frames decoded on demand in a helper,
+    /// composited here, equal to the in-process frames, seeks included; the helper goes back to
+    /// the pool when the iterator is released.
+    @Test(arguments: ["gif/mixed-disposal.gif", "gif/dispose-previous.gif", "apng/anim-blend-over.png"])
+    func animationsPlayThroughTheBoundary(_ path: String) throws {
+        let data = try IsolationTestPaths.fixture(path)
+        let pool = IsolationTestPaths.pool(helpers: 1)
+        defer { pool.shutdown() }
+        let isolated = try IsolatedDecoding.decode(data, pool: pool)
+        let local = try ImageDecoderRegistry.shared.decode(data)
+        let animation = try #require(isolated.animation, "the isolated container keeps the animation")
+        let expected = try #require(local.animation)
+        #expect(animation.frameInfos == expected.frameInfos)
+        #expect(animation.loopCount == expected.loopCount && animation.canvasSize == expected.canvasSize)
+        do {
+            let frames = try animation.makeIterator()
+            let reference = try expected.makeIterator()
+            while let frame = try frames.next() {
+                #expect(frame.canvas == (try reference.next())?.canvas, "frame \(frame.index)")
+            }
+            #expect(frames.nextIndex == expected.frameCount)
+            #expect(pool.status.busy == 1, "the iterator holds its helper")
+            try frames.seek(to: 1)
+            #expect(try frames.next()?.canvas == (try expected.frame(at: 1)).canvas)
+        }
+        #expect(pool.status.busy == 0 && pool.status.idle == 1, "the helper is back in the pool: \(pool.status)")
+        #expect(try animation.frame(at: expected.frameCount - 1).canvas == (try expected.frame(at: expected.frameCount - 1)).canvas)
     }
 
     /// With no reuse budget, a released image's shared memory is unmapped at once.

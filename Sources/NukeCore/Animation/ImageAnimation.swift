@@ -135,6 +135,16 @@ public final class ImageAnimation: Sendable {
         return AnimationFrameSequence(animation: self, decoder: try makeDecoder())
     }
 
+    /// Makes a fresh frame decoder, the plugin's own, which decodes each frame's rectangle
+    /// without compositing.
+    ///
+    /// For layers that forward an animation elsewhere (NukeIsolation serves frames from a helper
+    /// process); to play an animation, use ``makeIterator(memoryBudget:)``.
+    /// - Throws: The plugin's error when its frame decoder cannot be made.
+    public func makeFrameDecoder() throws(ImageCodecError) -> any AnimationFrameDecoding {
+        try makeDecoder()
+    }
+
     /// The composited frame `index`, replayed from the nearest independent frame.
     ///
     /// For several frames, use one iterator: each call here starts a new one.
