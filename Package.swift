@@ -39,7 +39,7 @@ func plugin(
             path: "\(base)/Nuke\(format)", swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), "NukeCore", "NukeConformance", "CNukeShim"],
+            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), .target(name: "C\(format)Shim"), "NukeCore", "NukeConformance", "CNukeShim"],
             path: "Tests/Nuke\(format)Tests", swiftSettings: swiftSettings
         ),
     ]

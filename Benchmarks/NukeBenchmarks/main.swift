@@ -473,8 +473,15 @@ func heifAndSVGRows() {
     }
     t = measure([{ isolated(heic) }, { cHEIF() }])
     report("HEIC decode isolated ÷ libheif direct", t[0] / t[1], goal: "≤ 1.15", met: t[0] / t[1] <= 1.15)
-    t = measure([{ isolated(svg) }, { cSVG() }])
+    t = measure([{ isolated(svg) }, { cSVG() }, { frameworkDecode(svg) }])
     report("SVG render isolated ÷ librsvg direct", t[0] / t[1], goal: "≤ 1.15", met: t[0] / t[1] <= 1.15)
+    report("  SVG render isolated ÷ in process", t[0] / t[2], goal: "none: the cost of isolation alone", met: true)
+    if ProcessInfo.processInfo.environment["NUKE_BENCH_NOSANDBOX"] != nil {
+        let open = HelperPool(configuration: IsolationConfiguration(maximumHelpers: 1, isSandboxed: false))
+        t = measure([{ _ = try? IsolatedDecoding.decode(svg, pool: open) }, { frameworkDecode(svg) }])
+        report("  SVG render isolated without sandbox ÷ in process", t[0] / t[1], goal: "none", met: true)
+        open.shutdown()
+    }
 }
 
 if CommandLine.arguments.contains("--heif-svg") {
