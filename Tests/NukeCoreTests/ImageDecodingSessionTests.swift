@@ -113,6 +113,18 @@ private func fakeJPEG(count: Int = 4_096, width: Int = 640, height: Int = 480) -
     return .parsed(ImageHeader(type: .jpeg, width: Int(b[9]) << 8 | Int(b[10]), height: Int(b[7]) << 8 | Int(b[8])))
 }
 
+/// Polls `condition` until it holds or `timeout` passes; `true` when it held. The timeouts are
+/// generous: on a loaded 2-core machine the suite's CPU-bound tests can keep a session's task
+/// waiting for a cooperative thread for a minute or more.
+private func eventually(within timeout: Duration = .seconds(300), _ condition: () -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try await Task.sleep(for: .milliseconds(2))
+    }
+    return true
+}
+
 /// A registry holding one fake JPEG decoder, with its header hook.
 private func makeRegistry(probe: SessionProbe, delay: Duration = .zero, finalError: ImageCodecError? = nil) -> ImageDecoderRegistry {
     let registry = ImageDecoderRegistry()
@@ -198,10 +210,7 @@ private func chunks(of data: Data, size: Int) -> [Data] {
         #expect(pieces.count == 200)
         session.append(pieces[0])
         // While the first partial decode runs (held at the gate), the other 199 chunks arrive.
-        let deadline = ContinuousClock.now + .seconds(60)  // a loaded 2-core machine may take long to start the decode
-        while !probe.snapshot.isInsideDecode, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try #require(try await eventually { probe.snapshot.isInsideDecode })
         for chunk in pieces.dropFirst() { session.append(chunk) }
         probe.state.withLock { $0.isGateOpen = true }
         await session.waitUntilProcessed()
@@ -220,11 +229,8 @@ private func chunks(of data: Data, size: Int) -> [Data] {
         let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe, delay: .seconds(120))))
         async let events = collect(session)
         session.append(fakeJPEG(count: 1_000))
-        // Wait until the decoder is inside its (30 s) partial decode.
-        let deadline = ContinuousClock.now + .seconds(60)  // a loaded 2-core machine may take long to start the decode
-        while !probe.snapshot.isInsideDecode, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        // Wait until the decoder is inside its (120 s) partial decode.
+        try #require(try await eventually { probe.snapshot.isInsideDecode })
         let started = ContinuousClock.now
         session.cancel()
         let received = await events
@@ -235,9 +241,7 @@ private func chunks(of data: Data, size: Int) -> [Data] {
         #expect(error.code == .cancelled)
         // The decoder notices promptly, well before its 120 s of work (a starved test task must not see it finish first; timed by the decoder
         // itself: the test's tasks may wait for a cooperative thread on a loaded machine).
-        while probe.snapshot.isInsideDecode, ContinuousClock.now < deadline + .seconds(120) {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        _ = try await eventually { !probe.snapshot.isInsideDecode }
         #expect(probe.snapshot.sawCancellation)
         let seenAt = try #require(probe.snapshot.cancellationSeenAt)
         #expect(seenAt - started < .seconds(5))
@@ -252,16 +256,11 @@ private func chunks(of data: Data, size: Int) -> [Data] {
         let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe, delay: .seconds(120))))
         let consumer = Task { await collect(session) }
         session.append(fakeJPEG(count: 1_000))
-        let deadline = ContinuousClock.now + .seconds(60)  // a loaded 2-core machine may take long to start the decode
-        while !probe.snapshot.isInsideDecode, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        try #require(try await eventually { probe.snapshot.isInsideDecode })
         consumer.cancel()
         _ = await consumer.value
-        while !probe.snapshot.sawCancellation, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        #expect(probe.snapshot.sawCancellation)
+        // The decoder is still inside its 120 s of work, so only the cancellation can end it.
+        #expect(try await eventually { probe.snapshot.sawCancellation })
     }
 
     @Test func minimumPreviewInterval() async throws {
