@@ -3,11 +3,14 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-# webp: dwebp, the reference the corpus tests compare WebP decodes with.
-"$root/scripts/install-deps.sh" webp
+# webp: dwebp, the reference the corpus tests compare WebP decodes with; python3: the
+# documentation check.
+"$root/scripts/install-deps.sh" webp python3
 swift build --build-tests
 swift test --skip-build 2>&1 | tee "${TMPDIR:-/tmp}/nukecodecs-test.log"
 "$root/scripts/integration.sh"
+# DocC: NukeCore's documentation builds without a warning and documents every public symbol.
+"$root/scripts/docs.sh"
 
 # AddressSanitizer: the suite again under ASan (UndefinedBehaviorSanitizer too, in the C shims: Swift has no -sanitize=undefined on Linux), except the
 # isolation tests (helpers set RLIMIT_AS, which ASan's shadow memory cannot live under) and the

@@ -14,6 +14,7 @@
 public struct AnimationCompositor: Sendable {
     /// The canvas size.
     public let width: Int
+    /// The canvas height in pixels.
     public let height: Int
     private var canvas: [UInt8]
     /// The saved rectangle (clipped) of the last frame when its disposal is `.previous`.

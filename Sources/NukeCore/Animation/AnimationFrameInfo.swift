@@ -27,18 +27,24 @@ public struct AnimationFrameInfo: Sendable, Hashable {
     /// The frame's rectangle on the canvas, as stored. It may lie partly or wholly outside
     /// the canvas; what lies outside is clipped.
     public var x: Int
+    /// The top edge of the frame's rectangle on the canvas, in pixels (may be outside it).
     public var y: Int
+    /// The width of the frame's rectangle, in pixels.
     public var width: Int
+    /// The height of the frame's rectangle, in pixels.
     public var height: Int
     /// The duration as the file stores it, in seconds (a GIF's centiseconds / 100).
     public var duration: Double
+    /// What happens to the frame's rectangle before the next frame is drawn.
     public var disposal: Disposal
+    /// How the frame's pixels combine with the canvas.
     public var blending: Blending
     /// `true` when the canvas after this frame does not depend on any earlier frame, so a seek
     /// may start decoding here. ``ImageAnimation`` computes it (see
     /// ``ImageAnimation/independence(of:canvasWidth:canvasHeight:)``); a plugin may leave it `false`.
     public var isIndependent: Bool
 
+    /// Creates a frame's info; `isIndependent` is normally left to ``ImageAnimation``, which recomputes it.
     public init(
         x: Int, y: Int, width: Int, height: Int,
         duration: Double,

@@ -20,6 +20,7 @@ public struct ImageContainer: Sendable {
     /// frame (composited).
     public var animation: ImageAnimation?
 
+    /// Creates a container for a decoded image and what the decoder knows about it.
     public init(
         image: Image, type: ImageType? = nil, isPreview: Bool = false, data: Data? = nil,
         userInfo: [UserInfoKey: any Sendable] = [:], animation: ImageAnimation? = nil
@@ -34,8 +35,10 @@ public struct ImageContainer: Sendable {
 
     /// A key in ``userInfo``.
     public struct UserInfoKey: Hashable, Sendable, ExpressibleByStringLiteral {
+        /// The key's name, such as `"nukecodecs/row-count"`; plugins prefix theirs with their own name.
         public let rawValue: String
 
+        /// Creates a key named `rawValue`.
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public init(stringLiteral value: String) { self.rawValue = value }
 

@@ -12,7 +12,9 @@ extension ImageDecoders {
     ///
     /// Register it for formats an app only stores or forwards (as Nuke does for video).
     public struct Empty: ImageDecoding, Sendable {
+        /// Whether the decoder reports itself as progressive (it never produces a preview either way).
         public let isProgressive: Bool
+        /// The type the empty containers carry, if any.
         public let type: ImageType?
 
         /// - Parameters:

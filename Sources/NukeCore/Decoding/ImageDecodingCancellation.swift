@@ -5,6 +5,7 @@ import Synchronization
 public final class ImageDecodingCancellation: Sendable {
     private let flag = Atomic<Bool>(false)
 
+    /// Creates a token that is not cancelled.
     public init() {}
 
     /// Asks every decode watching this flag to stop.

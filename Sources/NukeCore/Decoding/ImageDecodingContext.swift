@@ -48,6 +48,7 @@ public struct ImageDecodingContext: Sendable {
         case aspectFit
     }
 
+    /// Creates a context; every option but `data` has the default a plain decode uses.
     public init(
         data: Data,
         isCompleted: Bool = true,
@@ -91,9 +92,12 @@ public struct ImageDecodingContext: Sendable {
 
 /// A size in pixels.
 public struct ImageSize: Sendable, Hashable, CustomStringConvertible {
+    /// The width in pixels.
     public var width: Int
+    /// The height in pixels.
     public var height: Int
 
+    /// Creates a size of `width × height` pixels.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height

@@ -10,6 +10,7 @@ public struct ImageDecodingWarnings: Sendable, Hashable, CustomStringConvertible
     /// The first one, in the library's own words.
     public var first: String
 
+    /// Creates a summary of `count` warnings whose first said `first`.
     public init(count: Int, first: String) {
         self.count = count
         self.first = first

@@ -20,13 +20,13 @@ public final class WholeInputDecoder: IncrementalImageDecoding {
         self.decode = decode
     }
 
-    public func push(_ newBytes: Data) {
+    public func push(_ bytes: Data) {
         precondition(!isFinished, "push after finish")
-        if bytes.isEmpty {
+        if self.bytes.isEmpty {
             // Share the caller's storage; decoders index from 0.
-            bytes = newBytes.startIndex == 0 ? newBytes : Data(newBytes)
+            self.bytes = bytes.startIndex == 0 ? bytes : Data(bytes)
         } else {
-            bytes.append(newBytes)
+            self.bytes.append(bytes)
         }
     }
 

@@ -31,7 +31,10 @@ public final class FileOutputStream: ImageOutputStream {
 
     /// Creates (or truncates) the file at `path` and writes to it; the stream owns the descriptor.
     ///
-    /// - Parameter permissions: The mode of a new file, before the process's umask.
+    /// - Parameters:
+    ///   - path: The file to write.
+    ///   - exclusive: `true` to fail when the file exists instead of truncating it.
+    ///   - permissions: The mode of a new file, before the process's umask.
     /// - Throws: ``FileOutputStreamError`` when the file cannot be opened.
     public convenience init(path: String, exclusive: Bool = false, permissions: UInt16 = 0o666) throws(FileOutputStreamError) {
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC)
@@ -43,6 +46,8 @@ public final class FileOutputStream: ImageOutputStream {
     /// Writes to an open descriptor.
     ///
     /// - Parameters:
+    ///   - fileDescriptor: An open descriptor, written from its current offset.
+    ///   - path: The file's path, for error messages.
     ///   - closesOnDeinit: `true` when the stream owns the descriptor: ``close()`` and `deinit`
     ///     close it. Otherwise ``close()`` only flushes.
     public init(fileDescriptor: Int32, path: String, closesOnDeinit: Bool) {

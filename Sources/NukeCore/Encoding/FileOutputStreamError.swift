@@ -15,6 +15,7 @@ public struct FileOutputStreamError: Error, Sendable, Equatable, CustomStringCon
     /// The `errno` value.
     public var code: Int32
 
+    /// Creates an error for `operation` (`"open"`, `"write"`...) on `path` that failed with `errno` `code`.
     public init(path: String, operation: String, code: Int32) {
         self.path = path
         self.operation = operation

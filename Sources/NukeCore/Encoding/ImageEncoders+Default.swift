@@ -23,6 +23,7 @@ extension ImageEncoders {
         /// Where encoders are looked up. Default: ``ImageEncoderRegistry/shared``.
         public var registry: ImageEncoderRegistry
 
+        /// Creates the default encoder, which looks encoders up in `registry`.
         public init(compressionQuality: Double = 0.8, isHEIFPreferred: Bool = false, isWebPPreferred: Bool = false, registry: ImageEncoderRegistry = .shared) {
             self.compressionQuality = compressionQuality
             self.isHEIFPreferred = isHEIFPreferred

@@ -46,6 +46,8 @@ public struct ImageEncodingOptions: Sendable, Hashable {
     /// Embed the image's ICC profile. Default `true`.
     public var preservesColorProfile: Bool
 
+    /// Creates options: by default quality 0.8, baseline, lossy, the codec's default compression
+    /// level, 8 bits per channel, and the ICC profile kept.
     public init(
         quality: Double = 0.8,
         isProgressive: Bool = false,

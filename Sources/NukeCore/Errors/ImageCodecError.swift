@@ -4,7 +4,7 @@
 /// ``codec``, and keeps the C library's own message. Incomplete input (a truncated download)
 /// is told apart from corrupt input, so a caller can wait for more bytes or give up.
 ///
-/// When ``ImageDecoderRegistry/decode(_:)`` tries several decoders, the error it throws is the
+/// When the registry (`ImageDecoderRegistry.decode(_:)`) tries several decoders, the error it throws is the
 /// first decoder's, with every attempt listed in ``attempts``.
 public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong. An extensible set of codes.
@@ -59,16 +59,23 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
 
+        /// Recognising the format from the first bytes.
         public static let sniffing = Stage(rawValue: "sniffing")
+        /// Reading the header: size, format and other facts, before pixel memory is allocated.
         public static let header = Stage(rawValue: "header")
+        /// Decoding pixels.
         public static let decoding = Stage(rawValue: "decoding")
+        /// Encoding an image.
         public static let encoding = Stage(rawValue: "encoding")
+        /// Choosing a codec in a registry (no codec, a limit, a policy).
         public static let registry = Stage(rawValue: "registry")
 
         public var description: String { rawValue }
     }
 
+    /// What went wrong; the code decides whether a registry tries the next decoder.
     public var code: Code
+    /// Where it went wrong: sniffing, header, decoding, encoding or the registry.
     public var stage: Stage
     /// The format being decoded or encoded, when known.
     public var format: ImageType?
@@ -82,6 +89,7 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
     /// (code ``Code-swift.struct/decoderFailed``).
     public var underlyingError: (any Error)?
 
+    /// Creates an error; `message` says what happened in words a caller can log, the C library's own message where it has one.
     public init(
         _ code: Code,
         stage: Stage,

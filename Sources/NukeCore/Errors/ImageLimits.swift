@@ -27,6 +27,7 @@ public struct ImageLimits: Sendable, Hashable {
     /// Default: no ceiling.
     public var maxDecodedBytesPerInputByte: Int
 
+    /// Creates limits; each defaults to the value of ``ImageLimits/default``.
     public init(
         maxPixelCount: Int = 200_000_000,
         maxDimension: Int = 32_768,
@@ -128,6 +129,8 @@ public struct ImageLimits: Sendable, Hashable {
     ///   - decodedBytes: The bytes the header declares (all frames, at full size).
     ///   - inputByteCount: The size of the complete input; `nil` when the decode does not have all
     ///     of it yet (the check is then skipped).
+    ///   - format: The format, for the error.
+    ///   - codec: The codec's description, for the error.
     /// - Throws: ``ImageCodecError`` `.limitExceeded`.
     public func checkExpansion(decodedBytes: Int, inputByteCount: Int?, format: ImageType?, codec: String?) throws(ImageCodecError) {
         guard let inputByteCount, inputByteCount > 0, maxDecodedBytesPerInputByte != .max else { return }

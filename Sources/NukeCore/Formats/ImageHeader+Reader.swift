@@ -4,37 +4,46 @@ extension ImageHeader {
     /// For header hooks (``ImageDecoderRegistering/parseHeader(_:)``): a hook that reads
     /// through it never reads past the data received so far.
     public struct Reader {
+        /// The bytes read.
         public let bytes: UnsafeBufferPointer<UInt8>
 
+        /// Creates a reader over `bytes`.
         public init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
+        /// The number of bytes.
         public var count: Int { bytes.count }
 
+        /// The byte at offset `i`, or `nil` past the end.
         public func u8(_ i: Int) -> Int? {
             guard i >= 0, i < bytes.count else { return nil }
             return Int(bytes[i])
         }
 
+        /// The big-endian 16-bit value at offset `i`, or `nil` when it does not fit.
         public func u16be(_ i: Int) -> Int? {
             guard let a = u8(i), let b = u8(i + 1) else { return nil }
             return a << 8 | b
         }
 
+        /// The little-endian 16-bit value at offset `i`, or `nil` when it does not fit.
         public func u16le(_ i: Int) -> Int? {
             guard let a = u8(i), let b = u8(i + 1) else { return nil }
             return b << 8 | a
         }
 
+        /// The little-endian 24-bit value at offset `i`, or `nil` when it does not fit.
         public func u24le(_ i: Int) -> Int? {
             guard let a = u16le(i), let b = u8(i + 2) else { return nil }
             return b << 16 | a
         }
 
+        /// The big-endian 32-bit value at offset `i`, or `nil` when it does not fit.
         public func u32be(_ i: Int) -> Int? {
             guard let a = u16be(i), let b = u16be(i + 2) else { return nil }
             return a << 16 | b
         }
 
+        /// The big-endian 64-bit value at offset `i`, or `nil` when it does not fit.
         public func u64be(_ i: Int) -> UInt64? {
             guard let a = u32be(i), let b = u32be(i + 4) else { return nil }
             return UInt64(a) << 32 | UInt64(b)

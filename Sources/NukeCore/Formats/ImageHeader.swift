@@ -43,6 +43,7 @@ public struct ImageHeader: Sendable, Hashable, CustomStringConvertible {
     /// The EXIF orientation, when an EXIF block comes before the frame header (JPEG).
     public var orientation: ImageOrientation?
 
+    /// Creates a header; a format's header hook fills what it read and leaves the rest at its default.
     public init(
         type: ImageType,
         width: Int,
@@ -79,7 +80,7 @@ public struct ImageHeader: Sendable, Hashable, CustomStringConvertible {
         return parts.joined(separator: ", ")
     }
 
-    /// The outcome of ``ImageHeader/parse(_:)``.
+    /// The outcome of ``ImageHeader/parse(_:registry:)``.
     public enum ParseResult: Sendable, Hashable {
         /// The header was read.
         case parsed(ImageHeader)

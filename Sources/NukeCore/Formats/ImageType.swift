@@ -16,13 +16,21 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
 
+    /// JPEG (`public.jpeg`).
     public static let jpeg: ImageType = "public.jpeg"
+    /// PNG, animated PNG included (`public.png`).
     public static let png: ImageType = "public.png"
+    /// GIF (`com.compuserve.gif`).
     public static let gif: ImageType = "com.compuserve.gif"
+    /// WebP (`public.webp`).
     public static let webp: ImageType = "public.webp"
+    /// HEIC: HEIF with HEVC images (`public.heic`).
     public static let heic: ImageType = "public.heic"
+    /// HEIF with other codecs (`public.heif`).
     public static let heif: ImageType = "public.heif"
+    /// AVIF: HEIF with AV1 images (`public.avif`).
     public static let avif: ImageType = "public.avif"
+    /// SVG and gzip-compressed SVGZ (`public.svg-image`).
     public static let svg: ImageType = "public.svg-image"
 
     /// A short human-readable name such as `"JPEG"`.

@@ -15,9 +15,13 @@ import Darwin
 /// another process or a caller's buffer. Read them in place with ``withUnsafeBytes(_:)`` or
 /// ``withUnsafeRow(_:_:)``; ``bytes`` is a copy.
 public struct Bitmap: Sendable, Equatable, CustomStringConvertible {
+    /// The width in pixels.
     public let width: Int
+    /// The height in pixels (rows).
     public let height: Int
+    /// The channels and bits per channel of each pixel.
     public let pixelFormat: PixelFormat
+    /// Whether alpha is straight, premultiplied or absent.
     public var alphaMode: AlphaMode
     /// Distance in bytes between the starts of two rows.
     public let bytesPerRow: Int
@@ -75,6 +79,11 @@ public struct Bitmap: Sendable, Equatable, CustomStringConvertible {
     /// ``PixelAllocator/makeBitmap(width:height:pixelFormat:alphaMode:bytesPerRow:initializingWith:)``
     /// does the same with memory from an allocator.
     /// - Parameters:
+    ///   - width: The width in pixels.
+    ///   - height: The height in pixels.
+    ///   - pixelFormat: The pixels' channels and depth.
+    ///   - alphaMode: `nil` for straight alpha when the format has alpha, else none.
+    ///   - bytesPerRow: The row stride; `width × bytesPerPixel` when `nil`.
     ///   - body: Receives a buffer of `bytesPerRow × height` bytes and must initialise all of them.
     public init<E: Error>(
         width: Int,

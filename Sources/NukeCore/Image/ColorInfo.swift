@@ -14,6 +14,7 @@ public struct ColorInfo: Sendable, Hashable {
     /// The sRGB rendering intent (PNG `sRGB`): 0 perceptual … 3 absolute colorimetric.
     public var sRGBIntent: Int?
 
+    /// Creates colour information; all of it is optional.
     public init(iccProfile: Data? = nil, gamma: Double? = nil, sRGBIntent: Int? = nil) {
         self.iccProfile = iccProfile
         self.gamma = gamma

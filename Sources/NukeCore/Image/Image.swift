@@ -49,7 +49,9 @@ public struct Image: Sendable, Equatable {
         set { frames[0].bitmap = newValue }
     }
 
+    /// The width of the first frame's bitmap, in pixels, before orientation is applied.
     public var width: Int { bitmap.width }
+    /// The height of the first frame's bitmap, in pixels, before orientation is applied.
     public var height: Int { bitmap.height }
     /// `true` with more than one frame.
     public var isAnimated: Bool { frames.count > 1 }
@@ -64,10 +66,12 @@ public struct Image: Sendable, Equatable {
 
 /// One frame of an image.
 public struct ImageFrame: Sendable, Equatable {
+    /// The frame's pixels.
     public var bitmap: Bitmap
     /// How long the frame shows, in seconds; `nil` for a still image.
     public var duration: Double?
 
+    /// Creates a frame; `duration` in seconds, `nil` for a still image.
     public init(bitmap: Bitmap, duration: Double? = nil) {
         self.bitmap = bitmap
         self.duration = duration

@@ -9,13 +9,21 @@ import Foundation
 /// Raw values are the EXIF values 1–8. Decoders report orientation and leave the pixels as
 /// stored, as Nuke and ImageIO do; ``Bitmap/oriented(_:)`` applies it when wanted.
 public enum ImageOrientation: UInt8, Sendable, Hashable, CaseIterable {
+    /// As stored (EXIF 1).
     case up = 1
+    /// Mirrored left to right (EXIF 2).
     case upMirrored = 2
+    /// Rotated 180° (EXIF 3).
     case down = 3
+    /// Mirrored top to bottom (EXIF 4).
     case downMirrored = 4
+    /// Mirrored along the top-left to bottom-right diagonal (EXIF 5).
     case leftMirrored = 5
+    /// Shown after rotating 90° clockwise (EXIF 6).
     case right = 6
+    /// Mirrored along the top-right to bottom-left diagonal (EXIF 7).
     case rightMirrored = 7
+    /// Shown after rotating 90° counter-clockwise (EXIF 8).
     case left = 8
 
     /// `true` when displaying swaps width and height (values 5–8).

@@ -47,6 +47,10 @@ public struct PixelAllocator: Sendable {
     /// Returns a bitmap over new storage, zeroed or with undefined contents.
     ///
     /// - Parameters:
+    ///   - width: The width in pixels.
+    ///   - height: The height in pixels.
+    ///   - pixelFormat: The pixels' channels and depth.
+    ///   - alphaMode: `nil` for straight alpha when the format has alpha, else none.
     ///   - bytesPerRow: The row stride; `width × bytesPerPixel` when `nil`.
     ///   - zeroed: `true` to start from zeros; `false` when the caller writes every byte.
     /// - Throws: Whatever the allocator throws.
@@ -66,6 +70,10 @@ public struct PixelAllocator: Sendable {
     /// Returns a bitmap over new storage that `body` fills, without zeroing it first.
     ///
     /// - Parameters:
+    ///   - width: The width in pixels.
+    ///   - height: The height in pixels.
+    ///   - pixelFormat: The pixels' channels and depth.
+    ///   - alphaMode: `nil` for straight alpha when the format has alpha, else none.
     ///   - bytesPerRow: The row stride; `width × bytesPerPixel` when `nil`.
     ///   - body: Receives a buffer of `bytesPerRow × height` bytes and must initialise all of them.
     /// - Throws: Whatever the allocator or `body` throws.

@@ -5,29 +5,43 @@
 public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     /// The channels of a pixel.
     public enum Channels: Int, Sendable, Hashable {
+        /// One grey channel.
         case gray = 1
+        /// Grey, then alpha.
         case grayAlpha = 2
+        /// Red, green, blue.
         case rgb = 3
+        /// Red, green, blue, then alpha.
         case rgba = 4
     }
 
+    /// The channels of a pixel, in memory order.
     public var channels: Channels
     /// 8 or 16.
     public var bitsPerChannel: Int
 
+    /// Creates a format; `bitsPerChannel` is 8 or 16 (16-bit channels are native-endian `UInt16`).
     public init(channels: Channels, bitsPerChannel: Int) {
         precondition(bitsPerChannel == 8 || bitsPerChannel == 16, "bitsPerChannel must be 8 or 16")
         self.channels = channels
         self.bitsPerChannel = bitsPerChannel
     }
 
+    /// 8-bit grey.
     public static let gray8 = PixelFormat(channels: .gray, bitsPerChannel: 8)
+    /// 8-bit grey and alpha.
     public static let grayAlpha8 = PixelFormat(channels: .grayAlpha, bitsPerChannel: 8)
+    /// 8-bit RGB.
     public static let rgb8 = PixelFormat(channels: .rgb, bitsPerChannel: 8)
+    /// 8-bit RGBA.
     public static let rgba8 = PixelFormat(channels: .rgba, bitsPerChannel: 8)
+    /// 16-bit grey.
     public static let gray16 = PixelFormat(channels: .gray, bitsPerChannel: 16)
+    /// 16-bit grey and alpha.
     public static let grayAlpha16 = PixelFormat(channels: .grayAlpha, bitsPerChannel: 16)
+    /// 16-bit RGB.
     public static let rgb16 = PixelFormat(channels: .rgb, bitsPerChannel: 16)
+    /// 16-bit RGBA.
     public static let rgba16 = PixelFormat(channels: .rgba, bitsPerChannel: 16)
 
     /// Number of channels per pixel.

@@ -15,6 +15,7 @@ import Foundation
 /// `nuke_codecs` linker section (see ``ImageCodecs``); an app may also register one directly
 /// with ``ImageDecoderRegistry/register(_:)-(ImageCodec)`` and ``ImageEncoderRegistry/register(_:)``.
 public struct ImageCodec: Sendable {
+    /// What the codec is: name, format, capabilities, library and priority.
     public var info: ImageCodecInfo
     /// Creates the incremental decoder a plugin provides for the context, or returns `nil`
     /// when the data is not this codec's. The registry and ``ImageDecodingSession`` drive it.
@@ -29,6 +30,8 @@ public struct ImageCodec: Sendable {
     /// Creates an encoder with the options.
     public var makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)?
 
+    /// Creates a codec from its info and the closures that make its decoders, read its header
+    /// and make its encoder; each is optional.
     public init(
         info: ImageCodecInfo,
         makeIncrementalDecoder: (@Sendable (ImageDecodingContext) -> (any IncrementalImageDecoding)?)? = nil,
@@ -86,6 +89,7 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
     public var name: String
     /// The format.
     public var type: ImageType
+    /// What the codec can do: decode, encode, progressive, animation...
     public var capabilities: ImageCodecCapabilities
     /// The C library, such as `"libjpeg-turbo"`; empty for pure Swift code.
     public var library: String
@@ -98,6 +102,7 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
     /// an isolated decoder refused must not reach an in-process decoder of the same library.
     public var fallsThrough: Bool
 
+    /// Creates a codec's description; a higher `priority` is tried first among codecs of the same format.
     public init(
         name: String,
         type: ImageType,
@@ -129,7 +134,9 @@ public struct ImageCodecCapabilities: OptionSet, Sendable, Hashable, CustomStrin
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
+    /// The codec decodes.
     public static let decode = ImageCodecCapabilities(rawValue: 1 << 0)
+    /// The codec encodes.
     public static let encode = ImageCodecCapabilities(rawValue: 1 << 1)
     /// Previews from partial data.
     public static let progressive = ImageCodecCapabilities(rawValue: 1 << 2)

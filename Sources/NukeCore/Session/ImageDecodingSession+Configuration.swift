@@ -28,6 +28,7 @@ extension ImageDecodingSession {
         /// Passed to the decoder's context.
         public var userInfo: [String: any Sendable]
 
+        /// Creates a configuration; by default progressive, a preview whenever the decoder has one, at full size, with the registry's limits.
         public init(
             registry: ImageDecoderRegistry = .shared,
             isProgressive: Bool = true,

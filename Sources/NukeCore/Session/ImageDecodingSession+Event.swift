@@ -39,6 +39,7 @@ extension ImageDecodingSession {
         /// How long the decode that produced this image took.
         public var decodeDuration: Duration
 
+        /// Creates a progress report.
         public init(bytesReceived: Int, index: Int, scanNumber: Int? = nil, rowCount: Int? = nil,
                     elapsed: Duration = .zero, decodeDuration: Duration = .zero) {
             self.bytesReceived = bytesReceived
