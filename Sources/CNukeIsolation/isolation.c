@@ -389,6 +389,11 @@ static int enter_landlock(void) {
     return 0;
 }
 
+int nukeiso_landlock_abi(void) {
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return abi < 1 ? 0 : (int)abi;
+}
+
 #if defined(__x86_64__)
 #define NUKE_AUDIT_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)

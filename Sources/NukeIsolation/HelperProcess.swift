@@ -56,6 +56,7 @@ final class HelperProcess: Sendable {
         let deadline = nukeiso_now_ms() + 10_000
         let ready: WireMessage
         do {
+            try write(WireMessage(.warmUp, WarmUpSamples.payload).framed, to: socket)
             ready = try receive(socket: socket, deadline: deadline)
         } catch {
             kill(pid: pid, socket: socket)
@@ -84,10 +85,7 @@ final class HelperProcess: Sendable {
     // MARK: - Messages
 
     func send(_ message: WireMessage) throws(Failure) {
-        var header = Data([message.kind.rawValue])
-        withUnsafeBytes(of: UInt32(message.payload.count).littleEndian) { header.append(contentsOf: $0) }
-        try Self.write(header, to: socket)
-        if !message.payload.isEmpty { try Self.write(message.payload, to: socket) }
+        try Self.write(message.framed, to: socket)
     }
 
     func receive(deadline: Int64) throws(Failure) -> WireMessage {

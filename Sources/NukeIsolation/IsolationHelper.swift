@@ -21,7 +21,12 @@ enum IsolationHelper {
     static func run(sandboxed: Bool) -> Never {
         // glib stamps its log lines with the local time: without TZ it reads /etc/localtime.
         setenv("TZ", "UTC0", 1)
-        warmUp()
+        // The host's first message: tiny files it encoded, to decode here.
+        var samples: [ImageType: Data] = [:]
+        if let message = receive(), message.kind == .warmUp {
+            samples = WarmUpSamples.decode(message.payload)
+        }
+        warmUp(sandboxed: sandboxed, samples: samples)
         var note = ""
         var isSandboxed = false
         if sandboxed {
@@ -50,18 +55,24 @@ enum IsolationHelper {
 
     /// Everything that reads files lazily, done before the sandbox forbids opening them: the
     /// registry's discovery, each codec's first decode (tables, plugins), the locale.
-    private static func warmUp() {
+    ///
+    /// The files decoded are the host's `samples` where it sent one: encoding a sample here would
+    /// start encoders a helper never uses (x265 and aom alone take about 20 ms).
+    private static func warmUp(sandboxed: Bool, samples: [ImageType: Data]) {
         let registry = ImageDecoderRegistry.shared
-        let tiny = Image(bitmap: Bitmap(width: 2, height: 2, pixelFormat: .rgba8, bytes: [UInt8](repeating: 200, count: 16)))
         for type in registry.registeredFormats {
-            if let encoded = try? ImageEncoderRegistry.shared.encode(tiny, as: type) {
+            if let encoded = samples[type] ?? WarmUpSamples.make(for: [type])[type] {
                 _ = try? registry.decode(encoded)
             }
         }
-        // SVG has no encoder: render text in the default and generic families, so that fontconfig
-        // reads its configuration before the sandbox (and, on a kernel without Landlock, where
-        // no file can be opened afterwards, the fonts they resolve to are opened now).
-        if registry.registeredFormats.contains(.svg) {
+        // SVG has no encoder. With Landlock, fonts and fontconfig's files stay readable in the
+        // sandbox: a shape starts librsvg, glib and cairo, and fontconfig loads on the first text,
+        // as it would in process (about 45 ms that a helper start need not pay). Without Landlock
+        // no file can be opened afterwards: render text in the default and generic families now,
+        // so that fontconfig reads its configuration and opens the fonts they resolve to.
+        if registry.registeredFormats.contains(.svg), sandboxed, nukeiso_landlock_abi() > 0 {
+            _ = try? registry.decode(Data("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"2\" height=\"2\"><rect width=\"1\" height=\"2\" fill=\"#08f\"/></svg>".utf8))
+        } else if registry.registeredFormats.contains(.svg) {
             let families = ["", "serif", "sans-serif", "monospace"]
             var texts = ""
             for (index, family) in families.enumerated() {
@@ -241,10 +252,7 @@ enum IsolationHelper {
     // MARK: - Messages
 
     private static func send(_ message: WireMessage) -> Bool {
-        var data = Data([message.kind.rawValue])
-        withUnsafeBytes(of: UInt32(message.payload.count).littleEndian) { data.append(contentsOf: $0) }
-        data.append(message.payload)
-        return data.withUnsafeBytes { nukeiso_write_all(socket, $0.baseAddress!, $0.count) } == 0
+        message.framed.withUnsafeBytes { nukeiso_write_all(socket, $0.baseAddress!, $0.count) } == 0
     }
 
     private static func receive() -> WireMessage? {

@@ -13,7 +13,7 @@ import NukeCore
 struct WireMessage {
     enum Kind: UInt8 {
         // Host → helper.
-        case start = 1, push = 2, finish = 3, next = 4, end = 5, reuse = 6, frame = 7
+        case start = 1, push = 2, finish = 3, next = 4, end = 5, reuse = 6, frame = 7, warmUp = 8
         // Helper → host.
         case ready = 10, needsMoreData = 11, header = 12, preview = 13, final = 14, failure = 15
     }
@@ -24,6 +24,14 @@ struct WireMessage {
     init(_ kind: Kind, _ payload: Data = Data()) {
         self.kind = kind
         self.payload = payload
+    }
+
+    /// The message as sent: kind, length, payload.
+    var framed: Data {
+        var data = Data([kind.rawValue])
+        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { data.append(contentsOf: $0) }
+        data.append(payload)
+        return data
     }
 }
 

@@ -93,6 +93,11 @@ int nukeiso_set_limits(uint64_t address_space, uint64_t cpu_seconds);
 /// Returns 0, or -errno when the kernel refuses seccomp.
 int nukeiso_enter_sandbox(int *_Nonnull files_by_landlock);
 
+/// The kernel's Landlock ABI version, 0 when it has none (or it is turned off): whether
+/// ``nukeiso_enter_sandbox`` will confine files with Landlock (fonts stay readable) or forbid
+/// every open.
+int nukeiso_landlock_abi(void);
+
 /// The name of blocked call `index` ("socket", "execve"...), or NULL past the end.
 const char *_Nullable nukeiso_blocked_call_name(int index);
 
