@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include "rsvg_abi.h"
 
 const char *nukesvg_version(void) {
@@ -84,24 +87,52 @@ static const uint8_t *unpremultiply_table(void) {
 }
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-/// The table's values computed eight pixels at a time with AVX2: (c * 255 + a / 2) / a in single
-/// precision is exact here (every numerator and denominator is an integer below 2^24, and a
-/// quotient just below an integer k is at least 1/255 below it, far more than one ulp), so the
-/// truncated quotient equals the integer division; checked for every (a, c). Little-endian words
-/// R | G << 8 | B << 16 | A << 24 are the bytes R, G, B, A.
+/// The table's values, eight pixels at a time with AVX2. Blocks of eight opaque pixels only swap
+/// bytes and blocks of eight transparent ones become zeros (most of a typical rendering). Other
+/// blocks compute q = (c * 255 + a / 2) / a as (c * 255 + a / 2) * (1 / a) in single precision,
+/// one division per block instead of one per channel: the numerator is exact (an integer below
+/// 2^24), and the product is within 2^-23 relative, under 4e-5, of q ≤ 256. A q that is not an
+/// integer is at least 1/a ≥ 1/255 below the next one, so adding 1/1024 before truncating gives
+/// floor(q) exactly, as the integer division; a c above a (not a valid premultiplied value) gives
+/// q > 255, clamped to 255 as the table does. Checked for every (a, c) and against the table on
+/// random words. Little-endian words R | G << 8 | B << 16 | A << 24 are the bytes R, G, B, A.
 __attribute__((target("avx2"))) static void unpremultiply_avx2(uint32_t *argb, size_t count) {
-    for (size_t i = 0; i < count; i++) {
+    const __m256i swap = _mm256_setr_epi8(2, 1, 0, 3, 6, 5, 4, 7, 10, 9, 8, 11, 14, 13, 12, 15,
+                                          2, 1, 0, 3, 6, 5, 4, 7, 10, 9, 8, 11, 14, 13, 12, 15);
+    const __m256i low = _mm256_set1_epi32(0xff);
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256 one = _mm256_set1_ps(1.0f), scale = _mm256_set1_ps(255.0f), nudge = _mm256_set1_ps(1.0f / 1024.0f);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        __m256i p = _mm256_loadu_si256((const __m256i *)(argb + i));
+        __m256i a = _mm256_srli_epi32(p, 24);
+        if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(a, low)) == -1) {
+            _mm256_storeu_si256((__m256i *)(argb + i), _mm256_shuffle_epi8(p, swap));
+            continue;
+        }
+        __m256i transparent = _mm256_cmpeq_epi32(a, zero);
+        if (_mm256_movemask_epi8(transparent) == -1) {
+            _mm256_storeu_si256((__m256i *)(argb + i), zero);
+            continue;
+        }
+        __m256 reciprocal = _mm256_div_ps(one, _mm256_max_ps(_mm256_cvtepi32_ps(a), one));
+        __m256 half = _mm256_cvtepi32_ps(_mm256_srli_epi32(a, 1));
+#define NUKESVG_CHANNEL(c) _mm256_min_epi32(low, _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps( \
+            _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(c), scale), half), reciprocal), nudge)))
+        __m256i r = NUKESVG_CHANNEL(_mm256_and_si256(_mm256_srli_epi32(p, 16), low));
+        __m256i g = NUKESVG_CHANNEL(_mm256_and_si256(_mm256_srli_epi32(p, 8), low));
+        __m256i b = NUKESVG_CHANNEL(_mm256_and_si256(p, low));
+#undef NUKESVG_CHANNEL
+        __m256i word = _mm256_or_si256(_mm256_or_si256(r, _mm256_slli_epi32(g, 8)),
+                                       _mm256_or_si256(_mm256_slli_epi32(b, 16), _mm256_slli_epi32(a, 24)));
+        _mm256_storeu_si256((__m256i *)(argb + i), _mm256_andnot_si256(transparent, word));
+    }
+    for (; i < count; i++) {
         uint32_t p = argb[i];
         uint32_t a = p >> 24;
-        float divisor = (float)(a ? a : 1), half = (float)(a >> 1);
-        uint32_t r = (uint32_t)(((float)((p >> 16) & 0xff) * 255.0f + half) / divisor);
-        uint32_t g = (uint32_t)(((float)((p >> 8) & 0xff) * 255.0f + half) / divisor);
-        uint32_t b = (uint32_t)(((float)(p & 0xff) * 255.0f + half) / divisor);
-        r = r > 255 ? 255 : r;
-        g = g > 255 ? 255 : g;
-        b = b > 255 ? 255 : b;
-        uint32_t word = r | (g << 8) | (b << 16) | (a << 24);
-        argb[i] = a ? word : 0;
+        if (a == 0) { argb[i] = 0; continue; }
+        uint32_t r = (((p >> 16) & 0xff) * 255 + a / 2) / a, g = (((p >> 8) & 0xff) * 255 + a / 2) / a, b = ((p & 0xff) * 255 + a / 2) / a;
+        argb[i] = (r > 255 ? 255 : r) | (g > 255 ? 255 : g) << 8 | (b > 255 ? 255 : b) << 16 | a << 24;
     }
 }
 #endif
