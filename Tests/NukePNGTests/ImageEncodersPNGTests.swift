@@ -38,6 +38,29 @@ import Testing
         #expect(try PNGTestDecoding.decode(withoutProfile).image.colorInfo.iccProfile == nil)
     }
 
+    /// Profiles libpng objects to do not fail the encode: a malformed one is left out; HP's
+    /// "known incorrect sRGB profile", which photographs carry (from Nuke's test JPEG when
+    /// ../shared/corpora is present), is written as the source had it, with libpng's warning.
+    /// The thumbnail service's load test found the encode failing on it.
+    @Test func aProfileLibpngObjectsToDoesNotFailTheEncode() throws {
+        var cases: [(profile: Data, isKept: Bool)] = [(Data(repeating: 0, count: 200), false)]
+        let jpeg = PNGTestPaths.repositoryRoot.appendingPathComponent("../shared/corpora/jpeg/kean_Nuke/Tests/Resources/fixture.jpeg")
+        if let file = try? Data(contentsOf: jpeg), let marker = file.range(of: Data("ICC_PROFILE\0".utf8)) {
+            // APP2: FF E2, a 16-bit length counting itself, "ICC_PROFILE\0", sequence, count, profile.
+            let length = Int(file[marker.lowerBound - 2]) << 8 | Int(file[marker.lowerBound - 1])
+            let profile = Data(file[(marker.upperBound + 2)..<(marker.lowerBound - 2 + length)])
+            #expect(profile.count == 3144)
+            cases.append((profile, true))
+        }
+        for (profile, isKept) in cases {
+            var image = Image(bitmap: PNGTestImages.gradient(width: 9, height: 7, format: .rgb8))
+            image.colorInfo = ColorInfo(iccProfile: profile)
+            let decoded = try PNGTestDecoding.decode(try ImageEncoders.PNG().encode(image)).image
+            #expect(decoded.bitmap == image.bitmap)
+            #expect(decoded.colorInfo.iccProfile == (isKept ? profile : nil))
+        }
+    }
+
     @Test func keepsSRGBIntent() throws {
         var image = Image(bitmap: PNGTestImages.gradient(width: 9, height: 7, format: .rgb8))
         image.colorInfo = ColorInfo(sRGBIntent: 1)

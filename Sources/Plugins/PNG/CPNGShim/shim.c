@@ -685,6 +685,11 @@ nuke_status nukepng_encoder_start(nukepng_encoder *encoder, const nukepng_encode
     if (p->gamma > 0) png_set_gAMA(encoder->png, encoder->info, p->gamma);
     if (p->icc != NULL && p->icc_size > 0) {
         if (p->icc_size > PNG_UINT_31_MAX) nukepng_fail(encoder->png, &encoder->report, NUKE_STATUS_LIMIT, "ICC profile too large");
+        // libpng objects to some profiles with an "app error", fatal by default when writing,
+        // among them HP's "known incorrect sRGB profile" that many photographs carry. As
+        // warnings: that one is written as the source had it, a malformed one is left out, and
+        // the image is written either way.
+        png_set_benign_errors(encoder->png, 1);
         png_set_iCCP(encoder->png, encoder->info, "ICC Profile", PNG_COMPRESSION_TYPE_BASE, p->icc, (png_uint_32)p->icc_size);
     }
     if (p->exif != NULL && p->exif_size > 0) {
