@@ -12,10 +12,14 @@ final class APNGFrameDecoder: AnimationFrameDecoding {
     private let structure: APNGStructure
     private let file: Data
     private let configuration: PNGDecodingSession.Configuration
+    /// Frame 0's pixels when the file's default image is frame 0 and was already decoded at full
+    /// size for the container: playing from the start does not decode it again.
+    private let firstFrame: Bitmap?
 
-    init(structure: APNGStructure, file: Data, configuration: PNGDecodingSession.Configuration) {
+    init(structure: APNGStructure, file: Data, configuration: PNGDecodingSession.Configuration, firstFrame: Bitmap? = nil) {
         self.structure = structure
         self.file = file
+        self.firstFrame = firstFrame
         var configuration = configuration
         configuration.targetSize = nil   // frames are composited at full size
         self.configuration = configuration
@@ -26,11 +30,16 @@ final class APNGFrameDecoder: AnimationFrameDecoding {
     func info(at index: Int) -> AnimationFrameInfo { structure.frames[index].info }
 
     func decodeFrame(at index: Int) throws(ImageCodecError) -> Bitmap {
+        if index == 0, let firstFrame { return firstFrame }
         let png = structure.standalonePNG(frame: index, in: file)
         let session = try PNGDecodingSession(configuration: configuration)
         _ = try session.feed(png, forPreviews: false)
-        let bitmap = try session.finish().image.bitmap
-        return bitmap.pixelFormat == .rgba8 && bitmap.alphaMode == .straight ? bitmap : bitmap.converted(to: .rgba8)
+        return Self.framePixels(try session.finish().image.bitmap)
+    }
+
+    /// A decoded frame as the compositor takes it: straight-alpha RGBA, 8 bits.
+    static func framePixels(_ bitmap: Bitmap) -> Bitmap {
+        bitmap.pixelFormat == .rgba8 && bitmap.alphaMode == .straight ? bitmap : bitmap.converted(to: .rgba8)
     }
 
     func reset() throws(ImageCodecError) {}

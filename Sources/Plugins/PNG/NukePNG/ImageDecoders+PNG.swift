@@ -192,16 +192,27 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
             }
             let file = apngBytes
             let configuration = configuration
+            // When the default image is frame 0 (covering the canvas, as the format requires) and
+            // was decoded at full size here, frame 0 is not decoded again: not for the
+            // container's image, not when the animation plays from the start.
+            let zero = structure.frames[0].info
+            let decodedFirst = structure.defaultImageIsFirstFrame && configuration.targetSize == nil
+                && zero.x == 0 && zero.y == 0 && zero.width == structure.width && zero.height == structure.height
+                && container.image.bitmap.width == structure.width && container.image.bitmap.height == structure.height
+            let firstFrame = decodedFirst ? APNGFrameDecoder.framePixels(container.image.bitmap) : nil
             let animation = ImageAnimation(
                 canvasSize: ImageSize(width: structure.width, height: structure.height),
                 loopCount: structure.loopCount,
                 frameInfos: structure.frames.map(\.info),
                 type: .png, codec: LibPNG.codecName,
                 makeDecoder: { () throws(ImageCodecError) -> any AnimationFrameDecoding in
-                    APNGFrameDecoder(structure: structure, file: file, configuration: configuration)
+                    APNGFrameDecoder(structure: structure, file: file, configuration: configuration, firstFrame: firstFrame)
                 }
             )
             var first = try animation.frame(at: 0).canvas
+            // Usually frame 0 composited onto the empty canvas is frame 0 itself: then the
+            // container's image shares the animation's copy instead of holding a second one.
+            if let firstFrame, first == firstFrame { first = firstFrame }
             if let target = configuration.targetSize {
                 let full = ImageSize(width: first.width, height: first.height)
                 let size = ImageResampler.targetSize(for: full, fitting: target, contentMode: configuration.contentMode)
