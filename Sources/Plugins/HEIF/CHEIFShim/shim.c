@@ -83,8 +83,11 @@ nuke_status nukeheif_decoder_open(nukeheif_decoder *decoder, const uint8_t *data
             info->nclx_transfer = nclx->transfer_characteristics;
             info->nclx_matrix = nclx->matrix_coefficients;
             info->nclx_full_range = nclx->full_range_flag;
-            heif_nclx_color_profile_free(nclx);
         }
+        // libheif 1.15 allocates the profile before it validates it: a value it does not support
+        // (found by fuzzing: unsupported colour primaries) returns an error with the profile
+        // still allocated, so it is freed whatever the result.
+        if (nclx != NULL) heif_nclx_color_profile_free(nclx);
     }
     return NUKE_STATUS_OK;
 }
