@@ -52,11 +52,22 @@ def inputs():
     valid.append(("photo.png", encoded(base, "PNG", compress_level=3)))
     valid.append(("photo.webp", encoded(base, "WEBP", quality=85)))
     valid.append(("anim.gif", encoded(base.resize((320, 240)).quantize(64), "GIF")))
+    # A phone-sized upload: 4032 × 3024 (12 MP).
+    valid.append(("photo-12mp.jpg", encoded(base.resize((4032, 3024)), "JPEG", quality=90)))
+    # Real photographs and animations from ../shared/corpora, when present.
+    for pattern in ["../shared/corpora/jpeg/kean_Nuke/Tests/Resources/fixture.jpeg",
+                    "../shared/corpora/jpeg/kean_Nuke/Tests/Resources/image-p3.jpg",
+                    "../shared/corpora/heif/kean_Nuke/Tests/Resources/img_751.heic",
+                    "../shared/corpora/png/python-pillow_Pillow/Tests/images/hopper.png",
+                    "../shared/corpora/webp/webmproject_libwebp/examples/test.webp",
+                    "../shared/corpora/webp/SDWebImage_SDWebImageWebPCoder/Tests/Images/TestImageAnimated.webp"]:
+        for path in glob.glob(os.path.join(ROOT, pattern)):
+            valid.append((os.path.basename(path), open(path, "rb").read()))
     for path in sorted(glob.glob(os.path.join(ROOT, "Fixtures/heif/photo.heic")) + glob.glob(os.path.join(ROOT, "Fixtures/heif/alpha.avif"))
                        + glob.glob(os.path.join(ROOT, "Fixtures/svg/text.svg")) + glob.glob(os.path.join(ROOT, "Fixtures/svg/gradients.svg"))):
         valid.append((os.path.basename(path), open(path, "rb").read()))
     hostile = []
-    for name, data in valid[:3]:
+    for name, data in valid[:3]:  # the 1600 × 1200 JPEG, PNG and WebP
         hostile.append(("truncated-" + name, data[: len(data) // 3]))
         corrupt = bytearray(data)
         for i in range(200, len(corrupt), 97):
@@ -68,11 +79,23 @@ def inputs():
             name = os.path.basename(path)
             if any(word in name for word in ("truncated", "junk", "malformed", "outside", "overflow", "zero")):
                 hostile.append((folder + "/" + name, open(path, "rb").read()))
+    # Crash and bomb inputs for every library: librsvg's crash tests, libheif's clusterfuzz
+    # reproducers, libpng's crashers, Pillow's damaged JPEGs and GIF bombs, and the inputs our
+    # own fuzzing kept (Fixtures/regressions).
     for pattern in ["../shared/corpora/svg/GNOME_librsvg/rsvg/tests/fixtures/crash/*.svg",
                     "../shared/corpora/svg/GNOME_librsvg/rsvg/tests/fixtures/render-crash/*.svg",
-                    "../shared/corpora/gif/python-pillow_Pillow/Tests/images/decompression_bomb.gif"]:
+                    "../shared/corpora/heif/strukturag_libheif/fuzzing/data/corpus/clusterfuzz-*",
+                    "../shared/corpora/heif/strukturag_libheif/fuzzing/data/corpus/crash-*",
+                    "../shared/corpora/png/pnggroup_libpng/contrib/testpngs/crashers/*.png",
+                    "../shared/corpora/png/python-pillow_Pillow/Tests/images/png_decompression_dos.png",
+                    "../shared/corpora/png/python-pillow_Pillow/Tests/images/truncated_image.png",
+                    "../shared/corpora/jpeg/python-pillow_Pillow/Tests/images/*trunc*.jpg",
+                    "../shared/corpora/jpeg/python-pillow_Pillow/Tests/images/junk_jpeg_header.jpg",
+                    "../shared/corpora/gif/python-pillow_Pillow/Tests/images/decompression_bomb*.gif",
+                    "Fixtures/regressions/*/*"]:
         for path in sorted(glob.glob(os.path.join(ROOT, pattern)))[:12]:
-            hostile.append((os.path.basename(path), open(path, "rb").read()))
+            if not path.endswith(".md"):
+                hostile.append((os.path.basename(path), open(path, "rb").read()))
     hostile.append(("empty", b""))
     hostile.append(("text", b"hello, this is not an image\n" * 10))
     return valid, hostile

@@ -4,7 +4,7 @@
 # Installs the codec libraries when missing, as the repository's own scripts do.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-"$here/../../scripts/install-deps.sh"
+"$here/../../scripts/install-deps.sh" curl
 swift build --package-path "$here" -c release
 binary="$(swift build --package-path "$here" -c release --show-bin-path)/ThumbnailService"
 "$binary" --hostname 127.0.0.1 --port "${PORT:-8080}" &
