@@ -127,7 +127,7 @@ let package = Package(
         ),
 
         // MARK: - Benchmarks (ratios against the C libraries called directly)
-        .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibWebP", "CLibHEIF", "CLibSVG"], path: "Benchmarks/CBenchmarkBaseline"),
+        .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG"], path: "Benchmarks/CBenchmarkBaseline"),
         .executableTarget(
             name: "NukeBenchmarks",
             dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "CBenchmarkBaseline"],

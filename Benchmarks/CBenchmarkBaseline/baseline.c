@@ -405,3 +405,69 @@ int baseline_svg_render(const uint8_t *data, size_t size, int width, int height)
     g_object_unref(handle);
     return ok ? 0 : -1;
 }
+
+// MARK: - giflib
+
+#include <gif_lib.h>
+
+typedef struct {
+    const uint8_t *data;
+    size_t size, offset;
+} gif_reader;
+
+static int gif_read(GifFileType *gif, GifByteType *out, int length) {
+    gif_reader *reader = gif->UserData;
+    size_t n = reader->size - reader->offset;
+    if ((size_t)length < n) n = (size_t)length;
+    memcpy(out, reader->data + reader->offset, n);
+    reader->offset += n;
+    return (int)n;
+}
+
+int baseline_gif_play(const uint8_t *data, size_t size) {
+    gif_reader reader = {data, size, 0};
+    int error = 0;
+    GifFileType *gif = DGifOpen(&reader, gif_read, &error);
+    if (gif == NULL) return -1;
+    if (DGifSlurp(gif) != GIF_OK || gif->SWidth <= 0 || gif->SHeight <= 0) {
+        DGifCloseFile(gif, &error);
+        return -1;
+    }
+    const int width = gif->SWidth, height = gif->SHeight;
+    uint8_t *canvas = calloc((size_t)width * height, 4), *saved = malloc((size_t)width * height * 4);
+    volatile uint32_t sink = 0;
+    for (int f = 0; f < gif->ImageCount; f++) {
+        const SavedImage *image = &gif->SavedImages[f];
+        GraphicsControlBlock gcb = {DISPOSAL_UNSPECIFIED, 0, 0, NO_TRANSPARENT_COLOR};
+        DGifSavedExtensionToGCB(gif, f, &gcb);
+        const ColorMapObject *map = image->ImageDesc.ColorMap ? image->ImageDesc.ColorMap : gif->SColorMap;
+        const int fx = image->ImageDesc.Left, fy = image->ImageDesc.Top, fw = image->ImageDesc.Width, fh = image->ImageDesc.Height;
+        const int x0 = fx < 0 ? 0 : fx, y0 = fy < 0 ? 0 : fy;
+        const int x1 = fx + fw > width ? width : fx + fw, y1 = fy + fh > height ? height : fy + fh;
+        if (gcb.DisposalMode == DISPOSE_PREVIOUS) memcpy(saved, canvas, (size_t)width * height * 4);
+        if (map != NULL) {
+            for (int y = y0; y < y1; y++) {
+                const GifByteType *row = image->RasterBits + (size_t)(y - fy) * fw;
+                uint8_t *out = canvas + ((size_t)y * width + x0) * 4;
+                for (int x = x0; x < x1; x++, out += 4) {
+                    int index = row[x - fx];
+                    if (index == gcb.TransparentColor || index >= map->ColorCount) continue;
+                    const GifColorType color = map->Colors[index];
+                    out[0] = color.Red; out[1] = color.Green; out[2] = color.Blue; out[3] = 255;
+                }
+            }
+        }
+        sink += canvas[((size_t)(height / 2) * width + width / 2) * 4];   // the frame is shown here
+        if (gcb.DisposalMode == DISPOSE_BACKGROUND) {
+            for (int y = y0; y < y1; y++) memset(canvas + ((size_t)y * width + x0) * 4, 0, (size_t)(x1 - x0) * 4);
+        } else if (gcb.DisposalMode == DISPOSE_PREVIOUS) {
+            memcpy(canvas, saved, (size_t)width * height * 4);
+        }
+    }
+    int frames = gif->ImageCount;
+    free(canvas);
+    free(saved);
+    DGifCloseFile(gif, &error);
+    (void)sink;
+    return frames;
+}

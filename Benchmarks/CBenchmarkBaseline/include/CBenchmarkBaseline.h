@@ -47,4 +47,10 @@ size_t baseline_heif_encode(const uint8_t *rgb, int width, int height, int strid
 /// librsvg: renders the document into a `width × height` ARGB surface of its own. Returns 0.
 int baseline_svg_render(const uint8_t *data, size_t size, int width, int height);
 
+/// giflib: reads the whole GIF from memory (DGifSlurp, which also de-interlaces) and composites
+/// every frame onto an RGBA canvas as browsers do: transparent pixels leave the canvas, frames are
+/// clipped to the screen, disposal to background clears the rectangle and disposal to previous
+/// restores it. Returns the number of frames, or -1.
+int baseline_gif_play(const uint8_t *data, size_t size);
+
 #endif

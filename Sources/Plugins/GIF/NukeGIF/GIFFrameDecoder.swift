@@ -12,12 +12,15 @@ final class GIFFrameDecoder: AnimationFrameDecoding {
     private let frames: [GIFFrameRecord]
     private let handle: GIFDecoderHandle
     private let cancellation: ImageDecodingCancellation?
+    /// Frame 0's pixels when the container already decoded them (see `GIFIncrementalDecoder`).
+    private let firstFrame: Bitmap?
 
-    init(bytes: Data, frames: [GIFFrameRecord], cancellation: ImageDecodingCancellation?) throws(ImageCodecError) {
+    init(bytes: Data, frames: [GIFFrameRecord], cancellation: ImageDecodingCancellation?, firstFrame: Bitmap? = nil) throws(ImageCodecError) {
         self.bytes = bytes
         self.frames = frames
         self.handle = try GIFDecoderHandle()
         self.cancellation = cancellation
+        self.firstFrame = firstFrame
     }
 
     var frameCount: Int { frames.count }
@@ -31,6 +34,7 @@ final class GIFFrameDecoder: AnimationFrameDecoding {
         if cancellation?.isCancelled == true {
             throw GIFLibrary.error(.cancelled, "cancelled before GIF frame \(index + 1)")
         }
+        if index == 0, let firstFrame { return firstFrame }
         return try handle.decodeFrame(frames[index], index: index, in: bytes, cancellation: cancellation)
     }
 

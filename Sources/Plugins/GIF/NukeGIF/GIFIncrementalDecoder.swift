@@ -30,6 +30,8 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     /// Frames composited into previews so far.
     private(set) var framesComposited = 0
     private var firstCanvas: Bitmap?
+    /// Frame 0's decoded pixels, while they may still be handed to the animation.
+    private var firstPixels: Bitmap?
     private var result: ImageContainer?
 
     private let isStrict: Bool
@@ -134,19 +136,31 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
         let pixels = try frameHandle().decodeFrame(frame, index: index, in: bytes, cancellation: cancellation)
         if compositor == nil { compositor = AnimationCompositor(width: screen.width, height: screen.height) }
         let canvas = compositor!.draw(pixels, info: frame.info)
-        if index == 0 { firstCanvas = canvas }
+        if index == 0 {
+            firstCanvas = canvas
+            firstPixels = pixels
+        }
         framesComposited += 1
         return canvas
     }
 
     private func makeFinal(screen: GIFScanner.Screen) throws(ImageCodecError) -> ImageContainer {
         let frames = scanner.frames
-        let first: Bitmap
+        var first: Bitmap
         if let firstCanvas {
             first = firstCanvas
         } else {
             first = try compositeNextFrame(screen: screen)
         }
+        // When compositing left frame 0 unchanged (it covers the screen with no transparent
+        // pixel), the animation keeps those pixels, shared with the container's image, so that
+        // playing from the start does not decode frame 0 again; otherwise it keeps nothing.
+        var seed: Bitmap?
+        if let firstPixels, firstPixels == first {
+            first = firstPixels
+            seed = firstPixels
+        }
+        self.firstPixels = nil
         let loopCount = scanner.loopCount ?? 1
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: frames[0].isInterlaced, .frameCountKey: frames.count]
         var shown = first
@@ -175,6 +189,7 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
             image.frames[0].duration = frames[0].info.duration
             let bytes = self.bytes
             let cancellation = self.cancellation
+            let firstFrame = seed
             animation = ImageAnimation(
                 canvasSize: ImageSize(width: screen.width, height: screen.height),
                 loopCount: loopCount,
@@ -183,7 +198,7 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
                 type: .gif,
                 codec: GIFLibrary.codecName,
                 makeDecoder: { () throws(ImageCodecError) -> any AnimationFrameDecoding in
-                    try GIFFrameDecoder(bytes: bytes, frames: frames, cancellation: cancellation)
+                    try GIFFrameDecoder(bytes: bytes, frames: frames, cancellation: cancellation, firstFrame: firstFrame)
                 }
             )
         }

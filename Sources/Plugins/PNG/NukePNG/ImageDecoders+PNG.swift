@@ -193,13 +193,25 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
             let file = apngBytes
             let configuration = configuration
             // When the default image is frame 0 (covering the canvas, as the format requires) and
-            // was decoded at full size here, frame 0 is not decoded again: not for the
-            // container's image, not when the animation plays from the start.
+            // was decoded at full size here, frame 0 is not decoded again for the container's
+            // image. When compositing leaves it unchanged (no transparent pixel over the empty
+            // canvas), the animation also keeps it, sharing the container image's pixels, and
+            // playing from the start does not decode it again: no memory beyond the image's own.
             let zero = structure.frames[0].info
             let decodedFirst = structure.defaultImageIsFirstFrame && configuration.targetSize == nil
                 && zero.x == 0 && zero.y == 0 && zero.width == structure.width && zero.height == structure.height
                 && container.image.bitmap.width == structure.width && container.image.bitmap.height == structure.height
-            let firstFrame = decodedFirst ? APNGFrameDecoder.framePixels(container.image.bitmap) : nil
+            // `seed`: what the animation keeps of frame 0; `composited`: the container's image.
+            var seed: Bitmap?
+            var composited: Bitmap?
+            if decodedFirst {
+                let pixels = APNGFrameDecoder.framePixels(container.image.bitmap)
+                var compositor = AnimationCompositor(width: structure.width, height: structure.height)
+                let canvas = compositor.draw(pixels, info: zero)
+                seed = canvas == pixels ? pixels : nil
+                composited = seed ?? canvas
+            }
+            let firstFrame = seed
             let animation = ImageAnimation(
                 canvasSize: ImageSize(width: structure.width, height: structure.height),
                 loopCount: structure.loopCount,
@@ -209,10 +221,7 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
                     APNGFrameDecoder(structure: structure, file: file, configuration: configuration, firstFrame: firstFrame)
                 }
             )
-            var first = try animation.frame(at: 0).canvas
-            // Usually frame 0 composited onto the empty canvas is frame 0 itself: then the
-            // container's image shares the animation's copy instead of holding a second one.
-            if let firstFrame, first == firstFrame { first = firstFrame }
+            var first = try composited ?? animation.frame(at: 0).canvas
             if let target = configuration.targetSize {
                 let full = ImageSize(width: first.width, height: first.height)
                 let size = ImageResampler.targetSize(for: full, fitting: target, contentMode: configuration.contentMode)
