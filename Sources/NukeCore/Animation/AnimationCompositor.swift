@@ -139,10 +139,12 @@ public struct AnimationCompositor: Sendable {
                         UnsafeMutableRawPointer(dst.baseAddress! + d).copyMemory(from: src.baseAddress! + s, byteCount: count)
                         continue
                     }
+                    let canvasBytes = UnsafeMutableRawPointer(dst.baseAddress!)
                     for _ in rect.x0..<rect.x1 {
                         let sa = Int(src[s + 3])
                         if sa == 255 {
-                            dst[d] = src[s]; dst[d + 1] = src[s + 1]; dst[d + 2] = src[s + 2]; dst[d + 3] = 255
+                            // Opaque (every pixel of a GIF that is not transparent): one word.
+                            canvasBytes.storeBytes(of: src.loadUnaligned(fromByteOffset: s, as: UInt32.self), toByteOffset: d, as: UInt32.self)
                         } else if sa != 0 {
                             let da = Int(dst[d + 3])
                             // Alpha scaled by 255: αo·255 = αs·255 + αd(255 − αs).

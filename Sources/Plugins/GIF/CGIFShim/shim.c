@@ -112,10 +112,10 @@ nuke_status nukegif_decoder_decode_frame(
         nuke_diagnostics_set_message(&decoder->diagnostics, "the pixel buffer does not fit the frame");
         return NUKE_STATUS_INTERNAL;
     }
-    memset(rgba, 0, rgba_length);
     decoder->cursor = (nukegif_cursor){ data, length, offset };
     nuke_status status = NUKE_STATUS_OK;
-    GifRecordType type;
+    int zeroed = 0;   // the whole buffer was cleared before the rows
+    GifRecordType type = UNDEFINED_RECORD_TYPE;
     if (DGifGetRecordType(gif, &type) == GIF_ERROR || type != IMAGE_DESC_RECORD_TYPE) {
         nukegif_set_error(&decoder->diagnostics, type != IMAGE_DESC_RECORD_TYPE ? D_GIF_ERR_WRONG_RECORD : gif->Error);
         status = type != IMAGE_DESC_RECORD_TYPE ? NUKE_STATUS_CORRUPT : nukegif_decode_status(gif->Error);
@@ -145,6 +145,29 @@ nuke_status nukegif_decoder_decode_frame(
     }
     const ColorMapObject *map = gif->Image.ColorMap != NULL ? gif->Image.ColorMap : gif->SColorMap;
     int colors = map != NULL ? map->ColorCount : 0;
+    // Each index's RGBA bytes as one word: the transparent index and indices past the colour
+    // table are transparent (0); with no colour table at all, a grey ramp, as Pillow does
+    // (index 0 is black, as in ImageMagick).
+    uint32_t palette[256];
+    for (int i = 0; i < 256; i++) {
+        uint8_t px[4] = {0, 0, 0, 0};
+        if (i != transparent_index) {
+            if (map == NULL) {
+                px[0] = px[1] = px[2] = (uint8_t)i;
+                px[3] = 255;
+            } else if (i < colors) {
+                px[0] = map->Colors[i].Red; px[1] = map->Colors[i].Green; px[2] = map->Colors[i].Blue;
+                px[3] = 255;
+            }
+        }
+        memcpy(&palette[i], px, 4);
+    }
+    // Every row is written below; the rows of damaged data that never arrive stay transparent.
+    // Interlaced frames skip around, so they start from zeros; others clear what is left.
+    if (gif->Image.Interlace) {
+        memset(rgba, 0, rgba_length);
+        zeroed = 1;
+    }
     uint32_t pass = 0, y = 0;
     if (gif->Image.Interlace) {
         while (pass < 4 && nukegif_pass_start[pass] >= height) pass++;
@@ -162,22 +185,8 @@ nuke_status nukegif_decoder_decode_frame(
             break;
         }
         uint8_t *out = rgba + (size_t)y * width * 4;
-        for (uint32_t x = 0; x < width; x++) {
-            int index = decoder->line[x];
-            if (index == transparent_index) continue; // stays transparent
-            if (map == NULL) {
-                // No colour table at all: a grey ramp, as Pillow does (index 0 is black, as in ImageMagick).
-                out[x * 4] = out[x * 4 + 1] = out[x * 4 + 2] = (uint8_t)index;
-            } else if (index < colors) {
-                const GifColorType *c = &map->Colors[index];
-                out[x * 4] = c->Red;
-                out[x * 4 + 1] = c->Green;
-                out[x * 4 + 2] = c->Blue;
-            } else {
-                continue; // past the colour table: transparent
-            }
-            out[x * 4 + 3] = 255;
-        }
+        const uint8_t *line = decoder->line;
+        for (uint32_t x = 0; x < width; x++) memcpy(out + (size_t)x * 4, &palette[line[x]], 4);
         *rows_decoded = row + 1;
         if (gif->Image.Interlace) {
             y += nukegif_pass_step[pass];
@@ -190,6 +199,11 @@ nuke_status nukegif_decoder_decode_frame(
         }
     }
 done:
+    // Rows in order from the top were written up to `rows_decoded`: the rest is cleared (all of
+    // it when the frame failed before its first row).
+    if (!zeroed && *rows_decoded < expected_height) {
+        memset(rgba + (size_t)*rows_decoded * expected_width * 4, 0, (size_t)(expected_height - *rows_decoded) * expected_width * 4);
+    }
     // DGifGetImageDesc appends to SavedImages on every frame: drop them so memory stays flat.
     GifFreeSavedImages(gif);
     gif->ImageCount = 0;
