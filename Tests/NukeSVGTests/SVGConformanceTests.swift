@@ -84,6 +84,34 @@ enum SVGConformance {
         #expect(target.code == .limitExceeded)
     }
 
+    /// A size past what an `Int` holds (a viewBox 5.5 × 10²⁴ tall; found by the svg fuzz target,
+    /// which it crashed) is refused by the limits, with or without a target size; one that is not
+    /// finite at all is a corrupt header.
+    @Test func sizesPastAnyIntegerAreRefused() throws {
+        let tall = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="50" viewBox="0 0 100 5555555555555555555555100"><rect width="10" height="10"/></svg>"#.utf8)
+        let intrinsic = try #require(throws: ImageCodecError.self) { try decode(tall) }
+        #expect(intrinsic.code == .limitExceeded)
+        let filled = try #require(throws: ImageCodecError.self) {
+            try decode(tall) {
+                $0.targetSize = ImageSize(width: 256, height: 256)
+                $0.contentMode = .aspectFill
+            }
+        }
+        #expect(filled.code == .limitExceeded)
+        let fitted = try decode(tall) {
+            $0.targetSize = ImageSize(width: 256, height: 256)
+            $0.contentMode = .aspectFit
+        }.image
+        #expect(fitted.width == 1 && fitted.height == 256)
+        // librsvg refuses lengths past a float's range, but a resolution that large makes inches infinite.
+        let inches = Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="10in" height="10in"/>"#.utf8)
+        let error = try #require(throws: ImageCodecError.self) {
+            try decode(inches) { $0.userInfo[ImageDecoders.SVG.dpiKey] = Double.greatestFiniteMagnitude }
+        }
+        #expect(error.code == .corrupt)
+        #expect(error.format == .svg)
+    }
+
     /// References to files on disk do not load: the image a file:// href and an absolute path
     /// point at (which exists) is not drawn.
     @Test func referencedFilesAreNotRead() throws {

@@ -87,7 +87,7 @@ extension ImageDecoders {
             let sx = Double(target.width) / intrinsic.width, sy = Double(target.height) / intrinsic.height
             let scale = contentMode == .aspectFit ? min(sx, sy) : max(sx, sy)
             func side(_ length: Double, _ targetLength: Int, _ sideScale: Double) -> Int {
-                sideScale == scale ? targetLength : max(1, Int((length * scale).rounded()))
+                sideScale == scale ? targetLength : SVGSize.pixels((length * scale).rounded())
             }
             return ImageSize(width: side(intrinsic.width, target.width, sx), height: side(intrinsic.height, target.height, sy))
         }

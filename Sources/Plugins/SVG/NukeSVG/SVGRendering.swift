@@ -48,9 +48,15 @@ struct SVGSize: Hashable {
     var width: Double
     var height: Double
 
-    /// Rounded up to whole pixels, at least 1 × 1.
+    /// Rounded up to whole pixels, at least 1 × 1 and at most `Int32.max` a side (which no
+    /// limit lets through).
     var rounded: ImageSize {
-        ImageSize(width: max(1, Int(width.rounded(.up))), height: max(1, Int(height.rounded(.up))))
+        ImageSize(width: Self.pixels(width.rounded(.up)), height: Self.pixels(height.rounded(.up)))
+    }
+
+    /// A finite length as a whole number of pixels, clamped to 1…`Int32.max`.
+    static func pixels(_ length: Double) -> Int {
+        Int(min(max(length, 1), Double(Int32.max)))
     }
 }
 
@@ -82,6 +88,9 @@ final class SVGDocument {
             intrinsicSize = SVGSize(width: size.width, height: size.height)
         } else if size.has_viewbox != 0, size.viewbox_width > 0, size.viewbox_height > 0 {
             intrinsicSize = SVGSize(width: size.viewbox_width, height: size.viewbox_height)
+        }
+        guard intrinsicSize.width.isFinite, intrinsicSize.height.isFinite else {
+            throw SVGLibrary.error(.corrupt, .header, "the document's size (\(intrinsicSize.width) × \(intrinsicSize.height)) is not a finite number of pixels")
         }
     }
 
