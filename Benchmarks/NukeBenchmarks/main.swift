@@ -1,6 +1,7 @@
 import CBenchmarkBaseline
 import Foundation
 import NukeCore
+import NukeGIF
 import NukeIsolation
 import NukeJPEG
 import NukePNG
@@ -56,6 +57,23 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-case"
         }
         print("\(procStatus("VmHWM") - before) \(pixels) \(data.count)")
         exit(0)
+    }
+    if mode == "play" {
+        // An animation played lazily from start to end: the container (frame 0), then every
+        // composited frame in turn, none kept.
+        do {
+            let container = try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data, limits: .unlimited))
+            guard let animation = container.animation else { exit(3) }
+            let frames = try animation.makeIterator()
+            var played = 0
+            while try frames.next() != nil { played += 1 }
+            guard played == animation.frameCount else { exit(4) }
+            let canvas = animation.canvasSize.width * animation.canvasSize.height * 4
+            print("\(procStatus("VmHWM") - before) \(canvas) \(data.count)")
+            exit(0)
+        } catch {
+            exit(4)
+        }
     }
     var context = ImageDecodingContext(data: data, isCompleted: mode != "chunks", limits: .unlimited)
     context.isCompleted = mode != "chunks"
@@ -567,6 +585,79 @@ func animationRows() {
     }
     t = measure([{ decodeAllFrames(gifAnimation) }, { cGIF(gifAnimation) }])
     report("GIF, 12 frames played ÷ giflib direct with the same compositing", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+
+    // A long animation played lazily, in a fresh process: its peak memory against three canvases
+    // and the input (the 500 canvases together would be 2 GB).
+    let long = SyntheticAnimation.make(frames: quick ? 100 : 500, width: 1000, height: 1000)
+    for (name, encoder) in [("GIF", ImageEncoders.GIF() as any AnimatedImageEncoding), ("APNG", ImageEncoders.PNG() as any AnimatedImageEncoding)] {
+        let data: Data
+        do { data = try encoder.encode(long) } catch { fail("encoding the long \(name) failed: \(error)") }
+        let (peak, canvas, input) = runMemoryCase("play", data)
+        let ratio = peak / (3 * canvas + input)
+        let megabytes = { (bytes: Double) in String(format: "%.1f MB", bytes / 1e6) }
+        report("peak memory, \(name) \(long.frameCount) frames 1000×1000 played lazily (\(megabytes(peak)); input \(megabytes(input))) ÷ (3 canvases + input)",
+               ratio, goal: "≤ 1", met: ratio <= 1)
+    }
+}
+
+/// An animation made on the fly: full-canvas frames of diagonal bands in 64 colours that move
+/// from frame to frame, each frame drawn only when asked for.
+final class SyntheticAnimation: AnimationFrameDecoding {
+    let frameCount: Int
+    let width: Int, height: Int
+
+    init(frameCount: Int, width: Int, height: Int) {
+        self.frameCount = frameCount
+        self.width = width
+        self.height = height
+    }
+
+    static func make(frames: Int, width: Int, height: Int) -> ImageAnimation {
+        let infos = (0..<frames).map { _ in
+            AnimationFrameInfo(x: 0, y: 0, width: width, height: height, duration: 0.04, disposal: .none, blending: .source)
+        }
+        return ImageAnimation(canvasSize: ImageSize(width: width, height: height), loopCount: 0, frameInfos: infos) {
+            SyntheticAnimation(frameCount: frames, width: width, height: height)
+        }
+    }
+
+    func info(at index: Int) -> AnimationFrameInfo {
+        AnimationFrameInfo(x: 0, y: 0, width: width, height: height, duration: 0.04, disposal: .none, blending: .source)
+    }
+
+    func decodeFrame(at index: Int) throws(ImageCodecError) -> Bitmap {
+        Bitmap(width: width, height: height, pixelFormat: .rgba8) { buffer in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let band = ((x + y + index * 7) / 16) & 63
+                    let offset = (y * width + x) * 4
+                    buffer[offset] = UInt8(band * 4); buffer[offset + 1] = UInt8(255 - band * 4)
+                    buffer[offset + 2] = UInt8((band * 37) & 255); buffer[offset + 3] = 255
+                }
+            }
+        }
+    }
+
+    func reset() throws(ImageCodecError) {}
+}
+
+/// Runs `--memory-case MODE` on `data` in a fresh process: its peak memory above what it held
+/// before reading the input, the pixel (or canvas) bytes, and the input's bytes.
+func runMemoryCase(_ mode: String, _ data: Data) -> (peak: Double, pixels: Double, input: Double) {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-benchmarks-\(getpid())-\(UUID().uuidString)")
+    do { try data.write(to: file) } catch { fail("cannot write the memory case's input: \(error)") }
+    defer { try? FileManager.default.removeItem(at: file) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+    process.arguments = ["--memory-case", mode, file.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    do { try process.run() } catch { fail("cannot run the memory case: \(error)") }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+    guard process.terminationStatus == 0, numbers.count == 3 else { fail("memory case \(mode) failed (\(process.terminationStatus)): \(output)") }
+    return (numbers[0], numbers[1], numbers[2])
 }
 
 animationRows()
@@ -730,9 +821,6 @@ report("registry dispatch (decoder(for:)), nanoseconds per call", dispatchNanos,
 
 print("")
 print("peak memory of one decode ÷ (pixel buffer + input), each in a fresh process")
-let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-benchmarks-\(getpid())")
-try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: directory) }
 let memoryCases: [(String, Data, String)] = [
     ("JPEG baseline, one-shot", baselineJPEG, "oneshot"),
     ("JPEG progressive, one-shot", progressiveJPEG, "oneshot"),
@@ -742,20 +830,9 @@ let memoryCases: [(String, Data, String)] = [
     ("PNG, 32 chunks", plainPNG, "chunks"),
     ("PNG interlaced, 32 chunks", interlacedPNG, "chunks"),
 ]
-for (index, (name, data, mode)) in memoryCases.enumerated() {
-    let file = directory.appendingPathComponent("input-\(index)")
-    try? data.write(to: file)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    process.arguments = ["--memory-case", mode, file.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    do { try process.run() } catch { fail("cannot run the memory case: \(error)") }
-    process.waitUntilExit()
-    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-    guard process.terminationStatus == 0, numbers.count == 3 else { fail("memory case \(name) failed: \(output)") }
-    let ratio = numbers[0] / (numbers[1] + numbers[2])
+for (name, data, mode) in memoryCases {
+    let (peak, pixels, input) = runMemoryCase(mode, data)
+    let ratio = peak / (pixels + input)
     if mode == "c-jpeg" {
         report("peak memory, \(name)", ratio, goal: "(reference)", met: true)
     } else {

@@ -39,6 +39,9 @@ struct AnimationCompositorTests {
         #expect(Self.pixel(after, 0, 0) == Self.red)
         #expect(Self.pixel(after, 1, 0) == Self.red)
         #expect(Self.pixel(after, 2, 0) == Self.clear)
+        // The canvas returned earlier shares storage with the compositor until it draws again:
+        // drawing copied it first, so the caller's canvas still shows the frame it was returned for.
+        #expect(Self.pixel(during, 1, 0) == Self.green)
     }
 
     @Test("source-over with straight alpha; source replaces, alpha included")

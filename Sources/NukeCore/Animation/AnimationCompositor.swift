@@ -10,13 +10,15 @@
 ///    (`αo = αs + αd(1 − αs)`, `Co = (Cs·αs + Cd·αd(1 − αs)) / αo`, rounded).
 ///
 /// It holds the canvas plus, for a frame disposed to previous, a copy of that frame's rectangle.
+/// The canvas it returns shares its storage: nothing is copied unless the caller still holds
+/// the previous canvas when the next frame is drawn (copy on write).
 /// One compositor in the core serves every format's plugin.
 public struct AnimationCompositor: Sendable {
     /// The canvas size.
     public let width: Int
     /// The canvas height in pixels.
     public let height: Int
-    private var canvas: [UInt8]
+    private var canvas: Bitmap
     /// The saved rectangle (clipped) of the last frame when its disposal is `.previous`.
     private var saved: [UInt8] = []
     /// The last frame drawn, whose disposal applies before the next one.
@@ -27,19 +29,24 @@ public struct AnimationCompositor: Sendable {
         precondition(width >= 0 && height >= 0, "negative canvas size")
         self.width = width
         self.height = height
-        self.canvas = [UInt8](repeating: 0, count: width * height * 4)
+        self.canvas = Self.transparentCanvas(width: width, height: height)
+    }
+
+    /// A new canvas of transparent black (new storage: the old one may still be the caller's).
+    private static func transparentCanvas(width: Int, height: Int) -> Bitmap {
+        Bitmap(width: width, height: height, pixelFormat: .rgba8, alphaMode: .straight) { $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
     /// Clears the canvas to transparent, as before the first frame.
     public mutating func reset() {
-        canvas.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        canvas = Self.transparentCanvas(width: width, height: height)
         saved = []
         pending = nil
     }
 
     /// The canvas as it stands, `.rgba8` with straight alpha.
     public var canvasBitmap: Bitmap {
-        Bitmap(width: width, height: height, pixelFormat: .rgba8, alphaMode: .straight, bytes: canvas)
+        canvas
     }
 
     /// The bytes a compositor holds at most for this canvas, plus the largest frame, so a
@@ -82,6 +89,33 @@ public struct AnimationCompositor: Sendable {
         return canvasBitmap
     }
 
+    /// Draws a frame that a plugin paints onto the canvas itself
+    /// (``AnimationFrameDecoding/drawFrame(at:onto:)``): the previous frame's disposal and the
+    /// saving for a frame disposed to previous happen as in ``draw(_:info:)``, then `paint`
+    /// draws. When `paint` throws, a frame disposed to previous is undone; otherwise the canvas
+    /// keeps what was drawn (drawing the same frame again gives the same canvas).
+    ///
+    /// - Returns: The canvas after the frame, `.rgba8` with straight alpha.
+    @discardableResult
+    public mutating func draw<E: Error>(info: AnimationFrameInfo, painting paint: (AnimationCanvas) throws(E) -> Void) throws(E) -> Bitmap {
+        dispose()
+        let rect = clip(info)
+        if info.disposal == .previous {
+            saved = rect.map { copyRect($0) } ?? []
+        }
+        let (canvasWidth, canvasHeight) = (width, height)
+        do {
+            try canvas.withUnsafeMutableBytes { (bytes) throws(E) in
+                try paint(AnimationCanvas(bytes: bytes, width: canvasWidth, height: canvasHeight))
+            }
+        } catch {
+            if info.disposal == .previous, let rect { restoreSaved(rect) }
+            throw error
+        }
+        pending = info
+        return canvasBitmap
+    }
+
     /// Applies the pending frame's disposal.
     private mutating func dispose() {
         guard let last = pending, let rect = clip(last) else { return }
@@ -91,36 +125,43 @@ public struct AnimationCompositor: Sendable {
             break
         case .background:
             let canvasWidth = width
-            canvas.withUnsafeMutableBufferPointer { c in
+            canvas.withUnsafeMutableBytes { c in
                 for y in rect.y0..<rect.y1 {
-                    (c.baseAddress! + (y * canvasWidth + rect.x0) * 4).update(repeating: 0, count: rowBytes)
+                    (c.baseAddress! + (y * canvasWidth + rect.x0) * 4).initializeMemory(as: UInt8.self, repeating: 0, count: rowBytes)
                 }
             }
         case .previous:
-            guard saved.count == rowBytes * (rect.y1 - rect.y0) else { break }
-            let canvasWidth = width
-            canvas.withUnsafeMutableBufferPointer { c in
-                saved.withUnsafeBufferPointer { s in
-                    for y in rect.y0..<rect.y1 {
-                        let start = (y * canvasWidth + rect.x0) * 4
-                        let from = (y - rect.y0) * rowBytes
-                        UnsafeMutableRawPointer(c.baseAddress! + start)
-                            .copyMemory(from: s.baseAddress! + from, byteCount: rowBytes)
-                    }
-                }
-            }
-            saved = []
+            restoreSaved(rect)
         }
         pending = nil
+    }
+
+    /// Puts the saved copy back into `rect` and lets it go.
+    private mutating func restoreSaved(_ rect: (x0: Int, y0: Int, x1: Int, y1: Int)) {
+        let rowBytes = (rect.x1 - rect.x0) * 4
+        guard saved.count == rowBytes * (rect.y1 - rect.y0) else { return }
+        let canvasWidth = width
+        canvas.withUnsafeMutableBytes { c in
+            saved.withUnsafeBufferPointer { s in
+                for y in rect.y0..<rect.y1 {
+                    let start = (y * canvasWidth + rect.x0) * 4
+                    let from = (y - rect.y0) * rowBytes
+                    (c.baseAddress! + start).copyMemory(from: s.baseAddress! + from, byteCount: rowBytes)
+                }
+            }
+        }
+        saved = []
     }
 
     private func copyRect(_ rect: (x0: Int, y0: Int, x1: Int, y1: Int)) -> [UInt8] {
         let rowBytes = (rect.x1 - rect.x0) * 4
         var out = [UInt8]()
         out.reserveCapacity(rowBytes * (rect.y1 - rect.y0))
-        for y in rect.y0..<rect.y1 {
-            let start = (y * width + rect.x0) * 4
-            out.append(contentsOf: canvas[start..<(start + rowBytes)])
+        canvas.withUnsafeBytes { c in
+            for y in rect.y0..<rect.y1 {
+                let start = (y * width + rect.x0) * 4
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: c[start..<(start + rowBytes)]))
+            }
         }
         return out
     }
@@ -130,21 +171,20 @@ public struct AnimationCompositor: Sendable {
         let replace = info.blending == .source
         let stride = frame.bytesPerRow
         frame.withUnsafeBytes { src in
-            canvas.withUnsafeMutableBufferPointer { dst in
+            canvas.withUnsafeMutableBytes { dst in
                 for y in rect.y0..<rect.y1 {
                     var s = (y - info.y) * stride + (rect.x0 - info.x) * 4
                     var d = (y * canvasWidth + rect.x0) * 4
                     if replace {
                         let count = (rect.x1 - rect.x0) * 4
-                        UnsafeMutableRawPointer(dst.baseAddress! + d).copyMemory(from: src.baseAddress! + s, byteCount: count)
+                        (dst.baseAddress! + d).copyMemory(from: src.baseAddress! + s, byteCount: count)
                         continue
                     }
-                    let canvasBytes = UnsafeMutableRawPointer(dst.baseAddress!)
                     for _ in rect.x0..<rect.x1 {
                         let sa = Int(src[s + 3])
                         if sa == 255 {
                             // Opaque (every pixel of a GIF that is not transparent): one word.
-                            canvasBytes.storeBytes(of: src.loadUnaligned(fromByteOffset: s, as: UInt32.self), toByteOffset: d, as: UInt32.self)
+                            dst.storeBytes(of: src.loadUnaligned(fromByteOffset: s, as: UInt32.self), toByteOffset: d, as: UInt32.self)
                         } else if sa != 0 {
                             let da = Int(dst[d + 3])
                             // Alpha scaled by 255: αo·255 = αs·255 + αd(255 − αs).

@@ -28,9 +28,16 @@ public final class AnimationFrameSequence {
         guard nextIndex < animation.frameCount else { return nil }
         let index = nextIndex
         let info = animation.frameInfos[index]
-        let pixels = try decoder.decodeFrame(at: index)
-        isFresh = false
-        let canvas = compositor.draw(pixels, info: info)
+        let decoder = self.decoder
+        let canvas: Bitmap
+        if decoder.drawsOntoCanvas(at: index) {
+            isFresh = false
+            canvas = try compositor.draw(info: info) { (target) throws(ImageCodecError) in try decoder.drawFrame(at: index, onto: target) }
+        } else {
+            let pixels = try decoder.decodeFrame(at: index)
+            isFresh = false
+            canvas = compositor.draw(pixels, info: info)
+        }
         nextIndex += 1
         return AnimationFrame(index: index, canvas: canvas, info: info)
     }

@@ -93,12 +93,36 @@ nuke_status nukegif_decoder_open(nukegif_decoder *decoder, const uint8_t *data, 
 static const uint32_t nukegif_pass_start[4] = { 0, 4, 2, 1 };
 static const uint32_t nukegif_pass_step[4] = { 8, 8, 4, 2 };
 
-nuke_status nukegif_decoder_decode_frame(
+/// Where a frame's rows go: its own `width × height` RGBA buffer, or the canvas at the frame's
+/// position, clipped to it. With `over` transparent pixels leave what is under them; otherwise
+/// every pixel is written, transparent ones as 0.
+typedef struct {
+    uint8_t *pixels;
+    size_t stride;
+    int64_t x, y;            // the frame's top-left in `pixels`
+    uint32_t width, height;  // the size of `pixels`
+    int over;
+} nukegif_target;
+
+/// Clears frame rows `from..<to` of a frame `frame_width` wide where they land in `target`.
+static void nukegif_clear_rows(nukegif_target target, uint32_t frame_width, uint32_t from, uint32_t to) {
+    int64_t first_x = target.x < 0 ? -target.x : 0;
+    int64_t last_x = (int64_t)target.width - target.x;
+    if (last_x > (int64_t)frame_width) last_x = frame_width;
+    if (first_x >= last_x) return;
+    for (uint32_t row = from; row < to; row++) {
+        int64_t y = target.y + (int64_t)row;
+        if (y < 0 || y >= (int64_t)target.height) continue;
+        memset(target.pixels + (size_t)y * target.stride + (size_t)(target.x + first_x) * 4, 0, (size_t)(last_x - first_x) * 4);
+    }
+}
+
+static nuke_status nukegif_decode_rows(
     nukegif_decoder *decoder,
     const uint8_t *data, size_t length, size_t offset,
     uint32_t expected_width, uint32_t expected_height,
     int32_t transparent_index,
-    uint8_t *rgba, size_t rgba_length,
+    nukegif_target target,
     uint32_t *rows_decoded,
     int (*is_cancelled)(void *context), void *context
 ) {
@@ -108,13 +132,9 @@ nuke_status nukegif_decoder_decode_frame(
         nuke_diagnostics_set_message(&decoder->diagnostics, "the decoder is not open");
         return NUKE_STATUS_INTERNAL;
     }
-    if ((size_t)expected_width * expected_height * 4 != rgba_length) {
-        nuke_diagnostics_set_message(&decoder->diagnostics, "the pixel buffer does not fit the frame");
-        return NUKE_STATUS_INTERNAL;
-    }
     decoder->cursor = (nukegif_cursor){ data, length, offset };
     nuke_status status = NUKE_STATUS_OK;
-    int zeroed = 0;   // the whole buffer was cleared before the rows
+    int zeroed = 0;   // the whole frame buffer was cleared before the rows
     GifRecordType type = UNDEFINED_RECORD_TYPE;
     if (DGifGetRecordType(gif, &type) == GIF_ERROR || type != IMAGE_DESC_RECORD_TYPE) {
         nukegif_set_error(&decoder->diagnostics, type != IMAGE_DESC_RECORD_TYPE ? D_GIF_ERR_WRONG_RECORD : gif->Error);
@@ -162,10 +182,14 @@ nuke_status nukegif_decoder_decode_frame(
         }
         memcpy(&palette[i], px, 4);
     }
-    // Every row is written below; the rows of damaged data that never arrive stay transparent.
-    // Interlaced frames skip around, so they start from zeros; others clear what is left.
-    if (gif->Image.Interlace) {
-        memset(rgba, 0, rgba_length);
+    // The columns of the frame that land inside the target.
+    int64_t first_x = target.x < 0 ? -target.x : 0;
+    int64_t last_x = (int64_t)target.width - target.x;
+    if (last_x > (int64_t)width) last_x = width;
+    // Without `over` every row is written; the rows damaged data never delivers are transparent.
+    // Interlaced frames skip around, so they start from zeros; others clear what is left at the end.
+    if (!target.over && gif->Image.Interlace) {
+        nukegif_clear_rows(target, width, 0, height);
         zeroed = 1;
     }
     uint32_t pass = 0, y = 0;
@@ -179,14 +203,25 @@ nuke_status nukegif_decoder_decode_frame(
             status = NUKE_STATUS_PAUSED;
             break;
         }
+        // Every row is read (giflib's LZW state runs through them all), even one outside the target.
         if (DGifGetLine(gif, decoder->line, (int)width) == GIF_ERROR) {
             // Short or damaged LZW data: keep what arrived, as browsers show it.
             nuke_diagnostics_add_warning(&decoder->diagnostics, GifErrorString(gif->Error));
             break;
         }
-        uint8_t *out = rgba + (size_t)y * width * 4;
-        const uint8_t *line = decoder->line;
-        for (uint32_t x = 0; x < width; x++) memcpy(out + (size_t)x * 4, &palette[line[x]], 4);
+        int64_t target_y = target.y + (int64_t)y;
+        if (target_y >= 0 && target_y < (int64_t)target.height && first_x < last_x) {
+            uint8_t *out = target.pixels + (size_t)target_y * target.stride + (size_t)(target.x + first_x) * 4;
+            const uint8_t *line = decoder->line;
+            if (target.over) {
+                for (int64_t x = first_x; x < last_x; x++, out += 4) {
+                    uint32_t word = palette[line[x]];
+                    if (word != 0) memcpy(out, &word, 4);   // opaque; 0 is the only transparent word
+                }
+            } else {
+                for (int64_t x = first_x; x < last_x; x++, out += 4) memcpy(out, &palette[line[x]], 4);
+            }
+        }
         *rows_decoded = row + 1;
         if (gif->Image.Interlace) {
             y += nukegif_pass_step[pass];
@@ -199,16 +234,55 @@ nuke_status nukegif_decoder_decode_frame(
         }
     }
 done:
-    // Rows in order from the top were written up to `rows_decoded`: the rest is cleared (all of
-    // it when the frame failed before its first row).
-    if (!zeroed && *rows_decoded < expected_height) {
-        memset(rgba + (size_t)*rows_decoded * expected_width * 4, 0, (size_t)(expected_height - *rows_decoded) * expected_width * 4);
+    // Rows in order from the top were written up to `rows_decoded`: without `over` the rest are
+    // cleared (all of them when the frame failed before its first row).
+    if (!target.over && !zeroed && *rows_decoded < expected_height) {
+        nukegif_clear_rows(target, expected_width, *rows_decoded, expected_height);
     }
     // DGifGetImageDesc appends to SavedImages on every frame: drop them so memory stays flat.
     GifFreeSavedImages(gif);
     gif->ImageCount = 0;
     decoder->cursor.data = NULL;
     return status;
+}
+
+nuke_status nukegif_decoder_decode_frame(
+    nukegif_decoder *decoder,
+    const uint8_t *data, size_t length, size_t offset,
+    uint32_t expected_width, uint32_t expected_height,
+    int32_t transparent_index,
+    uint8_t *rgba, size_t rgba_length,
+    uint32_t *rows_decoded,
+    int (*is_cancelled)(void *context), void *context
+) {
+    *rows_decoded = 0;
+    if ((size_t)expected_width * expected_height * 4 != rgba_length) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "the pixel buffer does not fit the frame");
+        return NUKE_STATUS_INTERNAL;
+    }
+    nukegif_target target = { rgba, (size_t)expected_width * 4, 0, 0, expected_width, expected_height, 0 };
+    return nukegif_decode_rows(decoder, data, length, offset, expected_width, expected_height, transparent_index,
+                               target, rows_decoded, is_cancelled, context);
+}
+
+nuke_status nukegif_decoder_draw_frame(
+    nukegif_decoder *decoder,
+    const uint8_t *data, size_t length, size_t offset,
+    uint32_t expected_width, uint32_t expected_height,
+    int32_t transparent_index,
+    int64_t frame_x, int64_t frame_y, int over,
+    uint8_t *canvas, uint32_t canvas_width, uint32_t canvas_height, size_t canvas_length,
+    uint32_t *rows_decoded,
+    int (*is_cancelled)(void *context), void *context
+) {
+    *rows_decoded = 0;
+    if ((size_t)canvas_width * canvas_height * 4 != canvas_length) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "the canvas buffer does not fit the canvas");
+        return NUKE_STATUS_INTERNAL;
+    }
+    nukegif_target target = { canvas, (size_t)canvas_width * 4, frame_x, frame_y, canvas_width, canvas_height, over != 0 };
+    return nukegif_decode_rows(decoder, data, length, offset, expected_width, expected_height, transparent_index,
+                               target, rows_decoded, is_cancelled, context);
 }
 
 // MARK: - Encoding

@@ -79,10 +79,43 @@ final class GIFDecoderHandle {
                 )
             }
         }
+        try check(status, frame: index, rows: rows)
+        return bitmap
+    }
+
+    /// Draws one frame straight onto an animation's canvas, clipped to it, as its
+    /// ``GIFFrameRecord/info`` blends (source-over when it has a transparent index); rows the
+    /// LZW data lacks are transparent (counted as a warning). No frame bitmap is allocated.
+    ///
+    /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
+    func drawFrame(_ frame: GIFFrameRecord, index: Int, in bytes: Data, onto canvas: AnimationCanvas, cancellation: ImageDecodingCancellation?) throws(ImageCodecError) {
+        try open(bytes)
+        precondition(frame.end <= bytes.count, "a frame is decoded once all its bytes arrived")
+        precondition(canvas.bytes.count == canvas.width * canvas.height * 4, "the canvas is width × height RGBA")
+        if frame.width == 0 || frame.height == 0 || canvas.bytes.isEmpty { return }
+        var rows: UInt32 = 0
+        let status = bytes.withUnsafeBytes { raw in
+            nukegif_decoder_draw_frame(
+                decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,
+                UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
+                Int64(frame.left), Int64(frame.top), frame.info.blending == .over ? 1 : 0,
+                canvas.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(canvas.width), UInt32(canvas.height), canvas.bytes.count,
+                &rows,
+                cancellation == nil ? nil : { context in
+                    // Runs inside giflib's row loop (giflib has no longjmp): reads the flag only.
+                    guard let context else { return 0 }
+                    return Unmanaged<ImageDecodingCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+                },
+                cancellation.map { Unmanaged.passUnretained($0).toOpaque() }
+            )
+        }
+        try check(status, frame: index, rows: rows)
+    }
+
+    private func check(_ status: nuke_status, frame index: Int, rows: UInt32) throws(ImageCodecError) {
         if status == NUKE_STATUS_PAUSED {
             throw GIFLibrary.error(.cancelled, "cancelled in GIF frame \(index + 1) after \(rows) rows")
         }
         guard status == NUKE_STATUS_OK else { throw failure(status, .decoding, "decoding GIF frame \(index + 1)") }
-        return bitmap
     }
 }

@@ -38,6 +38,19 @@ final class GIFFrameDecoder: AnimationFrameDecoding {
         return try handle.decodeFrame(frames[index], index: index, in: bytes, cancellation: cancellation)
     }
 
+    /// Every frame but a frame 0 decoded already is drawn row by row straight onto the canvas.
+    func drawsOntoCanvas(at index: Int) -> Bool {
+        !(index == 0 && firstFrame != nil)
+    }
+
+    /// Draws frame `index` onto the canvas; checks cancellation before it and every 64 rows.
+    func drawFrame(at index: Int, onto canvas: AnimationCanvas) throws(ImageCodecError) {
+        if cancellation?.isCancelled == true {
+            throw GIFLibrary.error(.cancelled, "cancelled before GIF frame \(index + 1)")
+        }
+        try handle.drawFrame(frames[index], index: index, in: bytes, onto: canvas, cancellation: cancellation)
+    }
+
     /// Nothing to do: every frame's bytes are known, so any frame can be decoded next.
     func reset() throws(ImageCodecError) {}
 }

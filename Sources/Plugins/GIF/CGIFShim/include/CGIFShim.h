@@ -59,6 +59,26 @@ nuke_status nukegif_decoder_decode_frame(
     int (*_Nullable is_cancelled)(void *_Nullable context), void *_Nullable context
 );
 
+/// Draws the frame whose image descriptor is at `offset` (as `nukegif_decoder_decode_frame`
+/// reads it) straight onto `canvas` (`canvas_width × canvas_height × 4` bytes, straight-alpha
+/// RGBA) with its top-left at (`frame_x`, `frame_y`), clipped to the canvas. A GIF pixel is opaque
+/// or transparent, so with `over` (source-over) the opaque ones are written and the canvas shows
+/// through the transparent ones; without it (source) transparent pixels, and the rows damaged
+/// LZW data never delivers, clear the canvas. No frame buffer is allocated. Warnings,
+/// cancellation and statuses as for `nukegif_decoder_decode_frame`; a cancelled frame is partly drawn.
+///
+/// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
+nuke_status nukegif_decoder_draw_frame(
+    nukegif_decoder *_Nonnull decoder,
+    const uint8_t *_Nonnull data, size_t length, size_t offset,
+    uint32_t expected_width, uint32_t expected_height,
+    int32_t transparent_index,
+    int64_t frame_x, int64_t frame_y, int over,
+    uint8_t *_Nonnull canvas, uint32_t canvas_width, uint32_t canvas_height, size_t canvas_length,
+    uint32_t *_Nonnull rows_decoded,
+    int (*_Nullable is_cancelled)(void *_Nullable context), void *_Nullable context
+);
+
 /// A giflib encoding handle writing to memory.
 typedef struct nukegif_encoder nukegif_encoder;
 
