@@ -44,6 +44,25 @@ struct AnimationCompositorTests {
         #expect(Self.pixel(during, 1, 0) == Self.green)
     }
 
+    @Test("a frame that replaces the whole canvas becomes it, and drawing on stays off the caller's frame")
+    func replacingFrameBecomesTheCanvas() {
+        var compositor = AnimationCompositor(width: 3, height: 2)
+        compositor.draw(Self.frame(1, 1, Self.green), info: AnimationFrameInfo(x: 2, y: 1, width: 1, height: 1, duration: 0))
+        let whole = AnimationFrameInfo(x: 0, y: 0, width: 3, height: 2, duration: 0, disposal: .background, blending: .source)
+        #expect(compositor.replacesCanvas(whole))
+        #expect(!compositor.replacesCanvas(AnimationFrameInfo(x: 0, y: 0, width: 3, height: 2, duration: 0, blending: .over)))
+        #expect(!compositor.replacesCanvas(AnimationFrameInfo(x: 0, y: 0, width: 3, height: 2, duration: 0, disposal: .previous, blending: .source)))
+        let red = Self.frame(3, 2, Self.red)
+        #expect(compositor.draw(red, info: whole) == red)
+        let after = compositor.draw(Self.frame(1, 1, Self.green), info: AnimationFrameInfo(x: 0, y: 0, width: 1, height: 1, duration: 0))
+        // The red frame was disposed to background, then green drawn at 0,0.
+        #expect(Self.pixel(after, 0, 0) == Self.green)
+        #expect(Self.pixel(after, 2, 1) == Self.clear)
+        #expect(red == Self.frame(3, 2, Self.red))
+        compositor.releaseCanvas()
+        #expect(compositor.canvasBitmap == Self.frame(3, 2, Self.clear))
+    }
+
     @Test("source-over with straight alpha; source replaces, alpha included")
     func blending() {
         var compositor = AnimationCompositor(width: 2, height: 1)

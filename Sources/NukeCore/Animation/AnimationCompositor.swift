@@ -11,14 +11,16 @@
 ///
 /// It holds the canvas plus, for a frame disposed to previous, a copy of that frame's rectangle.
 /// The canvas it returns shares its storage: nothing is copied unless the caller still holds
-/// the previous canvas when the next frame is drawn (copy on write).
+/// the previous canvas when the next frame is drawn (copy on write). A frame that replaces the
+/// whole canvas (``replacesCanvas(_:)``) becomes the canvas, without a copy.
 /// One compositor in the core serves every format's plugin.
 public struct AnimationCompositor: Sendable {
     /// The canvas size.
     public let width: Int
     /// The canvas height in pixels.
     public let height: Int
-    private var canvas: Bitmap
+    /// `nil` while the canvas is all transparent and no storage was needed yet.
+    private var canvas: Bitmap?
     /// The saved rectangle (clipped) of the last frame when its disposal is `.previous`.
     private var saved: [UInt8] = []
     /// The last frame drawn, whose disposal applies before the next one.
@@ -29,7 +31,7 @@ public struct AnimationCompositor: Sendable {
         precondition(width >= 0 && height >= 0, "negative canvas size")
         self.width = width
         self.height = height
-        self.canvas = Self.transparentCanvas(width: width, height: height)
+        self.canvas = nil
     }
 
     /// A new canvas of transparent black (new storage: the old one may still be the caller's).
@@ -39,14 +41,34 @@ public struct AnimationCompositor: Sendable {
 
     /// Clears the canvas to transparent, as before the first frame.
     public mutating func reset() {
-        canvas = Self.transparentCanvas(width: width, height: height)
+        canvas = nil
         saved = []
         pending = nil
     }
 
     /// The canvas as it stands, `.rgba8` with straight alpha.
     public var canvasBitmap: Bitmap {
-        canvas
+        canvas ?? Self.transparentCanvas(width: width, height: height)
+    }
+
+    /// `true` when `info`'s frame replaces the whole canvas: it covers the canvas exactly, with
+    /// `.source` blending, and is not disposed to previous (nothing needs saving). Such a frame's
+    /// bitmap becomes the canvas in ``draw(_:info:)``.
+    public func replacesCanvas(_ info: AnimationFrameInfo) -> Bool {
+        info.x == 0 && info.y == 0 && info.width == width && info.height == height
+            && info.blending == .source && info.disposal != .previous
+    }
+
+    /// Lets go of the canvas before a frame that replaces all of it (``replacesCanvas(_:)``) is
+    /// decoded, so that the old canvas and the new frame are never held together; the canvas is
+    /// transparent until that frame is drawn.
+    public mutating func releaseCanvas() {
+        reset()
+    }
+
+    /// Gives the canvas storage before it is written (transparent until then).
+    private mutating func ensureCanvas() {
+        if canvas == nil { canvas = Self.transparentCanvas(width: width, height: height) }
     }
 
     /// The bytes a compositor holds at most for this canvas, plus the largest frame, so a
@@ -77,6 +99,13 @@ public struct AnimationCompositor: Sendable {
     public mutating func draw(_ frame: Bitmap, info: AnimationFrameInfo) -> Bitmap {
         precondition(frame.pixelFormat == .rgba8, "frames are rgba8")
         precondition(frame.width == info.width && frame.height == info.height, "frame size differs from its info")
+        if replacesCanvas(info), frame.bytesPerRow == width * 4, frame.alphaMode != .premultiplied {
+            // Every pixel is replaced, so the previous disposal has nothing left to act on.
+            canvas = frame
+            saved = []
+            pending = info
+            return frame
+        }
         dispose()
         let rect = clip(info)
         if info.disposal == .previous {
@@ -105,7 +134,8 @@ public struct AnimationCompositor: Sendable {
         }
         let (canvasWidth, canvasHeight) = (width, height)
         do {
-            try canvas.withUnsafeMutableBytes { (bytes) throws(E) in
+            ensureCanvas()
+            try canvas!.withUnsafeMutableBytes { (bytes) throws(E) in
                 try paint(AnimationCanvas(bytes: bytes, width: canvasWidth, height: canvasHeight))
             }
         } catch {
@@ -124,8 +154,9 @@ public struct AnimationCompositor: Sendable {
         case .none:
             break
         case .background:
+            guard canvas != nil else { break }   // still all transparent
             let canvasWidth = width
-            canvas.withUnsafeMutableBytes { c in
+            canvas!.withUnsafeMutableBytes { c in
                 for y in rect.y0..<rect.y1 {
                     (c.baseAddress! + (y * canvasWidth + rect.x0) * 4).initializeMemory(as: UInt8.self, repeating: 0, count: rowBytes)
                 }
@@ -141,7 +172,8 @@ public struct AnimationCompositor: Sendable {
         let rowBytes = (rect.x1 - rect.x0) * 4
         guard saved.count == rowBytes * (rect.y1 - rect.y0) else { return }
         let canvasWidth = width
-        canvas.withUnsafeMutableBytes { c in
+        ensureCanvas()
+        canvas!.withUnsafeMutableBytes { c in
             saved.withUnsafeBufferPointer { s in
                 for y in rect.y0..<rect.y1 {
                     let start = (y * canvasWidth + rect.x0) * 4
@@ -157,6 +189,7 @@ public struct AnimationCompositor: Sendable {
         let rowBytes = (rect.x1 - rect.x0) * 4
         var out = [UInt8]()
         out.reserveCapacity(rowBytes * (rect.y1 - rect.y0))
+        guard let canvas else { return [UInt8](repeating: 0, count: rowBytes * (rect.y1 - rect.y0)) }
         canvas.withUnsafeBytes { c in
             for y in rect.y0..<rect.y1 {
                 let start = (y * width + rect.x0) * 4
@@ -171,7 +204,8 @@ public struct AnimationCompositor: Sendable {
         let replace = info.blending == .source
         let stride = frame.bytesPerRow
         frame.withUnsafeBytes { src in
-            canvas.withUnsafeMutableBytes { dst in
+            ensureCanvas()
+            canvas!.withUnsafeMutableBytes { dst in
                 for y in rect.y0..<rect.y1 {
                     var s = (y - info.y) * stride + (rect.x0 - info.x) * 4
                     var d = (y * canvasWidth + rect.x0) * 4

@@ -34,6 +34,9 @@ public final class AnimationFrameSequence {
             isFresh = false
             canvas = try compositor.draw(info: info) { (target) throws(ImageCodecError) in try decoder.drawFrame(at: index, onto: target) }
         } else {
+            // A frame that replaces the whole canvas becomes it: the old one goes first, so the
+            // two are never held together.
+            if compositor.replacesCanvas(info) { compositor.releaseCanvas() }
             let pixels = try decoder.decodeFrame(at: index)
             isFresh = false
             canvas = compositor.draw(pixels, info: info)
