@@ -113,8 +113,9 @@ let package = Package(
         .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukeConformance", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
         // Hostile files for every format: limits before pixel memory.
+        .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),
         .testTarget(
-            name: "BombTests", dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
             path: "Tests/BombTests", swiftSettings: swiftSettings
         ),
 
@@ -132,6 +133,13 @@ let package = Package(
             name: "NukeBenchmarks",
             dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "CBenchmarkBaseline"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
+        ),
+        // Every bomb's allocations, counted by malloc interposition in its own executable.
+        .target(name: "CAllocationCounter", path: "Benchmarks/CAllocationCounter"),
+        .executableTarget(
+            name: "NukeBombAllocations",
+            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            path: "Benchmarks/BombAllocations", swiftSettings: swiftSettings
         ),
     ]
         // MARK: - JPEG (libjpeg-turbo)

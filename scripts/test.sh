@@ -8,6 +8,8 @@ cd "$root"
 "$root/scripts/install-deps.sh" webp python3
 swift build --build-tests
 swift test --skip-build 2>&1 | tee "${TMPDIR:-/tmp}/nukecodecs-test.log"
+# Every bomb in Tests/BombCorpus rejected with less than 1 MB allocated (every malloc counted).
+"$(swift build --show-bin-path)/NukeBombAllocations"
 "$root/scripts/integration.sh"
 # DocC: NukeCore's documentation builds without a warning and documents every public symbol.
 "$root/scripts/docs.sh"

@@ -1,0 +1,129 @@
+import Foundation
+import NukeCore
+
+/// Small hostile files for every format, built here from the fixtures: huge images, huge frame
+/// and scan counts, expansion without end, entity expansion and deep nesting. Under
+/// `ImageLimits.untrusted` each must fail fast with a limit or format error before any pixel
+/// memory is asked for (`Tests/BombTests`), and allocate less than 1 MB on the way
+/// (`swift run -c release NukeBombAllocations`, which counts every malloc).
+public enum Bombs {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func fixture(_ path: String) -> Data {
+        (try? Data(contentsOf: root.appendingPathComponent("Fixtures").appendingPathComponent(path))) ?? Data()
+    }
+
+    static func crc32(_ bytes: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    static func be32(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+
+    /// JPEG: the SOF's height and width patched to 65,000 × 65,000.
+    static var jpeg: Data {
+        var data = fixture("jpeg/baseline-420.jpg")
+        var i = 2
+        while i + 9 < data.count {
+            let marker = data[i + 1]
+            if marker == 0xC0 || marker == 0xC2 {
+                data.replaceSubrange((i + 5)..<(i + 9), with: [0xFD, 0xE8, 0xFD, 0xE8])
+                break
+            }
+            i += 2 + (Int(data[i + 2]) << 8 | Int(data[i + 3]))
+        }
+        return data
+    }
+
+    /// PNG: IHDR patched to 100,000 × 100,000 with a valid CRC.
+    static var png: Data {
+        var data = fixture("png/rgba-8.png")
+        data.replaceSubrange(16..<24, with: be32(100_000) + be32(100_000))
+        data.replaceSubrange(29..<33, with: be32(crc32(data[12..<29])))
+        return data
+    }
+
+    /// GIF: the logical screen patched to 65,535 × 65,535.
+    static var gif: Data {
+        var data = fixture("gif/dispose-background.gif")
+        data.replaceSubrange(6..<10, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        return data
+    }
+
+    /// Animated WebP: a VP8X canvas of 16,384 × 16,384 and no frames, 200 bytes.
+    static var webp: Data {
+        var data = Data("RIFF".utf8) + Data(count: 4) + Data("WEBPVP8X".utf8)
+        data += [10, 0, 0, 0, 0x12, 0, 0, 0] + [0xFF, 0x3F, 0x00, 0xFF, 0x3F, 0x00]
+        data += Data("ANIM".utf8) + [6, 0, 0, 0, 0, 0, 0, 0, 0, 0] + Data(count: 160)
+        let size = UInt32(data.count - 8)
+        data.replaceSubrange(4..<8, with: withUnsafeBytes(of: size.littleEndian) { Data($0) })
+        return data
+    }
+
+    /// HEIC: the ispe property patched to 60,000 × 60,000.
+    static var heic: Data {
+        var data = fixture("heif/photo.heic")
+        if let range = data.range(of: Data("ispe".utf8)) {
+            let at = range.upperBound + 4
+            data.replaceSubrange(at..<(at + 8), with: be32(60_000) + be32(60_000))
+        }
+        return data
+    }
+
+    /// SVG: a 100,000 × 100,000 document of 100 bytes.
+    static var svg: Data {
+        Data(#"<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"><rect width="1" height="1"/></svg>"#.utf8)
+    }
+
+    /// PNG whose pixels would expand 100,000 times: a 6,000 × 6,000 grey image, the rest cut.
+    static var pngExpansion: Data {
+        var data = fixture("png/gray-2.png")
+        data.replaceSubrange(16..<24, with: be32(6_000) + be32(6_000))
+        data.replaceSubrange(29..<33, with: be32(crc32(data[12..<29])))
+        return data
+    }
+
+    /// GIF: 200 frames of 1 × 1 (4.6 KB), twice the untrusted frame limit.
+    static var gifFrames: Data {
+        var data = Data("GIF89a".utf8) + [1, 0, 1, 0, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+        for _ in 0..<200 {
+            data += [0x21, 0xF9, 0x04, 0x00, 0x0A, 0x00, 0x00, 0x00]           // graphic control: 100 ms
+            data += [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0] + [0x02, 0x02, 0x44, 0x01, 0x00]   // 1 × 1, index 0
+        }
+        return data + [0x3B]
+    }
+
+    /// JPEG: a progressive file of 5,000 scans (`scripts/make-fixtures.py`).
+    static var jpegScans: Data { fixture("jpeg/progressive-scan-bomb.jpg") }
+
+    /// SVG: "billion laughs", ten levels of entities each repeating the last ten times (10¹⁰ bytes).
+    static var svgLaughs: Data {
+        var text = #"<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "lollollollollollollollollollol">"#
+        let names = "abcdefghij".map(String.init)
+        for level in 1..<names.count {
+            text += "<!ENTITY \(names[level]) \"" + String(repeating: "&\(names[level - 1]);", count: 10) + "\">"
+        }
+        text += #"]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&j;</text></svg>"#
+        return Data(text.utf8)
+    }
+
+    /// SVG: 5,000 nested groups.
+    static var svgDeep: Data {
+        Data((#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">"# + String(repeating: "<g>", count: 5_000)
+            + #"<rect width="5" height="5"/>"# + String(repeating: "</g>", count: 5_000) + "</svg>").utf8)
+    }
+
+    /// Every bomb: its name, its bytes, and the error it must end in.
+    public static let all: [(name: String, data: Data, code: ImageCodecError.Code)] = [
+        ("JPEG 65000x65000", jpeg, .limitExceeded), ("JPEG 5000 scans", jpegScans, .limitExceeded),
+        ("PNG 100000x100000", png, .limitExceeded), ("PNG expanding 100000 times", pngExpansion, .limitExceeded),
+        ("GIF 65535x65535 screen", gif, .limitExceeded), ("GIF 200 frames", gifFrames, .limitExceeded),
+        ("WebP 16384x16384 canvas", webp, .limitExceeded), ("HEIC 60000x60000", heic, .limitExceeded),
+        ("SVG 100000x100000", svg, .limitExceeded), ("SVG billion laughs", svgLaughs, .corrupt),
+        ("SVG 5000 nested groups", svgDeep, .corrupt),
+    ]
+}
