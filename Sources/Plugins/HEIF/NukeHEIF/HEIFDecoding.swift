@@ -45,6 +45,8 @@ struct HEIFDecoding {
     func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
         let format = ImageType(bytes) ?? .heif
         if options.cancellation?.isCancelled == true { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
+        // What the file asks libheif to decode (grid tiles, alpha), before libheif reads it.
+        try HEIFItemGraph.parse(bytes)?.check(limits: options.limits, format: format)
         // libheif checks the coded size (padded to whole CTUs or tiles, up to 64 pixels more than
         // the image shown, and refuses a side equal to its limit): give it that slack. The core's
         // limits then check the size shown, exactly, before any pixel memory.

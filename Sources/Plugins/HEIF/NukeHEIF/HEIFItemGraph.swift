@@ -1,0 +1,214 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+
+/// Which coded images decoding a HEIF file's primary image makes libheif decode, read from the
+/// `meta` box before libheif sees the file.
+///
+/// A grid (or overlay) item needs the items its `dimg` references name, once per reference; an
+/// image needs the auxiliary images (alpha, depth) whose `auxl` references point at it. libheif
+/// 1.15 follows these without checking for loops or counting: a 2.7 KB file whose grid's alpha
+/// is the grid itself (found by the heif fuzz target) made it decode without end, with thousands
+/// of threads and gigabytes. ``check(limits:format:)`` refuses a cycle, and work out of proportion
+/// to the limits, before libheif starts.
+struct HEIFItemGraph {
+    /// The primary item (`pitm`), when the file names one.
+    var primary: UInt32?
+    /// For each item, the items decoding it needs, repeats included.
+    var needs: [UInt32: [UInt32]] = [:]
+    /// Each item's size (`ispe`) in pixels, when it has one.
+    var pixels: [UInt32: Int] = [:]
+
+    /// The most coded images one decode may need: a 100 MP image in 128 × 128 tiles needs 6,104.
+    static let maximumDecodes = 16_384
+
+    /// Reads the graph, or returns `nil` when the file has no `meta` box this reader can walk
+    /// (libheif then reports what is wrong with it).
+    static func parse(_ data: Data) -> HEIFItemGraph? {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> HEIFItemGraph? in
+            guard let meta = BoxReader(raw).boxes(in: 0..<raw.count).first(where: { $0.type == "meta" }) else { return nil }
+            var graph = HEIFItemGraph()
+            let reader = BoxReader(raw)
+            // meta is a full box: version and flags, then its children.
+            for box in reader.boxes(in: meta.fullBoxChildren) {
+                switch box.type {
+                case "pitm":
+                    guard let version = reader.byte(at: box.body.lowerBound) else { continue }
+                    graph.primary = reader.integer(at: box.body.lowerBound + 4, bytes: version == 0 ? 2 : 4).map(UInt32.init)
+                case "iref":
+                    graph.readReferences(box, reader)
+                case "iprp":
+                    graph.readProperties(box, reader)
+                default:
+                    continue
+                }
+            }
+            return graph
+        }
+    }
+
+    private mutating func readReferences(_ iref: BoxReader.Box, _ reader: BoxReader) {
+        guard let version = reader.byte(at: iref.body.lowerBound) else { return }
+        let idBytes = version == 0 ? 2 : 4
+        for reference in reader.boxes(in: iref.fullBoxChildren) {
+            var at = reference.body.lowerBound
+            guard let from = reader.integer(at: at, bytes: idBytes), let count = reader.integer(at: at + idBytes, bytes: 2) else { continue }
+            at += idBytes + 2
+            for _ in 0..<count {
+                guard at + idBytes <= reference.body.upperBound, let to = reader.integer(at: at, bytes: idBytes) else { break }
+                at += idBytes
+                switch reference.type {
+                case "dimg": needs[UInt32(from), default: []].append(UInt32(to))   // the grid needs its tiles
+                case "auxl": needs[UInt32(to), default: []].append(UInt32(from))   // the image needs its alpha or depth
+                default: break
+                }
+            }
+        }
+    }
+
+    private mutating func readProperties(_ iprp: BoxReader.Box, _ reader: BoxReader) {
+        let children = reader.boxes(in: iprp.body)
+        guard let ipco = children.first(where: { $0.type == "ipco" }), let ipma = children.first(where: { $0.type == "ipma" }) else { return }
+        // Property indices count from 1, in ipco's order.
+        var sizes: [Int: Int] = [:]
+        for (index, property) in reader.boxes(in: ipco.body).enumerated() where property.type == "ispe" {
+            if let width = reader.integer(at: property.body.lowerBound + 4, bytes: 4), let height = reader.integer(at: property.body.lowerBound + 8, bytes: 4) {
+                sizes[index + 1] = width.multipliedReportingOverflow(by: height).overflow ? Int.max : width * height
+            }
+        }
+        guard let version = reader.byte(at: ipma.body.lowerBound), let flags = reader.byte(at: ipma.body.lowerBound + 3),
+              let entries = reader.integer(at: ipma.body.lowerBound + 4, bytes: 4) else { return }
+        var at = ipma.body.lowerBound + 8
+        for _ in 0..<min(entries, ipma.body.count) {
+            let idBytes = version < 1 ? 2 : 4
+            guard let item = reader.integer(at: at, bytes: idBytes), let associations = reader.byte(at: at + idBytes) else { return }
+            at += idBytes + 1
+            let indexBytes = flags & 1 != 0 ? 2 : 1
+            for _ in 0..<associations {
+                guard let value = reader.integer(at: at, bytes: indexBytes) else { return }
+                at += indexBytes
+                let index = value & (indexBytes == 2 ? 0x7FFF : 0x7F)
+                if let size = sizes[index] { pixels[UInt32(item)] = size }
+            }
+        }
+    }
+
+    /// Throws when decoding the primary image (or, without one, any image) would go round a
+    /// cycle of references (`.corrupt`), or would need more than ``maximumDecodes`` coded images
+    /// or more coded pixels than three times the limits' pixel count (image, alpha and depth)
+    /// plus 128 × 128 per coded image for padding to whole blocks (`.limitExceeded`).
+    func check(limits: ImageLimits, format: ImageType) throws(ImageCodecError) {
+        let roots = primary.map { [$0] } ?? needs.keys.sorted()
+        // Depth-first, without recursion: every item's decodes and coded pixels once its needs are known.
+        var decodes: [UInt32: Int] = [:]
+        var codedPixels: [UInt32: Int] = [:]
+        var onPath: Set<UInt32> = []
+        for root in roots where decodes[root] == nil {
+            var stack: [(item: UInt32, next: Int)] = [(root, 0)]
+            onPath.insert(root)
+            while let top = stack.last {
+                let children = needs[top.item] ?? []
+                if top.next < children.count {
+                    stack[stack.count - 1].next += 1
+                    let child = children[top.next]
+                    if onPath.contains(child) {
+                        let cycle = (stack.drop(while: { $0.item != child }).map(\.item) + [child]).map(String.init).joined(separator: " → ")
+                        throw HEIFLibrary.error(.corrupt, .header, format: format,
+                                                "items reference each other in a cycle (\(cycle)): libheif would decode them without end")
+                    }
+                    if decodes[child] == nil {
+                        stack.append((child, 0))
+                        onPath.insert(child)
+                    }
+                    continue
+                }
+                stack.removeLast()
+                onPath.remove(top.item)
+                var count = 1
+                var coded = children.isEmpty ? pixels[top.item] ?? 0 : 0
+                for child in children {
+                    count = Self.saturatingSum(count, decodes[child] ?? 0)
+                    coded = Self.saturatingSum(coded, codedPixels[child] ?? 0)
+                }
+                decodes[top.item] = count
+                codedPixels[top.item] = coded
+            }
+        }
+        let count = roots.reduce(0) { Self.saturatingSum($0, decodes[$1] ?? 0) }
+        if count > Self.maximumDecodes {
+            throw HEIFLibrary.error(.limitExceeded, .header, format: format,
+                                    "the image needs \(count == Int.max ? "countless" : String(count)) coded images decoded (grid tiles, alpha, depth), more than \(Self.maximumDecodes)")
+        }
+        let coded = roots.reduce(0) { Self.saturatingSum($0, codedPixels[$1] ?? 0) }
+        // Coded images are padded to whole blocks: up to 128 × 128 pixels more each.
+        let (tripled, overflow) = limits.maxPixelCount.multipliedReportingOverflow(by: 3)
+        let budget = overflow ? Int.max : Self.saturatingSum(tripled, count * 128 * 128)
+        if coded > budget {
+            throw HEIFLibrary.error(.limitExceeded, .header, format: format,
+                                    "the image needs \(coded == Int.max ? "countless" : String(coded)) coded pixels decoded (grid tiles, alpha, depth), more than 3 × the limit of \(limits.maxPixelCount) and the padding of \(count) coded images")
+        }
+    }
+
+    private static func saturatingSum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? Int.max : sum
+    }
+}
+
+/// ISO base media file format boxes over bytes, every read bounds-checked.
+private struct BoxReader {
+    struct Box {
+        var type: String
+        /// The bytes after the box's header.
+        var body: Range<Int>
+
+        /// A full box's children: the body after its version and flags (empty when too short).
+        var fullBoxChildren: Range<Int> {
+            min(body.lowerBound + 4, body.upperBound)..<body.upperBound
+        }
+    }
+
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    func byte(at offset: Int) -> Int? {
+        offset >= 0 && offset < bytes.count ? Int(bytes[offset]) : nil
+    }
+
+    /// A big-endian unsigned integer of `count` (≤ 8) bytes.
+    func integer(at offset: Int, bytes count: Int) -> Int? {
+        guard offset >= 0, count <= 8, offset + count <= bytes.count else { return nil }
+        var value: UInt64 = 0
+        for i in 0..<count { value = value << 8 | UInt64(bytes[offset + i]) }
+        return value > UInt64(Int.max) ? nil : Int(value)
+    }
+
+    /// The boxes one after another in `range`. A box whose size runs past the range is read up
+    /// to the range's end and is the last, as libheif reads it (the fuzzed file's `auxl`
+    /// reference declares 4 GB in 14 bytes); one too small for its own header ends the list.
+    func boxes(in range: Range<Int>) -> [Box] {
+        var result: [Box] = []
+        var at = range.lowerBound
+        while at + 8 <= range.upperBound, let size32 = integer(at: at, bytes: 4) {
+            let type = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(at + 4)..<(at + 8)]), as: UTF8.self)
+            var header = 8
+            var size = size32
+            if size32 == 1 {
+                guard let large = integer(at: at + 8, bytes: 8) else { break }
+                size = large
+                header = 16
+            } else if size32 == 0 {
+                size = range.upperBound - at
+            }
+            guard size >= header, at + header <= range.upperBound else { break }
+            size = min(size, range.upperBound - at)
+            result.append(Box(type: type, body: (at + header)..<(at + size)))
+            at += size
+        }
+        return result
+    }
+}

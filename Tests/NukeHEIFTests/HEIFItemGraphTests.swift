@@ -1,0 +1,75 @@
+import Foundation
+import NukeCore
+@testable import NukeHEIF
+import Testing
+
+/// What a file asks libheif to decode, checked before libheif reads it.
+@Suite struct HEIFItemGraphTests {
+    /// A box: size, type, body.
+    static func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        let size = UInt32(8 + body.count)
+        return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + body
+    }
+
+    static func u16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+    static func u32(_ value: Int) -> [UInt8] { u16(value >> 16) + u16(value & 0xFFFF) }
+
+    /// A file whose meta box holds `pitm` = 1, a grid item 1 whose `dimg` names item 2
+    /// `tiles` times, `extra` references, and a `side × side` `ispe` on item 2.
+    static func file(tiles: Int, side: Int = 64, extra: [[UInt8]] = []) -> Data {
+        let pitm = box("pitm", [0, 0, 0, 0] + u16(1))
+        let dimg = box("dimg", u16(1) + u16(tiles) + Array([[UInt8]](repeating: u16(2), count: tiles).joined()))
+        let iref = box("iref", [0, 0, 0, 0] + dimg + Array(extra.joined()))
+        let ipco = box("ipco", box("ispe", [0, 0, 0, 0] + u32(side) + u32(side)))
+        let ipma = box("ipma", [0, 0, 0, 0] + u32(1) + u16(2) + [1, 0x81])
+        let meta = box("meta", [0, 0, 0, 0] + pitm + iref + box("iprp", ipco + ipma))
+        return Data(box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)) + meta)
+    }
+
+    @Test func countsTilesAndTheirPixels() throws {
+        let graph = try #require(HEIFItemGraph.parse(Self.file(tiles: 48)))
+        #expect(graph.primary == 1)
+        #expect(graph.needs[1]?.count == 48)
+        #expect(graph.pixels[2] == 64 * 64)
+        try graph.check(limits: .untrusted, format: .heic)
+    }
+
+    @Test func tooManyTilesAreRefused() throws {
+        let graph = try #require(HEIFItemGraph.parse(Self.file(tiles: 20_000)))
+        let error = try #require(throws: ImageCodecError.self) { try graph.check(limits: .default, format: .heic) }
+        #expect(error.code == .limitExceeded)
+        #expect(error.message.contains("20001 coded images"), "\(error)")
+        // 100 tiles of 1024 × 1024 are 105 MP of coded pixels: within 3 × the untrusted 40 MP,
+        // over 3 × a 10 MP limit and 128 × 128 of padding for each.
+        let large = try #require(HEIFItemGraph.parse(Self.file(tiles: 100, side: 1024)))
+        try large.check(limits: .untrusted, format: .heic)
+        var limits = ImageLimits.untrusted
+        limits.maxPixelCount = 10_000_000
+        let pixels = try #require(throws: ImageCodecError.self) { try large.check(limits: limits, format: .heic) }
+        #expect(pixels.code == .limitExceeded)
+    }
+
+    /// Item 2 is a tile of grid 1 and has grid 1 as its alpha (auxl from 1 to 2).
+    @Test func aCycleIsCorrupt() throws {
+        let alpha = Self.box("auxl", Self.u16(1) + Self.u16(1) + Self.u16(2))
+        let graph = try #require(HEIFItemGraph.parse(Self.file(tiles: 1, extra: [alpha])))
+        let error = try #require(throws: ImageCodecError.self) { try graph.check(limits: .default, format: .heic) }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("1 → 2 → 1"), "\(error)")
+    }
+
+    /// The file the heif fuzz target found: grid 2's alpha is grid 4, whose tile is grid 2. libheif
+    /// 1.15 decoded it for minutes, with thousands of threads; it now fails at once.
+    @Test func theFuzzedFileFailsAtOnce() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/regressions/heif/grid-whose-alpha-is-itself.heic")
+        let data = try Data(contentsOf: url)
+        let graph = try #require(HEIFItemGraph.parse(data))
+        #expect(graph.needs[2]?.contains(4) == true, "its auxl reference, whose box size runs past the file, is read")
+        let started = ContinuousClock.now
+        let error = try #require(throws: ImageCodecError.self) { try ImageDecoderRegistry.shared.decode(data) }
+        #expect(error.code == .corrupt)
+        #expect(error.format == .heic)
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+}
