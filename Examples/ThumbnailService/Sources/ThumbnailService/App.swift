@@ -10,7 +10,8 @@ import NukeIsolation
 struct App: AsyncParsableCommand {
     @Option(name: .shortAndLong) var hostname = "127.0.0.1"
     @Option(name: .shortAndLong) var port = 8080
-    @Option(help: "Decodes at the same time; more requests get 503 with Retry-After.") var maxDecodes = 4
+    @Option(help: "Decodes at the same time; more requests wait their turn.") var maxDecodes = 4
+    @Option(help: "Requests waiting for a decode; more get 503 with Retry-After.") var maxWaiting = 64
     @Option(help: "The largest upload, in bytes.") var maxUploadBytes = 32 << 20
 
     /// This executable is also the isolation helper for HEIF and SVG.
@@ -30,7 +31,7 @@ struct App: AsyncParsableCommand {
         let pool = HelperPool(configuration: IsolationConfiguration(limits: IsolationLimits(wallTime: .seconds(10), cpuTime: .seconds(10), addressSpace: 1 << 30)))
         IsolatedDecoding.install(on: .shared, policy: .knownCrashers, pool: pool)
         try? pool.prewarm(1)
-        let thumbnails = Thumbnailer(maxDecodes: maxDecodes, maxUploadBytes: maxUploadBytes)
+        let thumbnails = Thumbnailer(maxDecodes: maxDecodes, maxWaiting: maxWaiting, maxUploadBytes: maxUploadBytes)
 
         let router = Router()
         router.get("/health") { _, _ in "ok\n" }

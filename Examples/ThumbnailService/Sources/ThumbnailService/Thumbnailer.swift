@@ -6,18 +6,20 @@ import NukeCore
 import Synchronization
 
 /// Turns an upload into a thumbnail: untrusted limits, strict decoding, decode to size, encode;
-/// at most `maxDecodes` at once (the rest answer 503 with Retry-After), every error a 4xx naming
-/// the reason, one log line per request.
+/// at most `maxDecodes` at once, at most `maxWaiting` more waiting their turn in order (the rest
+/// answer 503 with Retry-After at once), every error a 4xx naming the reason, one log line per
+/// request.
 final class Thumbnailer: Sendable {
     let maxDecodes: Int
     let maxUploadBytes: Int
-    private let inFlight = Mutex(0)
+    private let admission: Admission
     /// Decodes run here, off Swift's cooperative threads (they block in C libraries).
     private let queue = DispatchQueue(label: "thumbnails", attributes: .concurrent)
 
-    init(maxDecodes: Int, maxUploadBytes: Int) {
+    init(maxDecodes: Int, maxWaiting: Int, maxUploadBytes: Int) {
         self.maxDecodes = maxDecodes
         self.maxUploadBytes = maxUploadBytes
+        self.admission = Admission(running: maxDecodes, waiting: maxWaiting)
     }
 
     struct Failure: Error {
@@ -38,18 +40,14 @@ final class Thumbnailer: Sendable {
             context.logger.info("thumbnail", metadata: log)
             return response
         }
-        guard inFlight.withLock({ count in
-            guard count < maxDecodes else { return false }
-            count += 1
-            return true
-        }) else {
+        guard await admission.enter() else {
             // Read the upload before answering: closing on a client still sending resets it.
             _ = try? await request.body.collect(upTo: maxUploadBytes)
             var headers = HTTPFields()
             headers[.retryAfter] = "1"
             return finish(Response(status: .serviceUnavailable, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "busy: try again\n"))), "busy")
         }
-        defer { inFlight.withLock { $0 -= 1 } }
+        defer { admission.leave() }
         do {
             guard (16...2048).contains(size) else { throw Failure(status: .badRequest, reason: "size must be 16…2048") }
             guard let type = Self.types[formatName] else { throw Failure(status: .badRequest, reason: "format must be one of \(Self.types.keys.sorted())") }
@@ -131,5 +129,52 @@ extension ImageType {
         case .avif: "image/avif"
         default: "application/octet-stream"
         }
+    }
+}
+
+/// A bounded line for the decodes: `running` at once, `waiting` more queued in arrival order,
+/// and no room for anyone else (back-pressure instead of a queue without bound).
+final class Admission: Sendable {
+    private struct State {
+        var running = 0
+        var waiters: [CheckedContinuation<Bool, Never>] = []
+    }
+
+    private let maxRunning: Int
+    private let maxWaiting: Int
+    private let state = Mutex(State())
+
+    init(running: Int, waiting: Int) {
+        self.maxRunning = max(running, 1)
+        self.maxWaiting = max(waiting, 0)
+    }
+
+    /// `true` once the caller may run (it must call ``leave()`` after), at once or after waiting
+    /// its turn; `false` at once when the line is full.
+    func enter() async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer: Bool? = state.withLock { state in
+                if state.running < maxRunning {
+                    state.running += 1
+                    return true
+                }
+                guard state.waiters.count < maxWaiting else { return false }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let answer { continuation.resume(returning: answer) }
+        }
+    }
+
+    /// Hands the caller's place to the first in line, or frees it.
+    func leave() {
+        let next: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            if state.waiters.isEmpty {
+                state.running -= 1
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume(returning: true)
     }
 }
