@@ -39,13 +39,16 @@ public enum Bombs {
         return data
     }
 
-    /// PNG: IHDR patched to 100,000 × 100,000 with a valid CRC.
-    static var png: Data {
-        var data = fixture("png/rgba-8.png")
-        data.replaceSubrange(16..<24, with: be32(100_000) + be32(100_000))
+    /// A PNG fixture whose IHDR says `side × side`, with a valid CRC.
+    static func png(_ path: String, side: UInt32) -> Data {
+        var data = fixture(path)
+        data.replaceSubrange(16..<24, with: be32(side) + be32(side))
         data.replaceSubrange(29..<33, with: be32(crc32(data[12..<29])))
         return data
     }
+
+    /// PNG: IHDR patched to 100,000 × 100,000.
+    static var png: Data { png("png/rgba-8.png", side: 100_000) }
 
     /// GIF: the logical screen patched to 65,535 × 65,535.
     static var gif: Data {
@@ -80,12 +83,7 @@ public enum Bombs {
     }
 
     /// PNG whose pixels would expand 100,000 times: a 6,000 × 6,000 grey image, the rest cut.
-    static var pngExpansion: Data {
-        var data = fixture("png/gray-2.png")
-        data.replaceSubrange(16..<24, with: be32(6_000) + be32(6_000))
-        data.replaceSubrange(29..<33, with: be32(crc32(data[12..<29])))
-        return data
-    }
+    static var pngExpansion: Data { png("png/gray-2.png", side: 6_000) }
 
     /// GIF: 200 frames of 1 × 1 (4.6 KB), twice the untrusted frame limit.
     static var gifFrames: Data {

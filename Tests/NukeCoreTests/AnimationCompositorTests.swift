@@ -59,7 +59,7 @@ struct AnimationCompositorTests {
         #expect(Self.pixel(after, 0, 0) == Self.green)
         #expect(Self.pixel(after, 2, 1) == Self.clear)
         #expect(red == Self.frame(3, 2, Self.red))
-        compositor.releaseCanvas()
+        compositor.reset()
         #expect(compositor.canvasBitmap == Self.frame(3, 2, Self.clear))
     }
 

@@ -39,7 +39,10 @@ public struct AnimationCompositor: Sendable {
         Bitmap(width: width, height: height, pixelFormat: .rgba8, alphaMode: .straight) { $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
-    /// Clears the canvas to transparent, as before the first frame.
+    /// Clears the canvas to transparent, as before the first frame. It lets go of the canvas's
+    /// storage (new storage comes when a frame is drawn), so calling it before decoding a frame that
+    /// replaces the whole canvas (``replacesCanvas(_:)``) keeps the old canvas and the new frame
+    /// from being held together.
     public mutating func reset() {
         canvas = nil
         saved = []
@@ -57,13 +60,6 @@ public struct AnimationCompositor: Sendable {
     public func replacesCanvas(_ info: AnimationFrameInfo) -> Bool {
         info.x == 0 && info.y == 0 && info.width == width && info.height == height
             && info.blending == .source && info.disposal != .previous
-    }
-
-    /// Lets go of the canvas before a frame that replaces all of it (``replacesCanvas(_:)``) is
-    /// decoded, so that the old canvas and the new frame are never held together; the canvas is
-    /// transparent until that frame is drawn.
-    public mutating func releaseCanvas() {
-        reset()
     }
 
     /// Gives the canvas storage before it is written (transparent until then).

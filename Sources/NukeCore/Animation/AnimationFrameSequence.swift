@@ -36,7 +36,7 @@ public final class AnimationFrameSequence {
         } else {
             // A frame that replaces the whole canvas becomes it: the old one goes first, so the
             // two are never held together.
-            if compositor.replacesCanvas(info) { compositor.releaseCanvas() }
+            if compositor.replacesCanvas(info) { compositor.reset() }
             let pixels = try decoder.decodeFrame(at: index)
             isFresh = false
             canvas = compositor.draw(pixels, info: info)
