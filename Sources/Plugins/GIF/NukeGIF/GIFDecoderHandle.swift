@@ -70,11 +70,7 @@ final class GIFDecoderHandle {
                     decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,
                     UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
                     buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &rows,
-                    cancellation == nil ? nil : { context in
-                        // Runs inside giflib's row loop (giflib has no longjmp): reads the flag only.
-                        guard let context else { return 0 }
-                        return Unmanaged<ImageDecodingCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
-                    },
+                    cancellation == nil ? nil : Self.isCancelled,
                     cancellation.map { Unmanaged.passUnretained($0).toOpaque() }
                 )
             }
@@ -101,15 +97,18 @@ final class GIFDecoderHandle {
                 Int64(frame.left), Int64(frame.top), frame.info.blending == .over ? 1 : 0,
                 canvas.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(canvas.width), UInt32(canvas.height), canvas.bytes.count,
                 &rows,
-                cancellation == nil ? nil : { context in
-                    // Runs inside giflib's row loop (giflib has no longjmp): reads the flag only.
-                    guard let context else { return 0 }
-                    return Unmanaged<ImageDecodingCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
-                },
+                cancellation == nil ? nil : Self.isCancelled,
                 cancellation.map { Unmanaged.passUnretained($0).toOpaque() }
             )
         }
         try check(status, frame: index, rows: rows)
+    }
+
+    /// The shim's cancellation callback: runs inside giflib's row loop (giflib has no longjmp)
+    /// and reads the flag only.
+    private static let isCancelled: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
+        guard let context else { return 0 }
+        return Unmanaged<ImageDecodingCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
     }
 
     private func check(_ status: nuke_status, frame index: Int, rows: UInt32) throws(ImageCodecError) {
