@@ -117,58 +117,57 @@ static void nukegif_clear_rows(nukegif_target target, uint32_t frame_width, uint
     }
 }
 
-static nuke_status nukegif_decode_rows(
+/// A frame giflib has opened: its size, interlacing and palette.
+typedef struct {
+    uint32_t width, height;
+    int interlaced;
+    /// Each index's RGBA bytes as one word: the transparent index and indices past the colour
+    /// table are transparent (0); with no colour table at all, a grey ramp, as Pillow does
+    /// (index 0 is black, as in ImageMagick).
+    uint32_t palette[256];
+} nukegif_frame;
+
+/// Reads the image descriptor at `offset` and prepares `frame`; on failure sets the diagnostics.
+/// Every call is paired with `nukegif_end_frame`, whatever it returns.
+static nuke_status nukegif_begin_frame(
     nukegif_decoder *decoder,
     const uint8_t *data, size_t length, size_t offset,
     uint32_t expected_width, uint32_t expected_height,
     int32_t transparent_index,
-    nukegif_target target,
-    uint32_t *rows_decoded,
-    int (*is_cancelled)(void *context), void *context
+    nukegif_frame *frame
 ) {
-    *rows_decoded = 0;
     GifFileType *gif = decoder->gif;
+    frame->width = frame->height = 0;
     if (gif == NULL) {
         nuke_diagnostics_set_message(&decoder->diagnostics, "the decoder is not open");
         return NUKE_STATUS_INTERNAL;
     }
     decoder->cursor = (nukegif_cursor){ data, length, offset };
-    nuke_status status = NUKE_STATUS_OK;
-    int zeroed = 0;   // the whole frame buffer was cleared before the rows
     GifRecordType type = UNDEFINED_RECORD_TYPE;
     if (DGifGetRecordType(gif, &type) == GIF_ERROR || type != IMAGE_DESC_RECORD_TYPE) {
         nukegif_set_error(&decoder->diagnostics, type != IMAGE_DESC_RECORD_TYPE ? D_GIF_ERR_WRONG_RECORD : gif->Error);
-        status = type != IMAGE_DESC_RECORD_TYPE ? NUKE_STATUS_CORRUPT : nukegif_decode_status(gif->Error);
-        goto done;
+        return type != IMAGE_DESC_RECORD_TYPE ? NUKE_STATUS_CORRUPT : nukegif_decode_status(gif->Error);
     }
     if (DGifGetImageDesc(gif) == GIF_ERROR) {
         nukegif_set_error(&decoder->diagnostics, gif->Error);
-        status = nukegif_decode_status(gif->Error);
-        goto done;
+        return nukegif_decode_status(gif->Error);
     }
     uint32_t width = (uint32_t)gif->Image.Width, height = (uint32_t)gif->Image.Height;
     if (width != expected_width || height != expected_height) {
         nuke_diagnostics_set_message(&decoder->diagnostics, "giflib read a frame size that differs from the image descriptor");
-        status = NUKE_STATUS_INTERNAL;
-        goto done;
+        return NUKE_STATUS_INTERNAL;
     }
-    if (width == 0 || height == 0) goto done;
     if (decoder->line_capacity < width) {
         uint8_t *line = (uint8_t *)realloc(decoder->line, width);
         if (line == NULL) {
             nuke_diagnostics_set_message(&decoder->diagnostics, "out of memory");
-            status = NUKE_STATUS_INTERNAL;
-            goto done;
+            return NUKE_STATUS_INTERNAL;
         }
         decoder->line = line;
         decoder->line_capacity = width;
     }
     const ColorMapObject *map = gif->Image.ColorMap != NULL ? gif->Image.ColorMap : gif->SColorMap;
     int colors = map != NULL ? map->ColorCount : 0;
-    // Each index's RGBA bytes as one word: the transparent index and indices past the colour
-    // table are transparent (0); with no colour table at all, a grey ramp, as Pillow does
-    // (index 0 is black, as in ImageMagick).
-    uint32_t palette[256];
     for (int i = 0; i < 256; i++) {
         uint8_t px[4] = {0, 0, 0, 0};
         if (i != transparent_index) {
@@ -180,35 +179,92 @@ static nuke_status nukegif_decode_rows(
                 px[3] = 255;
             }
         }
-        memcpy(&palette[i], px, 4);
+        memcpy(&frame->palette[i], px, 4);
     }
+    frame->width = width;
+    frame->height = height;
+    frame->interlaced = gif->Image.Interlace ? 1 : 0;
+    return NUKE_STATUS_OK;
+}
+
+static void nukegif_end_frame(nukegif_decoder *decoder) {
+    // DGifGetImageDesc appends to SavedImages on every frame: drop them so memory stays flat.
+    if (decoder->gif != NULL) {
+        GifFreeSavedImages(decoder->gif);
+        decoder->gif->ImageCount = 0;
+    }
+    decoder->cursor.data = NULL;
+}
+
+/// Reads the frame's next row (in file order) into `decoder->line`; 0 when the LZW data ended
+/// early or is damaged (a warning is counted) — the rows read so far stand, as browsers show them.
+static int nukegif_read_line(nukegif_decoder *decoder, uint32_t width) {
+    if (DGifGetLine(decoder->gif, decoder->line, (int)width) == GIF_ERROR) {
+        nuke_diagnostics_add_warning(&decoder->diagnostics, GifErrorString(decoder->gif->Error));
+        return 0;
+    }
+    return 1;
+}
+
+/// Checks cancellation every 64 rows; 1 (and the diagnostics set) when cancelled.
+static int nukegif_row_cancelled(nukegif_decoder *decoder, uint32_t row, int (*is_cancelled)(void *context), void *context) {
+    if (is_cancelled == NULL || row % 64 != 63 || !is_cancelled(context)) return 0;
+    nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
+    return 1;
+}
+
+/// The first row of the interlace pass `*pass` (skipping passes a short frame has not got).
+static uint32_t nukegif_pass_first_row(uint32_t *pass, uint32_t height) {
+    while (*pass < 3 && nukegif_pass_start[*pass] >= height) (*pass)++;
+    return nukegif_pass_start[*pass];
+}
+
+/// The frame row after `y` in file order.
+static uint32_t nukegif_next_row(const nukegif_frame *frame, uint32_t *pass, uint32_t y) {
+    if (!frame->interlaced) return y + 1;
+    y += nukegif_pass_step[*pass];
+    if (y >= frame->height && *pass < 3) {
+        (*pass)++;
+        y = nukegif_pass_first_row(pass, frame->height);
+    }
+    return y;
+}
+
+static nuke_status nukegif_decode_rows(
+    nukegif_decoder *decoder,
+    const uint8_t *data, size_t length, size_t offset,
+    uint32_t expected_width, uint32_t expected_height,
+    int32_t transparent_index,
+    nukegif_target target,
+    uint32_t *rows_decoded,
+    int (*is_cancelled)(void *context), void *context
+) {
+    *rows_decoded = 0;
+    int zeroed = 0;   // the whole frame buffer was cleared before the rows
+    nukegif_frame frame;
+    nuke_status status = nukegif_begin_frame(decoder, data, length, offset, expected_width, expected_height, transparent_index, &frame);
+    if (status != NUKE_STATUS_OK || frame.width == 0 || frame.height == 0) goto done;
+    uint32_t width = frame.width, height = frame.height;
+    const uint32_t *palette = frame.palette;
     // The columns of the frame that land inside the target.
     int64_t first_x = target.x < 0 ? -target.x : 0;
     int64_t last_x = (int64_t)target.width - target.x;
     if (last_x > (int64_t)width) last_x = width;
     // Without `over` every row is written; the rows damaged data never delivers are transparent.
     // Interlaced frames skip around, so they start from zeros; others clear what is left at the end.
-    if (!target.over && gif->Image.Interlace) {
+    if (!target.over && frame.interlaced) {
         nukegif_clear_rows(target, width, 0, height);
         zeroed = 1;
     }
-    uint32_t pass = 0, y = 0;
-    if (gif->Image.Interlace) {
-        while (pass < 4 && nukegif_pass_start[pass] >= height) pass++;
-        y = nukegif_pass_start[pass];
-    }
+    uint32_t pass = 0;
+    uint32_t y = frame.interlaced ? nukegif_pass_first_row(&pass, height) : 0;
     for (uint32_t row = 0; row < height; row++) {
-        if (is_cancelled != NULL && row % 64 == 63 && is_cancelled(context)) {
-            nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
+        if (nukegif_row_cancelled(decoder, row, is_cancelled, context)) {
             status = NUKE_STATUS_PAUSED;
             break;
         }
         // Every row is read (giflib's LZW state runs through them all), even one outside the target.
-        if (DGifGetLine(gif, decoder->line, (int)width) == GIF_ERROR) {
-            // Short or damaged LZW data: keep what arrived, as browsers show it.
-            nuke_diagnostics_add_warning(&decoder->diagnostics, GifErrorString(gif->Error));
-            break;
-        }
+        if (!nukegif_read_line(decoder, width)) break;
         int64_t target_y = target.y + (int64_t)y;
         if (target_y >= 0 && target_y < (int64_t)target.height && first_x < last_x) {
             uint8_t *out = target.pixels + (size_t)target_y * target.stride + (size_t)(target.x + first_x) * 4;
@@ -223,15 +279,7 @@ static nuke_status nukegif_decode_rows(
             }
         }
         *rows_decoded = row + 1;
-        if (gif->Image.Interlace) {
-            y += nukegif_pass_step[pass];
-            while (y >= height && pass < 3) {
-                pass++;
-                y = nukegif_pass_start[pass];
-            }
-        } else {
-            y++;
-        }
+        y = nukegif_next_row(&frame, &pass, y);
     }
 done:
     // Rows in order from the top were written up to `rows_decoded`: without `over` the rest are
@@ -239,10 +287,118 @@ done:
     if (!target.over && !zeroed && *rows_decoded < expected_height) {
         nukegif_clear_rows(target, expected_width, *rows_decoded, expected_height);
     }
-    // DGifGetImageDesc appends to SavedImages on every frame: drop them so memory stays flat.
-    GifFreeSavedImages(gif);
-    gif->ImageCount = 0;
-    decoder->cursor.data = NULL;
+    nukegif_end_frame(decoder);
+    return status;
+}
+
+/// Canvas rows handed one at a time, top to bottom, to a sink.
+typedef struct {
+    uint8_t *row;                       // canvas_width × 4 bytes; columns outside the frame stay 0
+    uint32_t canvas_height;
+    int64_t frame_y;
+    int64_t first_x, last_x;            // the frame's columns inside the canvas
+    int64_t frame_x;
+    const uint32_t *palette;
+    uint32_t next;                      // the next canvas row to hand over
+    size_t row_length;
+    void (*sink)(void *context, const uint8_t *row, size_t length);
+    void *sink_context;
+} nukegif_row_stream;
+
+/// Hands over the next canvas row: the frame's `indices` through the palette, or, when NULL, a
+/// transparent row.
+static void nukegif_stream_row(nukegif_row_stream *stream, const uint8_t *indices) {
+    if (stream->first_x < stream->last_x) {
+        uint8_t *out = stream->row + (size_t)(stream->frame_x + stream->first_x) * 4;
+        if (indices != NULL) {
+            for (int64_t x = stream->first_x; x < stream->last_x; x++, out += 4) memcpy(out, &stream->palette[indices[x]], 4);
+        } else {
+            memset(out, 0, (size_t)(stream->last_x - stream->first_x) * 4);
+        }
+    }
+    stream->sink(stream->sink_context, stream->row, stream->row_length);
+    stream->next++;
+}
+
+/// Hands over canvas rows up to (not including) `end`, each from the held even frame rows when
+/// they were decoded, else transparent.
+static void nukegif_stream_until(nukegif_row_stream *stream, uint32_t end, const uint8_t *held, const uint8_t *decoded,
+                                 uint32_t frame_width, uint32_t frame_height) {
+    if (end > stream->canvas_height) end = stream->canvas_height;
+    while (stream->next < end) {
+        int64_t y = (int64_t)stream->next - stream->frame_y;
+        const uint8_t *indices = NULL;
+        if (held != NULL && y >= 0 && y < (int64_t)frame_height && y % 2 == 0 && decoded[y]) {
+            indices = held + (size_t)(y / 2) * frame_width;
+        }
+        nukegif_stream_row(stream, indices);
+    }
+}
+
+nuke_status nukegif_decoder_stream_frame(
+    nukegif_decoder *decoder,
+    const uint8_t *data, size_t length, size_t offset,
+    uint32_t expected_width, uint32_t expected_height,
+    int32_t transparent_index,
+    int64_t frame_x, int64_t frame_y,
+    uint8_t *row, uint32_t canvas_width, uint32_t canvas_height, size_t row_length,
+    void (*sink)(void *context, const uint8_t *row, size_t length), void *sink_context,
+    uint32_t *rows_decoded,
+    int (*is_cancelled)(void *context), void *context
+) {
+    *rows_decoded = 0;
+    if ((size_t)canvas_width * 4 != row_length) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "the row buffer does not fit the canvas");
+        return NUKE_STATUS_INTERNAL;
+    }
+    memset(row, 0, row_length);
+    nukegif_row_stream stream = { row, canvas_height, frame_y, 0, 0, frame_x, NULL, 0, row_length, sink, sink_context };
+    uint8_t *held = NULL, *decoded = NULL;
+    nukegif_frame frame;
+    nuke_status status = nukegif_begin_frame(decoder, data, length, offset, expected_width, expected_height, transparent_index, &frame);
+    if (status != NUKE_STATUS_OK) goto done;
+    uint32_t width = frame.width, height = frame.height;
+    stream.palette = frame.palette;
+    stream.first_x = frame_x < 0 ? -frame_x : 0;
+    stream.last_x = (int64_t)canvas_width - frame_x;
+    if (stream.last_x > (int64_t)width) stream.last_x = width;
+    if (width == 0 || height == 0) goto flush;
+    if (frame.interlaced) {
+        // Passes 1–3 deliver the even rows, pass 4 the odd ones: the even rows wait as indices
+        // (one byte a pixel, half the frame), each odd row lets the rows above it out.
+        held = (uint8_t *)malloc((size_t)width * ((height + 1) / 2));
+        decoded = (uint8_t *)calloc(height, 1);
+        if (held == NULL || decoded == NULL) {
+            nuke_diagnostics_set_message(&decoder->diagnostics, "out of memory");
+            status = NUKE_STATUS_INTERNAL;
+            goto done;
+        }
+    }
+    uint32_t pass = 0;
+    uint32_t y = frame.interlaced ? nukegif_pass_first_row(&pass, height) : 0;
+    for (uint32_t n = 0; n < height; n++) {
+        if (nukegif_row_cancelled(decoder, n, is_cancelled, context)) {
+            status = NUKE_STATUS_PAUSED;
+            goto done;
+        }
+        if (!nukegif_read_line(decoder, width)) break;
+        *rows_decoded = n + 1;
+        int64_t canvas_y = frame_y + (int64_t)y;
+        if (held != NULL) decoded[y] = 1;
+        if (held != NULL && y % 2 == 0) {
+            memcpy(held + (size_t)(y / 2) * width, decoder->line, width);
+        } else if (canvas_y >= 0 && canvas_y < (int64_t)canvas_height) {
+            nukegif_stream_until(&stream, (uint32_t)canvas_y, held, decoded, width, height);
+            nukegif_stream_row(&stream, decoder->line);
+        }
+        y = nukegif_next_row(&frame, &pass, y);
+    }
+flush:
+    nukegif_stream_until(&stream, canvas_height, held, decoded, width, height);
+done:
+    free(held);
+    free(decoded);
+    nukegif_end_frame(decoder);
     return status;
 }
 

@@ -104,6 +104,42 @@ final class GIFDecoderHandle {
         try check(status, frame: index, rows: rows)
     }
 
+    /// Decodes the first frame, composited on a transparent `screen`, straight into `resampler`
+    /// (an `.rgba8`, straight-alpha resampler from the screen's size) one canvas row at a time:
+    /// neither the canvas nor a frame bitmap exists. Rows the LZW data lacks are transparent
+    /// (counted as a warning).
+    ///
+    /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
+    func streamFirstFrame(_ frame: GIFFrameRecord, in bytes: Data, screen: ImageSize, into resampler: ImageResampler, cancellation: ImageDecodingCancellation?) throws(ImageCodecError) {
+        try open(bytes)
+        precondition(frame.end <= bytes.count, "a frame is decoded once all its bytes arrived")
+        precondition(resampler.sourceWidth == screen.width && resampler.sourceHeight == screen.height && resampler.pixelFormat == .rgba8,
+                     "the resampler takes RGBA rows of the screen")
+        let row = UnsafeMutableRawBufferPointer.allocate(byteCount: screen.width * 4, alignment: 16)
+        defer { row.deallocate() }
+        var rows: UInt32 = 0
+        let status = bytes.withUnsafeBytes { raw in
+            nukegif_decoder_stream_frame(
+                decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,
+                UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
+                Int64(frame.left), Int64(frame.top),
+                row.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(screen.width), UInt32(screen.height), row.count,
+                Self.pushRow, Unmanaged.passUnretained(resampler).toOpaque(),
+                &rows,
+                cancellation == nil ? nil : Self.isCancelled,
+                cancellation.map { Unmanaged.passUnretained($0).toOpaque() }
+            )
+        }
+        try check(status, frame: 0, rows: rows)
+    }
+
+    /// The shim's row sink for ``streamFirstFrame(_:in:screen:into:cancellation:)``: hands one
+    /// canvas row to the resampler its context points to.
+    private static let pushRow: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>, Int) -> Void = { context, row, length in
+        guard let context else { return }
+        Unmanaged<ImageResampler>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
+    }
+
     /// The shim's cancellation callback: runs inside giflib's row loop (giflib has no longjmp)
     /// and reads the flag only.
     private static let isCancelled: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in

@@ -33,6 +33,9 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     /// Frame 0's decoded pixels, while they may still be handed to the animation.
     private var firstPixels: Bitmap?
     private var result: ImageContainer?
+    /// Off when the caller pushes a complete file in pieces: no frame is composited for a
+    /// preview, so a decode to size can stream frame 0 into the resampler at the end.
+    private var wantsPreviews = true
 
     private let isStrict: Bool
     /// Decode to size: the container's image (the first frame) is shrunk to fit this.
@@ -61,6 +64,9 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
 
     /// Declares that no more bytes will come.
     func finish() { isFinished = true }
+
+    /// Turns previews off (or on again).
+    func setWantsPreviews(_ wantsPreviews: Bool) { self.wantsPreviews = wantsPreviews }
 
     /// `true` after ``finish()``.
     var isFinishedFeeding: Bool { isFinished }
@@ -97,7 +103,7 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
             return .header(ImageHeader(type: .gif, width: screen.width, height: screen.height, bitDepth: 8, componentCount: 1))
         }
         // Before finish(), a trailer that arrived with the last frames still lets their previews out first.
-        if isFinished || (scanner.isComplete && framesComposited == scanner.frames.count) {
+        if isFinished || (scanner.isComplete && (framesComposited == scanner.frames.count || !wantsPreviews)) {
             if !scanner.isComplete, scanner.endsInsideRecord(count: bytes.count) {
                 throw GIFLibrary.error(.incomplete, "the GIF data ends inside a block at offset \(scanner.position) of \(bytes.count), after \(scanner.frames.count) complete frames")
             }
@@ -111,7 +117,7 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
             result = container
             return .final(container)
         }
-        if framesComposited < scanner.frames.count {
+        if wantsPreviews, framesComposited < scanner.frames.count {
             let canvas = try compositeNextFrame(screen: screen)
             var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
                 .scanNumberKey: framesComposited, .frameCountKey: framesComposited, .bytesConsumedKey: bytes.count,
@@ -146,35 +152,44 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
 
     private func makeFinal(screen: GIFScanner.Screen) throws(ImageCodecError) -> ImageContainer {
         let frames = scanner.frames
-        var first: Bitmap
-        if let firstCanvas {
-            first = firstCanvas
-        } else {
-            first = try compositeNextFrame(screen: screen)
-        }
-        // When compositing left frame 0 unchanged (it covers the screen with no transparent
-        // pixel), the animation keeps those pixels, shared with the container's image, so that
-        // playing from the start does not decode frame 0 again; otherwise it keeps nothing.
-        var seed: Bitmap?
-        if let firstPixels, firstPixels == first {
-            first = firstPixels
-            seed = firstPixels
-        }
-        self.firstPixels = nil
         let loopCount = scanner.loopCount ?? 1
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: frames[0].isInterlaced, .frameCountKey: frames.count]
-        var shown = first
-        if let targetSize, first.width > 0, first.height > 0 {
-            // Decode to size: the composited first frame through the core's resampler (frames
-            // are composited on the full canvas, so they cannot be shrunk row by row).
-            let full = ImageSize(width: first.width, height: first.height)
-            let size = ImageResampler.targetSize(for: full, fitting: targetSize, contentMode: contentMode)
-            if size != full {
-                shown = first.resized(to: size)
-                userInfo[.originalSizeKey] = full
-                userInfo[.decodeScaleKey] = Double(size.width) / Double(full.width)
-            }
+        let full = ImageSize(width: screen.width, height: screen.height)
+        let size = targetSize.map { ImageResampler.targetSize(for: full, fitting: $0, contentMode: contentMode) } ?? full
+        if size != full {
+            userInfo[.originalSizeKey] = full
+            userInfo[.decodeScaleKey] = Double(size.width) / Double(full.width)
         }
+        let shown: Bitmap
+        // Frame 0's pixels, kept by the animation so that playing from the start does not decode it again.
+        var seed: Bitmap?
+        if size != full, firstCanvas == nil {
+            // Decode to size before any preview made a canvas: frame 0's rows go straight into
+            // the core's resampler, so the full-size canvas never exists.
+            let resampler = ImageResampler(
+                sourceWidth: full.width, sourceHeight: full.height, pixelFormat: .rgba8, alphaMode: .straight,
+                targetWidth: size.width, targetHeight: size.height
+            )
+            try frameHandle().streamFirstFrame(frames[0], in: bytes, screen: full, into: resampler, cancellation: cancellation)
+            shown = resampler.finish()
+        } else {
+            var first: Bitmap
+            if let firstCanvas {
+                first = firstCanvas
+            } else {
+                first = try compositeNextFrame(screen: screen)
+            }
+            // When compositing left frame 0 unchanged (it covers the screen with no transparent
+            // pixel), the animation keeps those pixels, shared with the container's image;
+            // otherwise it keeps nothing.
+            if let firstPixels, firstPixels == first {
+                first = firstPixels
+                seed = firstPixels
+            }
+            // Decode to size after previews: the composited first frame through the resampler.
+            shown = size != full ? first.resized(to: size) : first
+        }
+        self.firstPixels = nil
         var image = Image(bitmap: shown)
         if let handle, handle.warnings.count > 0 {
             let warnings = ImageDecodingWarnings(count: handle.warnings.count, first: handle.warnings.first)

@@ -79,6 +79,29 @@ nuke_status nukegif_decoder_draw_frame(
     int (*_Nullable is_cancelled)(void *_Nullable context), void *_Nullable context
 );
 
+/// Hands the first frame of a GIF, composited on a transparent canvas, to `sink` one canvas row
+/// at a time, top to bottom (`canvas_height` calls, each with `row`, `canvas_width × 4` bytes of
+/// straight-alpha RGBA, valid during the call), so that a decoder can shrink it while it decodes
+/// without the canvas ever existing. The frame at (`frame_x`, `frame_y`) is clipped to the canvas;
+/// rows outside it, transparent pixels and the rows damaged LZW data never delivers are
+/// transparent. An interlaced frame keeps its even rows as palette indices (one byte a pixel, half
+/// the frame) until the last pass brings the odd rows between them. Warnings, cancellation and
+/// statuses as for `nukegif_decoder_decode_frame`; after a status other than OK fewer rows
+/// may have been handed over.
+///
+/// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
+nuke_status nukegif_decoder_stream_frame(
+    nukegif_decoder *_Nonnull decoder,
+    const uint8_t *_Nonnull data, size_t length, size_t offset,
+    uint32_t expected_width, uint32_t expected_height,
+    int32_t transparent_index,
+    int64_t frame_x, int64_t frame_y,
+    uint8_t *_Nonnull row, uint32_t canvas_width, uint32_t canvas_height, size_t row_length,
+    void (*_Nonnull sink)(void *_Nullable context, const uint8_t *_Nonnull row, size_t length), void *_Nullable sink_context,
+    uint32_t *_Nonnull rows_decoded,
+    int (*_Nullable is_cancelled)(void *_Nullable context), void *_Nullable context
+);
+
 /// A giflib encoding handle writing to memory.
 typedef struct nukegif_encoder nukegif_encoder;
 
