@@ -25,6 +25,10 @@ struct Nuke: AsyncParsableCommand {
 
     /// `nuke` is its own isolation helper: started with `--nuke-isolation-helper`, it serves
     /// decodes for the `nuke` that started it and never parses a command line.
+    ///
+    /// Helpers started for isolated decodes are ended and reaped before `nuke` exits, so none
+    /// outlives it and the operating system counts their CPU time and memory as `nuke`'s own
+    /// (what `time` or `wait4` report for the command).
     static func main() async {
         IsolatedDecoding.runHelperIfRequested()
         do {
@@ -34,7 +38,9 @@ struct Nuke: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            CLIIsolation.pool.shutdown()
         } catch {
+            CLIIsolation.pool.shutdown()
             exit(withError: error)
         }
     }
