@@ -64,6 +64,24 @@ import Testing
         #expect(large.image.bitmap == full.resized(to: ImageSize(width: 100, height: 75)))
     }
 
+    /// Decode to size hands libheif's rows to the resampler without a full-size copy: the result
+    /// equals the full decode resized, for 8- and 16-bit samples, with and without alpha.
+    @Test(arguments: ["photo.heic", "photo.avif", "alpha.heic", "alpha.avif", "ten-bit.heic", "lossless.heic"], [false, true])
+    func decodeToSizeEqualsTheFullDecodeResized(_ name: String, highBitDepth: Bool) throws {
+        let data = try HEIFTestPaths.fixture(name)
+        let full = try decode(data) { $0.prefersHighBitDepth = highBitDepth }.image.bitmap
+        let target = ImageSize(width: full.width / 3, height: full.height / 3)
+        let small = try decode(data) {
+            $0.prefersHighBitDepth = highBitDepth
+            $0.targetSize = target
+            $0.contentMode = .aspectFit
+        }
+        let expected = full.resized(toFit: target)
+        #expect(small.image.bitmap == expected)
+        #expect(small.image.bitmap.pixelFormat == full.pixelFormat)
+        #expect(small.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: full.width, height: full.height))
+    }
+
     @Test func limitsBeforeDecoding() throws {
         let data = try HEIFTestPaths.fixture("photo.heic")
         let error = try #require(throws: ImageCodecError.self) { try decode(data) { $0.limits = ImageLimits(maxPixelCount: 1000) } }

@@ -155,7 +155,12 @@ uint8_t *nukeheif_decoder_exif(nukeheif_decoder *decoder, size_t max_size, size_
 }
 
 nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail, int32_t alpha, int32_t wide,
-                                    uint8_t *pixels, int32_t width, int32_t height, size_t stride) {
+                                    uint8_t *pixels, int32_t width, int32_t height, size_t stride,
+                                    uint8_t *row, void (*sink)(void *context, const uint8_t *row, size_t length), void *sink_context) {
+    if (pixels == NULL && (row == NULL || sink == NULL)) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "neither a pixel buffer nor a row sink");
+        return NUKE_STATUS_INTERNAL;
+    }
     struct heif_image_handle *handle = decoder->primary;
     struct heif_image_handle *thumb = NULL;
     if (thumbnail >= 0) {
@@ -188,22 +193,28 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
         return NUKE_STATUS_INTERNAL;
     }
     size_t row_bytes = (size_t)width * (alpha ? 4 : 3) * (wide ? 2 : 1);
-    if (!wide) {
-        for (int32_t y = 0; y < height; y++) memcpy(pixels + (size_t)y * stride, plane + (size_t)y * plane_stride, row_bytes);
-    } else {
-        // Samples of `bits` bits in 16-bit little-endian containers, scaled to the full range.
-        int bits = heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved);
-        uint32_t max = bits > 0 && bits < 16 ? (1u << bits) - 1 : 65535;
-        size_t samples = (size_t)width * (alpha ? 4 : 3);
-        for (int32_t y = 0; y < height; y++) {
-            const uint8_t *src = plane + (size_t)y * plane_stride;
-            uint16_t *dst = (uint16_t *)(pixels + (size_t)y * stride);
+    // Samples of `bits` bits in 16-bit little-endian containers are scaled to the full range.
+    int bits = wide ? heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved) : 8;
+    uint32_t max = bits > 0 && bits < 16 ? (1u << bits) - 1 : 65535;
+    size_t samples = (size_t)width * (alpha ? 4 : 3);
+    for (int32_t y = 0; y < height; y++) {
+        const uint8_t *src = plane + (size_t)y * plane_stride;
+        uint8_t *out = pixels != NULL ? pixels + (size_t)y * stride : row;
+        if (!wide) {
+            if (pixels == NULL) {
+                sink(sink_context, src, row_bytes);   // libheif's own row, no copy
+                continue;
+            }
+            memcpy(out, src, row_bytes);
+        } else {
+            uint16_t *dst = (uint16_t *)out;
             for (size_t i = 0; i < samples; i++) {
                 uint32_t v = (uint32_t)src[2 * i] | (uint32_t)src[2 * i + 1] << 8;
                 if (v > max) v = max;
                 dst[i] = (uint16_t)((v * 65535u + max / 2) / max);
             }
         }
+        if (pixels == NULL) sink(sink_context, out, row_bytes);
     }
     heif_image_release(image);
     return NUKE_STATUS_OK;

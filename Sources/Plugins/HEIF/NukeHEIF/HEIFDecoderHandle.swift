@@ -60,9 +60,34 @@ final class HEIFDecoderHandle {
         let stride = size.width * (alpha ? 4 : 3) * (wide ? 2 : 1)
         let status = nukeheif_decoder_decode(
             decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
-            buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.height), stride
+            buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.height), stride,
+            nil, nil, nil
         )
         guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
+    }
+
+    /// Decodes as ``decode(thumbnail:alpha:wide:size:into:)`` does, but hands the rows to
+    /// `resampler` (from `size`, in the matching pixel format) instead of keeping them: only
+    /// libheif's own image exists at full size.
+    ///
+    /// The corresponding libheif function is `heif_decode_image`.
+    func decode(thumbnail: Int, alpha: Bool, wide: Bool, size: ImageSize, into resampler: ImageResampler) throws(ImageCodecError) {
+        precondition(resampler.sourceWidth == size.width && resampler.sourceHeight == size.height, "the resampler takes the decoded size")
+        let stride = size.width * (alpha ? 4 : 3) * (wide ? 2 : 1)
+        let row = UnsafeMutableRawBufferPointer.allocate(byteCount: stride, alignment: 16)
+        defer { row.deallocate() }
+        let status = nukeheif_decoder_decode(
+            decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
+            nil, Int32(size.width), Int32(size.height), stride,
+            row.baseAddress!.assumingMemoryBound(to: UInt8.self), Self.pushRow, Unmanaged.passUnretained(resampler).toOpaque()
+        )
+        guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
+    }
+
+    /// The shim's row sink: hands one row to the resampler its context points to.
+    private static let pushRow: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>, Int) -> Void = { context, row, length in
+        guard let context else { return }
+        Unmanaged<ImageResampler>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
     }
 
     /// The primary image's ICC profile, when it has one no larger than `maxSize`.

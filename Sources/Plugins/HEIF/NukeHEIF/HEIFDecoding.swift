@@ -83,16 +83,27 @@ struct HEIFDecoding {
             }
         }
         let pixelFormat: PixelFormat = wide ? (hasAlpha ? .rgba16 : .rgb16) : (hasAlpha ? .rgba8 : .rgb8)
-        var bitmap = try options.allocator.makeBitmap(
-            width: source.size.width, height: source.size.height, pixelFormat: pixelFormat,
-            alphaMode: hasAlpha ? .straight : AlphaMode.none
-        ) { (buffer) throws(ImageCodecError) in
-            try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: buffer)
+        let alphaMode: AlphaMode = hasAlpha ? .straight : .none
+        var bitmap: Bitmap
+        if let target, target != source.size {
+            // Decode to size: libheif's rows go straight into the core's resampler, with no
+            // full-size copy of our own.
+            let resampler = ImageResampler(
+                sourceWidth: source.size.width, sourceHeight: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
+                targetWidth: target.width, targetHeight: target.height
+            )
+            try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: resampler)
+            bitmap = resampler.finish()
+        } else {
+            bitmap = try options.allocator.makeBitmap(
+                width: source.size.width, height: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode
+            ) { (buffer) throws(ImageCodecError) in
+                try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: buffer)
+            }
         }
         if options.cancellation?.isCancelled == true { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
         if source.index >= 0 { userInfo[.heifUsedThumbnailKey] = true }
         if let target {
-            if bitmap.width != target.width || bitmap.height != target.height { bitmap = bitmap.resized(to: target) }
             userInfo[.originalSizeKey] = size
             userInfo[.decodeScaleKey] = Double(target.width) / Double(size.width)
         }

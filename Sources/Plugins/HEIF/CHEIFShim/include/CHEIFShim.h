@@ -73,12 +73,17 @@ uint8_t *_Nullable nukeheif_decoder_exif(nukeheif_decoder *_Nonnull decoder, siz
 
 /// Decodes the primary image (`thumbnail` < 0) or a thumbnail, with the file's transformations
 /// applied, to interleaved RGB or RGBA, 8 bits (`wide` 0) or 16 bits (`wide` 1, samples scaled
-/// to the full 16-bit range), and writes it into `pixels` (`stride` bytes per row). The image's
-/// size must be `width × height` (from the info or the thumbnail size).
+/// to the full 16-bit range). The image's size must be `width × height` (from the info or the
+/// thumbnail size). With `pixels`, it is written there (`stride` bytes per row); without, each
+/// row is written into `row` (`stride` bytes) and handed to `sink`, top to bottom, so that a
+/// decoder can shrink the image without a full-size copy of libheif's.
 ///
 /// The corresponding libheif function is `heif_decode_image`.
 nuke_status nukeheif_decoder_decode(nukeheif_decoder *_Nonnull decoder, int32_t thumbnail, int32_t alpha, int32_t wide,
-                                    uint8_t *_Nonnull pixels, int32_t width, int32_t height, size_t stride);
+                                    uint8_t *_Nullable pixels, int32_t width, int32_t height, size_t stride,
+                                    uint8_t *_Nullable row,
+                                    void (*_Nullable sink)(void *_Nullable context, const uint8_t *_Nonnull row, size_t length),
+                                    void *_Nullable sink_context);
 
 /// Encoder settings.
 typedef struct nukeheif_encode_params {
