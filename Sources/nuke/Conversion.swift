@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 
 /// One decode → resize → encode, as `nuke convert` does for each file.
@@ -89,12 +90,42 @@ struct Conversion: Sendable {
         return image
     }
 
+    /// Decodes a file read in pieces straight into a PAM file: a decoder that produces rows in
+    /// order (JPEG) hands them to the file as it goes, so the image is never held whole; others
+    /// are decoded, then written from storage. Returns the image's size.
+    func decodePAM(head: Data, reading read: () throws -> Data?, to stream: FileOutputStream) throws -> ImageSize? {
+        var context = ImageDecoderRegistry.shared.makeContext(for: head)
+        context.prefersHighBitDepth = keepsHighBitDepth
+        context.allocator = allocator
+        let writer = Netpbm.PAMRowWriter(stream: stream)
+        do {
+            _ = try ImageDecoderRegistry.shared.decode(context, reading: read, rowsTo: writer)
+        } catch {
+            // A failed write is the file's error, not the decoder's.
+            if let streamError = writer.streamError { throw streamError }
+            throw error
+        }
+        return writer.size
+    }
+
     /// Reads `input`, converts it and writes `output`; failures are in the result.
     func run(input: String, output: String) -> Result {
         var result = Result(input: input, output: output)
         do {
             // Read in pieces and handed to the decoder as they come: the input is never held whole.
             let image: Image
+            if case .pam = format, maxSize == nil, !isUntrusted {
+                // PAM at full size: rows go from the decoder to the file as they are produced.
+                let reader = try ImageFiles.Reader(path: input)
+                let head = try reader.head()
+                var size: ImageSize?
+                result.bytesOut = try ImageFiles.write(to: output) { stream in
+                    size = try decodePAM(head: head, reading: { try reader.next() }, to: stream)
+                }
+                result.bytesIn = reader.bytesRead
+                result.size = size
+                return result
+            }
             if isUntrusted {
                 let data = try ImageFiles.read(input)
                 result.bytesIn = data.count

@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 import Testing
 @testable import NukeGIF
@@ -37,13 +38,9 @@ struct GIFDecodeToSizeTests {
         let whole = try Self.decode(data, target: target)
         // Pieces, previews off: the registry's decode(_:reading:).
         let registry = ImageDecoderRegistry(codecs: [.gif])
-        var offset = 16
-        let read: () -> Data? = {
-            guard offset < data.count else { return nil }
-            defer { offset = min(offset + 7, data.count) }
-            return data.subdata(in: offset..<min(offset + 7, data.count))
-        }
-        let pieces = try registry.decode(ImageDecodingContext(data: data.prefix(16), targetSize: target, contentMode: .aspectFit), reading: read)
+        let pieces = try registry.decode(
+            ImageDecodingContext(data: data.prefix(16), targetSize: target, contentMode: .aspectFit), reading: data.dropFirst(16).pieces(ofSize: 7)
+        )
         #expect(pieces.image.bitmap == whole.image.bitmap)
         // Previews on: frame 0 is composited full size first, then resized at the end.
         let decoder = ImageDecoders.GIF(context: ImageDecodingContext(data: data, targetSize: target, contentMode: .aspectFit))

@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 @testable import NukePNG
 import Testing
@@ -54,15 +55,7 @@ import Testing
 /// ``ImageDecoderRegistry/decode(_:reading:)``: a file pushed in pieces without being kept
 /// decodes exactly as the whole file does.
 @Suite struct StreamedDecodeTests {
-    static func pieces(of data: Data, size: Int) -> () -> Data? {
-        var offset = data.startIndex
-        return {
-            guard offset < data.endIndex else { return nil }
-            let end = min(offset + size, data.endIndex)
-            defer { offset = end }
-            return data.subdata(in: offset..<end)
-        }
-    }
+    static func pieces(of data: Data, size: Int) -> () -> Data? { data.pieces(ofSize: size) }
 
     @Test(arguments: [(false, 1), (false, 997), (true, 4096)])
     func streamedEqualsWhole(_ interlaced: Bool, _ pieceSize: Int) throws {

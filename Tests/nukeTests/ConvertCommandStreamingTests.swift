@@ -28,6 +28,32 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["out.pam", "out.ppm"])
     }
 
+    /// JPEG to PAM goes from the decoder to the file row by row: the pixels are djpeg's
+    /// reference exactly (tolerance 0 in the fixtures' manifest), for baseline, progressive,
+    /// grayscale and CMYK files.
+    @Test(arguments: ["baseline-420", "progressive", "grayscale", "cmyk-adobe", "restart-rows"])
+    func jpegToPAMIsDjpegsPixels(_ name: String) throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("out.pam")
+        let result = try NukeBinary.run("convert", "Fixtures/jpeg/\(name).jpg", out.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        let reference = try Netpbm.decode(Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/jpeg/\(name).pam")))
+        let written = try Netpbm.decode(Data(contentsOf: out))
+        #expect(written == reference)
+        #expect(result.stdout.contains("\(reference.width)×\(reference.height)"))
+    }
+
+    /// A JPEG that fails halfway through its rows leaves no PAM behind, only the error.
+    @Test func aFailedStreamedPAMLeavesNoFile() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try NukeBinary.run("convert", "Fixtures/jpeg/truncated-half.jpg", directory.appendingPathComponent("out.pam").path)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("JPEG"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     /// A conversion that fails leaves no temporary file and no half-written output.
     @Test func aFailedConversionLeavesNoFile() throws {
         let directory = try NukeBinary.temporaryDirectory()

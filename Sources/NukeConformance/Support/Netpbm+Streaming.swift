@@ -13,20 +13,80 @@ extension Netpbm {
 
     /// Writes `bitmap` as PAM (`P7`), with straight alpha.
     public static func writePAM(_ bitmap: Bitmap, to stream: inout some ImageOutputStream) throws {
+        try writeHeader(pamHeader(width: bitmap.width, height: bitmap.height, pixelFormat: bitmap.pixelFormat), to: &stream)
+        try writePAMSamples(bitmap, to: &stream)
+    }
+
+    /// The PAM header (`P7` … `ENDHDR`) of a `width × height` image in `pixelFormat`.
+    public static func pamHeader(width: Int, height: Int, pixelFormat: PixelFormat) -> String {
         let tupleType: String
-        switch bitmap.pixelFormat.channels {
+        switch pixelFormat.channels {
         case .gray: tupleType = "GRAYSCALE"
         case .grayAlpha: tupleType = "GRAYSCALE_ALPHA"
         case .rgb: tupleType = "RGB"
         case .rgba: tupleType = "RGB_ALPHA"
         }
-        let maxval = bitmap.pixelFormat.bitsPerChannel == 8 ? 255 : 65535
-        let header = "P7\nWIDTH \(bitmap.width)\nHEIGHT \(bitmap.height)\nDEPTH \(bitmap.pixelFormat.channelCount)\nMAXVAL \(maxval)\nTUPLTYPE \(tupleType)\nENDHDR\n"
-        try writeHeader(header, to: &stream)
+        let maxval = pixelFormat.bitsPerChannel == 8 ? 255 : 65535
+        return "P7\nWIDTH \(width)\nHEIGHT \(height)\nDEPTH \(pixelFormat.channelCount)\nMAXVAL \(maxval)\nTUPLTYPE \(tupleType)\nENDHDR\n"
+    }
+
+    /// The samples of `bitmap`'s rows as PAM holds them: straight alpha, 16-bit big-endian.
+    private static func writePAMSamples(_ bitmap: Bitmap, to stream: inout some ImageOutputStream) throws {
         if bitmap.alphaMode == .premultiplied {
             try writeConverted(bitmap, to: &stream) { $0.unpremultiplied() }
         } else {
             try writeSamples(bitmap, to: &stream)
+        }
+    }
+
+    /// Writes a PAM file as a decode produces its rows: an ``NukeCore/ImageRowSink`` for
+    /// ``NukeCore/ImageDecoderRegistry/decode(_:reading:rowsTo:)``, so that
+    /// `nuke convert X.jpg out.pam` never holds the image whole. The header goes out at
+    /// ``begin(width:height:pixelFormat:alphaMode:)``, each batch of rows as it comes.
+    public final class PAMRowWriter<Stream: ImageOutputStream>: ImageRowSink {
+        /// The stream written to.
+        public private(set) var stream: Stream
+        /// The image's size, once the header is written.
+        public private(set) var size: ImageSize?
+        /// The stream's own error when a write failed (the decode then fails with `.internalFailure`).
+        public private(set) var streamError: (any Error)?
+        private var layout: (pixelFormat: PixelFormat, alphaMode: AlphaMode)?
+
+        /// Creates a writer into `stream`.
+        public init(stream: Stream) {
+            self.stream = stream
+        }
+
+        /// Writes the PAM header for the image to come.
+        ///
+        /// - Throws: `.internalFailure` when the stream fails (its error is in ``streamError``).
+        public func begin(width: Int, height: Int, pixelFormat: PixelFormat, alphaMode: AlphaMode) throws(ImageCodecError) {
+            size = ImageSize(width: width, height: height)
+            layout = (pixelFormat, alphaMode)
+            try writing { (stream: inout Stream) throws in
+                try Netpbm.writeHeader(Netpbm.pamHeader(width: width, height: height, pixelFormat: pixelFormat), to: &stream)
+            }
+        }
+
+        /// Writes the samples of `count` rows, with straight alpha and 16-bit samples big-endian.
+        ///
+        /// - Throws: `.internalFailure` when the stream fails (its error is in ``streamError``).
+        public func write(rows: UnsafeRawBufferPointer, count: Int, bytesPerRow: Int) throws(ImageCodecError) {
+            guard let layout, let size, count > 0, let base = rows.baseAddress else { return }
+            // The rows, in place, as a bitmap (the storage never frees them).
+            let storage = PixelStorage(adopting: UnsafeMutableRawPointer(mutating: base), byteCount: rows.count) { _ in }
+            let bitmap = Bitmap(width: size.width, height: count, pixelFormat: layout.pixelFormat, alphaMode: layout.alphaMode,
+                                bytesPerRow: bytesPerRow, storage: storage)
+            try writing { (stream: inout Stream) throws in try Netpbm.writePAMSamples(bitmap, to: &stream) }
+        }
+
+        private func writing(_ body: (inout Stream) throws -> Void) throws(ImageCodecError) {
+            do {
+                try body(&stream)
+            } catch {
+                streamError = error
+                throw ImageCodecError(.internalFailure, stage: .encoding, format: nil, message: "writing the PAM file failed: \(error)")
+            }
         }
     }
 

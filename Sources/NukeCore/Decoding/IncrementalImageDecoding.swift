@@ -62,10 +62,22 @@ public protocol IncrementalImageDecoding {
     /// then only consumes the bytes until ``finish()``, without drawing previews. Default: on;
     /// decoders without previews ignore it.
     mutating func setWantsPreviews(_ wantsPreviews: Bool)
+
+    /// Offers a sink for the final image's rows, before the first ``push(_:)``
+    /// (``ImageDecoderRegistry/decode(_:reading:rowsTo:)``). A decoder that can hand the rows over
+    /// as it produces them, so that the full-size image never exists, returns `true`: it then calls
+    /// the sink's ``ImageRowSink/begin(width:height:pixelFormat:alphaMode:)`` once and
+    /// ``ImageRowSink/write(rows:count:bytesPerRow:)`` for every row of the final image, and the
+    /// final container's image is ``Bitmap/empty`` (its metadata and `userInfo` as usual).
+    /// Previews, when on, are still bitmaps. Default: `false`.
+    mutating func setRowSink(_ sink: any ImageRowSink) -> Bool
 }
 
 extension IncrementalImageDecoding {
     public mutating func setWantsPreviews(_ wantsPreviews: Bool) {}
+
+    /// Declines: the registry hands the decoded bitmap's rows to the sink.
+    public mutating func setRowSink(_ sink: any ImageRowSink) -> Bool { false }
 }
 
 /// What an ``IncrementalImageDecoding`` reports.

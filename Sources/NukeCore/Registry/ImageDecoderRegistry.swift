@@ -240,12 +240,43 @@ public final class ImageDecoderRegistry: Sendable {
     ///   - read: Returns the next piece, or `nil` at the end of the file.
     /// - Throws: ``ImageCodecError``, or what `read` throws.
     public func decode(_ context: ImageDecodingContext, reading read: () throws -> Data?) throws -> ImageContainer {
+        try decode(context, reading: read, sink: nil)
+    }
+
+    /// Decodes a complete file read in pieces, as ``decode(_:reading:)`` does, and hands the
+    /// final image to `sink` row by row.
+    ///
+    /// A decoder that produces rows in order (JPEG) gives them to the sink as it decodes, so
+    /// neither the input nor the full-size image is ever held whole, and the returned container's
+    /// image is ``Bitmap/empty``. For the others the image is decoded as usual, its rows are handed
+    /// to the sink from storage, and the container keeps it.
+    ///
+    /// - Parameters:
+    ///   - context: The decode's options; its ``ImageDecodingContext/data`` holds the first piece.
+    ///   - read: Returns the next piece, or `nil` at the end of the file.
+    ///   - sink: Receives the size and layout, then every row of the final image once.
+    /// - Returns: The final container: its metadata and `userInfo`, and the image when the
+    ///   decoder did not take the sink.
+    /// - Throws: ``ImageCodecError`` (including the sink's own), or what `read` throws.
+    public func decode(_ context: ImageDecodingContext, reading read: () throws -> Data?, rowsTo sink: any ImageRowSink) throws -> ImageContainer {
+        try decode(context, reading: read, sink: sink)
+    }
+
+    private func decode(_ context: ImageDecodingContext, reading read: () throws -> Data?, sink: (any ImageRowSink)?) throws -> ImageContainer {
         // The context's data is only the first piece, not the complete input.
         var context = context
         context.isCompleted = false
         guard let (made, info) = incrementalDecoder(for: context) else { throw noDecoderError(for: context) }
         var decoder = made
         decoder.setWantsPreviews(false)
+        let streams = sink.map { decoder.setRowSink($0) } ?? false
+        let container = try decodePieces(&decoder, context: context, info: info, reading: read)
+        if let sink, !streams { try sink.write(container.image.bitmap) }
+        return container
+    }
+
+    private func decodePieces(_ decoder: inout any IncrementalImageDecoding, context: ImageDecodingContext, info: ImageCodecInfo,
+                              reading read: () throws -> Data?) throws -> ImageContainer {
         do {
             if !context.data.isEmpty { decoder.push(context.data) }
             while let piece = try read() {

@@ -513,9 +513,10 @@ static void nukejpeg_cmyk_to_rgb(const uint8_t *in, uint8_t *out, uint32_t width
     }
 }
 
-nuke_status nukejpeg_decoder_read_rows(nukejpeg_decoder *d, uint8_t *dest, size_t stride, uint32_t max_rows) {
+nuke_status nukejpeg_decoder_read_rows(nukejpeg_decoder *d, uint8_t *dest, size_t stride, uint32_t first_row, uint32_t max_rows) {
     NUKEJPEG_PROTECT(d)
     j_decompress_ptr cinfo = &d->cinfo;
+    if (cinfo->output_scanline < first_row) return NUKE_STATUS_INTERNAL;   // a band starting below the next row: a bug
     uint32_t done = 0;
     while (done < max_rows && cinfo->output_scanline < cinfo->output_height) {
         if (!cinfo->buffered_image && nukejpeg_starved(d)) return NUKE_STATUS_NEED_MORE;
@@ -523,14 +524,14 @@ nuke_status nukejpeg_decoder_read_rows(nukejpeg_decoder *d, uint8_t *dest, size_
         if (d->cmyk) {
             JSAMPROW row = d->row;
             if (jpeg_read_scanlines(cinfo, &row, 1) == 0) return NUKE_STATUS_NEED_MORE;
-            nukejpeg_cmyk_to_rgb(d->row, dest + (size_t)y * stride, cinfo->output_width, d->cmyk_inverted);
+            nukejpeg_cmyk_to_rgb(d->row, dest + (size_t)(y - first_row) * stride, cinfo->output_width, d->cmyk_inverted);
             done += 1;
         } else {
             JSAMPROW rows[16];
             uint32_t count = max_rows - done;
             if (count > 16) count = 16;
             if (count > cinfo->output_height - y) count = cinfo->output_height - y;
-            for (uint32_t i = 0; i < count; i++) rows[i] = dest + (size_t)(y + i) * stride;
+            for (uint32_t i = 0; i < count; i++) rows[i] = dest + (size_t)(y - first_row + i) * stride;
             JDIMENSION n = jpeg_read_scanlines(cinfo, rows, count);
             if (n == 0) return NUKE_STATUS_NEED_MORE;
             done += n;

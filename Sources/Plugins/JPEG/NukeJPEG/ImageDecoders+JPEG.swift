@@ -139,15 +139,26 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
 
     private var wantsPreviews = true
 
+    /// Takes a sink for the final image's rows when there is no target size (decode to size
+    /// shrinks what DCT scaling leaves from a bitmap); the image is then never held whole.
+    func setRowSink(_ sink: any ImageRowSink) -> Bool {
+        guard context.targetSize == nil, session == nil, !isDone else { return false }
+        rowSink = sink
+        return true
+    }
+
+    private var rowSink: (any ImageRowSink)?
+
     func next() throws -> ImageDecodingEvent {
         precondition(!isDone, "next() after the final image or an error")
         do {
             if session == nil, isFinished, pending.count <= 1 {
                 isDone = true
-                return .final(try Self.decodeOneShot(pending.first ?? Data(), context: context))
+                return .final(try Self.decodeOneShot(pending.first ?? Data(), context: context, sink: rowSink))
             }
             let session = try self.session ?? JPEGIncrementalDecode(limits: context.limits)
             session.wantsPreviews = wantsPreviews
+            if self.session == nil { session.rowSink = rowSink }
             self.session = session
             for chunk in pending { try session.append(chunk) }
             pending = []
@@ -165,7 +176,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
 
     /// Decodes complete data in one pass, reading from the caller's bytes and writing rows
     /// straight into the bitmap's storage.
-    static func decodeOneShot(_ data: Data, context: ImageDecodingContext) throws -> ImageContainer {
+    static func decodeOneShot(_ data: Data, context: ImageDecodingContext, sink: (any ImageRowSink)? = nil) throws -> ImageContainer {
         guard !data.isEmpty else {
             throw ImageCodecError(.corrupt, stage: .header, format: .jpeg, codec: JPEGLibrary.codec, message: "empty input")
         }
@@ -181,6 +192,13 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
             let plan = try JPEGDecodePlan(header: header, decompressor: decompressor, context: context)
             if context.isCancelled { throw JPEGDecodePlan.cancelled() }
             _ = try decompressor.start(scale: plan.scale, buffered: false)
+            if let sink {
+                guard try JPEGRowBand(sink: sink, decompressor: decompressor, plan: plan).read(decompressor, context: context) else {
+                    throw JPEGDecodePlan.suspendedUnexpectedly()
+                }
+                _ = try decompressor.finish()
+                return try plan.finalContainer(bitmap: .empty, decompressor: decompressor, context: context)
+            }
             let bitmap = try context.allocator.makeBitmap(
                 width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat
             ) { (buffer) throws(ImageCodecError) in

@@ -167,6 +167,47 @@ struct JPEGDecodePlan {
     }
 }
 
+/// The final image's rows on their way to an ``ImageRowSink``: libjpeg writes a band of rows
+/// (about 1 MiB), the sink takes it, and the band is reused, so the full-size image never exists.
+final class JPEGRowBand {
+    private let sink: any ImageRowSink
+    private let bytesPerRow: Int
+    private let rowsPerBand: Int
+    private let band: UnsafeMutableRawBufferPointer
+    /// The output row at the top of the band.
+    private var first = 0
+
+    /// Tells the sink the layout of the output pass that `decompressor` has started.
+    init(sink: any ImageRowSink, decompressor: JPEGDecompressor, plan: JPEGDecodePlan) throws(ImageCodecError) {
+        self.sink = sink
+        bytesPerRow = plan.bytesPerRow
+        rowsPerBand = max(16, min(decompressor.outputHeight, (1 << 20) / max(bytesPerRow, 1)))
+        band = .allocate(byteCount: rowsPerBand * bytesPerRow, alignment: 64)
+        try sink.begin(width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat, alphaMode: .none)
+    }
+
+    deinit { band.deallocate() }
+
+    /// Reads rows as far as the input allows, handing each full band, and the last one, to the
+    /// sink; checks for cancellation between batches.
+    ///
+    /// - Returns: `false` when the input ran out first (incremental decoding).
+    func read(_ decompressor: JPEGDecompressor, context: ImageDecodingContext) throws(ImageCodecError) -> Bool {
+        let height = decompressor.outputHeight
+        while decompressor.outputScanline < height {
+            if context.isCancelled { throw JPEGDecodePlan.cancelled() }
+            let room = rowsPerBand - (decompressor.outputScanline - first)
+            guard try decompressor.readRows(into: band, stride: bytesPerRow, firstRow: first, maxRows: room) else { return false }
+            let filled = decompressor.outputScanline - first
+            if filled == rowsPerBand || decompressor.outputScanline == height {
+                try sink.write(rows: UnsafeRawBufferPointer(band), count: filled, bytesPerRow: bytesPerRow)
+                first = decompressor.outputScanline
+            }
+        }
+        return true
+    }
+}
+
 extension ImageContainer.UserInfoKey {
     /// The DCT scale libjpeg decoded at (N/8, a `Double`), before the core's resampler shrank the
     /// remainder to the exact target size.

@@ -140,13 +140,15 @@ final class JPEGDecompressor {
         return Self.string(diagnostics.pointer(to: \.first_warning))
     }
 
-    /// Reads up to `maxRows` rows into `buffer` (row `y` at `y × stride`); `false` when suspended.
+    /// Reads up to `maxRows` rows into `buffer` (row `y` at `(y - firstRow) × stride`: the whole
+    /// image, or a band of rows from `firstRow` on); `false` when suspended.
     ///
     /// The corresponding libjpeg function is `jpeg_read_scanlines`.
-    func readRows(into buffer: UnsafeMutableRawBufferPointer, stride: Int, maxRows: Int) throws(ImageCodecError) -> Bool {
-        precondition(buffer.count >= stride * outputHeight, "row buffer too small")
+    func readRows(into buffer: UnsafeMutableRawBufferPointer, stride: Int, firstRow: Int = 0, maxRows: Int) throws(ImageCodecError) -> Bool {
+        let rows = (outputScanline - firstRow) + min(maxRows, outputHeight - outputScanline)
+        precondition(firstRow <= outputScanline && buffer.count >= stride * rows, "row buffer too small")
         guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
-        return try check(nukejpeg_decoder_read_rows(handle, base, stride, UInt32(clamping: maxRows)), stage: .decoding)
+        return try check(nukejpeg_decoder_read_rows(handle, base, stride, UInt32(firstRow), UInt32(clamping: maxRows)), stage: .decoding)
     }
 
     /// Consumes input until a new scan starts, the end of the image, or the input runs out.

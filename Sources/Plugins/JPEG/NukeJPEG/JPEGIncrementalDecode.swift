@@ -31,6 +31,10 @@ final class JPEGIncrementalDecode {
     var wantsPreviews = true
     /// The rows of a single-scan file decoded so far.
     private var pixels = Bitmap.empty
+    /// Takes the final image's rows instead of a bitmap, when set before the decode starts.
+    var rowSink: (any ImageRowSink)?
+    /// The band of rows on its way to ``rowSink`` (single-scan files).
+    private var band: JPEGRowBand?
 
     init(limits: ImageLimits) throws(ImageCodecError) {
         decompressor = try JPEGDecompressor(limits: limits)
@@ -72,7 +76,9 @@ final class JPEGIncrementalDecode {
         if !isStarted {
             guard try decompressor.start(scale: plan.scale, buffered: plan.hasMultipleScans) else { return nil }
             isStarted = true
-            if !plan.hasMultipleScans {
+            if !plan.hasMultipleScans, let rowSink {
+                band = try JPEGRowBand(sink: rowSink, decompressor: decompressor, plan: plan)
+            } else if !plan.hasMultipleScans {
                 pixels = try Bitmap(
                     width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat,
                     bytesPerRow: plan.bytesPerRow, storage: context.allocator.allocate(byteCount: plan.bytesPerRow * decompressor.outputHeight, zeroed: true)
@@ -105,7 +111,7 @@ final class JPEGIncrementalDecode {
         if isFinal {
             // With the end of input declared, running out of data throws `.incomplete` above.
             guard reachedEnd else { throw JPEGDecodePlan.suspendedUnexpectedly() }
-            let bitmap = try output(scan: completedScans, plan: plan, context: context)
+            let bitmap = try output(scan: completedScans, plan: plan, context: context, sink: rowSink)
             _ = try decompressor.finish()
             return try plan.finalContainer(bitmap: bitmap, decompressor: decompressor, context: context)
         }
@@ -115,10 +121,16 @@ final class JPEGIncrementalDecode {
         return plan.container(bitmap: bitmap, context: context, isPreview: true, scan: completedScans)
     }
 
-    /// One output pass of a complete scan from the coefficient buffer.
-    private func output(scan: Int, plan: JPEGDecodePlan, context: ImageDecodingContext) throws(ImageCodecError) -> Bitmap {
+    /// One output pass of a complete scan from the coefficient buffer: a bitmap, or with a
+    /// sink, ``Bitmap/empty`` after every row went to the sink.
+    private func output(scan: Int, plan: JPEGDecodePlan, context: ImageDecodingContext, sink: (any ImageRowSink)? = nil) throws(ImageCodecError) -> Bitmap {
         guard try decompressor.startOutput(scan: scan) else { throw JPEGDecodePlan.suspendedUnexpectedly() }
         let decompressor = self.decompressor
+        if let sink {
+            guard try JPEGRowBand(sink: sink, decompressor: decompressor, plan: plan).read(decompressor, context: context),
+                  try decompressor.finishOutput() else { throw JPEGDecodePlan.suspendedUnexpectedly() }
+            return .empty
+        }
         let bitmap = try context.allocator.makeBitmap(
             width: decompressor.outputWidth, height: decompressor.outputHeight, pixelFormat: plan.pixelFormat
         ) { (buffer) throws(ImageCodecError) in
@@ -133,12 +145,17 @@ final class JPEGIncrementalDecode {
     /// Single-scan files: rows as the data arrives; no previews.
     private func runRows(plan: JPEGDecodePlan, context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> ImageContainer? {
         let decompressor = self.decompressor
-        let result = pixels.withUnsafeMutableBytes { buffer in
-            Result { () throws(ImageCodecError) in
-                try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context)
+        let done: Bool
+        if let band {
+            done = try band.read(decompressor, context: context)
+        } else {
+            let result = pixels.withUnsafeMutableBytes { buffer in
+                Result { () throws(ImageCodecError) in
+                    try JPEGDecodePlan.readRows(decompressor, into: buffer, bytesPerRow: plan.bytesPerRow, context: context)
+                }
             }
+            done = try result.get()
         }
-        let done = try result.get()
         guard isFinal else { return nil }
         guard done else { throw JPEGDecodePlan.suspendedUnexpectedly() }
         _ = try decompressor.finish()

@@ -87,10 +87,12 @@ int nukejpeg_decoder_output_channels(const nukejpeg_decoder *_Nonnull decoder);
 /// Rows written so far in the current output pass (`output_scanline`).
 uint32_t nukejpeg_decoder_output_scanline(const nukejpeg_decoder *_Nonnull decoder);
 
-/// `jpeg_read_scanlines`: writes up to `max_rows` rows, row `output_scanline` at
-/// `dest + output_scanline * stride`. `dest` holds `output_height * stride` bytes.
+/// `jpeg_read_scanlines`: writes up to `max_rows` rows, row `y` at `dest + (y - first_row) * stride`
+/// (`first_row` 0: `dest` holds the whole image; otherwise a band of rows from `first_row` on,
+/// and `max_rows` must not run past its end).
 /// Returns NUKE_STATUS_NEED_MORE when incremental input ran out before any row was produced.
-nuke_status nukejpeg_decoder_read_rows(nukejpeg_decoder *_Nonnull decoder, uint8_t *_Nonnull dest, size_t stride, uint32_t max_rows);
+nuke_status nukejpeg_decoder_read_rows(nukejpeg_decoder *_Nonnull decoder, uint8_t *_Nonnull dest, size_t stride,
+                                       uint32_t first_row, uint32_t max_rows);
 
 /// `jpeg_consume_input` until a new scan starts, the EOI is reached, or input runs out.
 nuke_status nukejpeg_decoder_consume(nukejpeg_decoder *_Nonnull decoder, int *_Nonnull event);
