@@ -80,6 +80,53 @@ pid_t nukeiso_spawn(const char *path, char *const *argv, int stderr_fd, int *hos
     return pid;
 }
 
+int nukeiso_socketpair(int *fds) {
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0 ? 0 : -errno;
+}
+
+int nukeiso_thread_count(void) {
+    FILE *file = fopen("/proc/self/stat", "r");
+    if (file == NULL) return -1;
+    char line[1024];
+    size_t length = fread(line, 1, sizeof line - 1, file);
+    fclose(file);
+    line[length] = 0;
+    // Field 20; the command name (field 2) may hold spaces and parentheses, so count after its last ')'.
+    char *p = strrchr(line, ')');
+    if (p == NULL) return -1;
+    int field = 2;
+    while (*p != 0 && field < 20) {
+        if (*p == ' ') field++;
+        p++;
+    }
+    return field == 20 ? atoi(p) : -1;
+}
+
+pid_t nukeiso_fork_helper(int helper_fd) {
+    if (nukeiso_thread_count() != 1) {
+        close(helper_fd);
+        return -EDEADLK;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        int error = errno;
+        close(helper_fd);
+        return -error;
+    }
+    if (pid == 0) {
+        // dup2 closes the zygote's socket on 3 and leaves the copy open across nothing else.
+        if (helper_fd != 3) {
+            if (dup2(helper_fd, 3) < 0) _exit(127);
+            close(helper_fd);
+        } else {
+            fcntl(3, F_SETFD, 0);
+        }
+        return 0;
+    }
+    close(helper_fd);
+    return pid;
+}
+
 int nukeiso_wait(pid_t pid, int block, nukeiso_exit *result) {
     int status = 0;
     pid_t done;
@@ -214,6 +261,15 @@ int nukeiso_send_fd(int socket, int fd) {
         if (n < 0 && errno == EINTR) continue;
         return n < 0 ? -errno : -EIO;
     }
+}
+
+int nukeiso_idle_socket_is_broken(int fd) {
+    struct pollfd entry = {fd, POLLIN, 0};
+    int ready;
+    do {
+        ready = poll(&entry, 1, 0);
+    } while (ready < 0 && errno == EINTR);
+    return ready != 0;
 }
 
 int nukeiso_recv_fd(int socket, int64_t deadline_ms) {

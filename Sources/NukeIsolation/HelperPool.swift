@@ -17,6 +17,10 @@ import Synchronization
 /// ``IsolationLimits/maxHelperResidentBytes`` is retired. ``shutdown()`` ends every idle helper;
 /// so does releasing the pool.
 ///
+/// Helpers start as copies of a zygote, the helper program started once per pool and warmed up
+/// (``IsolationConfiguration/startsHelpersFromZygote``); it ends with the pool's last helper
+/// after ``shutdown()``.
+///
 /// ```swift
 /// let pool = HelperPool()                       // helpers: this program in helper mode
 /// IsolatedDecoding.install(on: .shared, policy: .knownCrashers, pool: pool)
@@ -38,6 +42,15 @@ public final class HelperPool: Sendable {
 
     private let state = Mutex(State())
 
+    private struct Zygote {
+        var current: HelperZygote?
+        /// Zygotes that died or could not start; after three, helpers start as programs.
+        var failures = 0
+        var note: String?
+    }
+
+    private let zygote = Mutex(Zygote())
+
     /// The number of processors, for the default pool size.
     static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
@@ -51,6 +64,7 @@ public final class HelperPool: Sendable {
             return state.idle
         }
         idle.forEach { $0.retire() }
+        zygote.withLock { $0.current?.shutdown() }
     }
 
     /// What the pool has done, for `nuke formats` and tests.
@@ -73,13 +87,21 @@ public final class HelperPool: Sendable {
         public var idlePIDs: [Int32]
         /// The pids of the helpers decoding now.
         public var busyPIDs: [Int32]
+        /// The zygote's pid while helpers start from one.
+        public var zygotePID: Int32?
+        /// How long the zygote took to start and warm up.
+        public var zygoteStartDuration: Duration?
+        /// Why helpers start as programs although the configuration asks for a zygote.
+        public var zygoteNote: String?
     }
 
     public var status: Status {
-        state.withLock {
+        let (current, note) = zygote.withLock { ($0.current, $0.note) }
+        return state.withLock {
             Status(idle: $0.idle.count, busy: $0.busy, started: $0.started, replaced: $0.replaced, isSandboxed: $0.sandboxed,
                    sandboxNote: $0.sandboxNote, lastStartDuration: $0.lastStart, idlePIDs: $0.idle.map(\.pid),
-                   busyPIDs: $0.busyPIDs.sorted())
+                   busyPIDs: $0.busyPIDs.sorted(), zygotePID: current?.pid, zygoteStartDuration: current?.startDuration,
+                   zygoteNote: note)
         }
     }
 
@@ -91,15 +113,50 @@ public final class HelperPool: Sendable {
         state.withLock { $0.idle.append(contentsOf: started) }
     }
 
-    /// Ends every idle helper; helpers decoding now end when their decode does. Later decodes
-    /// fail with `.cancelled`.
+    /// Ends every idle helper; helpers decoding now end when their decode does, and the zygote
+    /// with the last of them. Later decodes fail with `.cancelled`.
     public func shutdown() {
-        let idle = state.withLock { state in
+        let (idle, busy) = state.withLock { state in
             state.isShutDown = true
             defer { state.idle.removeAll() }
-            return state.idle
+            return (state.idle, state.busy)
         }
         idle.forEach { $0.retire() }
+        if busy == 0 { endZygote() }
+    }
+
+    /// Ends the zygote (its helpers end with it).
+    private func endZygote() {
+        let ending = zygote.withLock { zygote in
+            defer { zygote.current = nil }
+            return zygote.current
+        }
+        ending?.shutdown()
+    }
+
+    /// A running zygote to start helpers from: the current one, or a new one when there is none
+    /// yet or it died; `nil` when the configuration turns zygotes off or they keep failing.
+    private func warmZygote() -> HelperZygote? {
+        guard configuration.startsHelpersFromZygote else { return nil }
+        return zygote.withLock { zygote -> HelperZygote? in
+            if let current = zygote.current {
+                if current.isRunning { return current }
+                current.shutdown()
+                zygote.current = nil
+                zygote.failures += 1
+                zygote.note = "the zygote died"
+            }
+            guard zygote.failures < 3 else { return nil }
+            do throws(ImageCodecError) {
+                zygote.current = try HelperZygote.start(configuration)
+                return zygote.current
+            } catch {
+                // Starting fails the same way each time: do not pay for it again.
+                zygote.failures = 3
+                zygote.note = error.message
+                return nil
+            }
+        }
     }
 
     // MARK: - Checking out
@@ -121,6 +178,9 @@ public final class HelperPool: Sendable {
                 return .wait
             }
             switch next {
+            case .helper(let helper) where helper.isBroken:
+                helper.kill()
+                discard(helper)
             case .helper(let helper): return helper
             case .closed: throw ImageCodecError(.cancelled, stage: .registry, codec: "NukeIsolation", message: "the helper pool was shut down")
             case .wait: usleep(500)
@@ -138,7 +198,20 @@ public final class HelperPool: Sendable {
     }
 
     private func spawn() throws(ImageCodecError) -> HelperProcess {
-        let helper = try HelperProcess.spawn(configuration)
+        var forked: HelperProcess?
+        if let zygote = warmZygote() {
+            do {
+                forked = try HelperProcess.fork(from: zygote, configuration)
+            } catch {
+                self.zygote.withLock { $0.note = error.message }
+            }
+        }
+        let helper: HelperProcess
+        if let forked {
+            helper = forked
+        } else {
+            helper = try HelperProcess.spawn(configuration)
+        }
         state.withLock {
             $0.started += 1
             $0.sandboxed = helper.isSandboxed
@@ -166,6 +239,7 @@ public final class HelperPool: Sendable {
             }
         }
         if !keep { helper.retire() }
+        endZygoteIfShutDownAndIdle()
     }
 
     /// Forgets a helper that was killed or died (already reaped).
@@ -175,5 +249,10 @@ public final class HelperPool: Sendable {
             $0.busy -= 1
             $0.replaced += 1
         }
+        endZygoteIfShutDownAndIdle()
+    }
+
+    private func endZygoteIfShutDownAndIdle() {
+        if state.withLock({ $0.isShutDown && $0.busy == 0 }) { endZygote() }
     }
 }

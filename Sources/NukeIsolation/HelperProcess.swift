@@ -28,11 +28,21 @@ final class HelperProcess: Sendable {
     /// The pixel buffers shared with it, kept mapped between decodes.
     let buffers: HelperBuffers
 
-    private init(pid: Int32, socket: Int32, isSandboxed: Bool, sandboxNote: String?, startDuration: Duration, reusableBytes: Int) {
+    /// The zygote this helper is a copy of (it reaps the helper), or `nil` for a helper this
+    /// process started itself.
+    private let zygote: HelperZygote?
+
+    private init(pid: Int32, socket: Int32, zygote: HelperZygote?, ready: WireMessage, startDuration: Duration, reusableBytes: Int) throws(ImageCodecError) {
+        var reader = WireReader(ready.payload)
+        guard ready.kind == .ready, let sandboxed = try? reader.bool(), let note = try? reader.string() else {
+            Self.kill(pid: pid, socket: socket, zygote: zygote)
+            throw Self.setupError("the helper answered with something other than ready")
+        }
         self.pid = pid
         self.socket = socket
-        self.isSandboxed = isSandboxed
-        self.sandboxNote = sandboxNote
+        self.zygote = zygote
+        self.isSandboxed = sandboxed
+        self.sandboxNote = note.isEmpty ? nil : note
         self.startDuration = startDuration
         self.buffers = HelperBuffers(budget: reusableBytes)
     }
@@ -42,36 +52,50 @@ final class HelperProcess: Sendable {
     /// - Throws: ``NukeCore/ImageCodecError`` `.internalFailure` when the program cannot be started
     ///   or does not answer in helper mode within 10 seconds.
     static func spawn(_ configuration: IsolationConfiguration) throws(ImageCodecError) -> HelperProcess {
-        let clock = ContinuousClock()
-        let started = clock.now
-        var arguments = [configuration.helper.path] + configuration.helper.arguments + [IsolationHelperExecutable.helperModeFlag]
+        let started = ContinuousClock.now
+        let (pid, socket, ready) = try launch(configuration)
+        return try HelperProcess(pid: pid, socket: socket, zygote: nil, ready: ready, startDuration: .now - started,
+                                 reusableBytes: configuration.reusableBytesPerHelper)
+    }
+
+    /// Starts a helper as a copy of `zygote` (warm already, so only the sandbox is left to
+    /// install) and waits for it to say it is ready.
+    static func fork(from zygote: HelperZygote, _ configuration: IsolationConfiguration) throws(ImageCodecError) -> HelperProcess {
+        let started = ContinuousClock.now
+        let (pid, socket) = try zygote.fork()
+        let ready: WireMessage
+        do {
+            ready = try receive(socket: socket, deadline: nukeiso_now_ms() + 10_000)
+        } catch {
+            kill(pid: pid, socket: socket, zygote: zygote)
+            throw setupError("a helper started by the zygote did not say it was ready: \(error.reason)")
+        }
+        return try HelperProcess(pid: pid, socket: socket, zygote: zygote, ready: ready, startDuration: .now - started,
+                                 reusableBytes: configuration.reusableBytesPerHelper)
+    }
+
+    /// Starts the configured program in helper mode with `extraArguments`, sends it the warm-up
+    /// samples and returns its first answer.
+    static func launch(_ configuration: IsolationConfiguration, extraArguments: [String] = []) throws(ImageCodecError) -> (pid: Int32, socket: Int32, ready: WireMessage) {
+        var arguments = [configuration.helper.path] + configuration.helper.arguments + [IsolationHelperExecutable.helperModeFlag] + extraArguments
         if !configuration.isSandboxed { arguments.append("--no-sandbox") }
         var socket: Int32 = -1
         let pid = withCStrings(arguments) { argv in
             nukeiso_spawn(configuration.helper.path, argv, configuration.standardError ?? -1, &socket)
         }
         guard pid > 0 else {
-            throw Self.setupError("cannot start the helper \(configuration.helper.path): \(String(cString: strerror(-pid)))")
+            throw setupError("cannot start the helper \(configuration.helper.path): \(String(cString: strerror(-pid)))")
         }
-        let deadline = nukeiso_now_ms() + 10_000
-        let ready: WireMessage
         do {
             try write(WireMessage(.warmUp, WarmUpSamples.payload).framed, to: socket)
-            ready = try receive(socket: socket, deadline: deadline)
+            return (pid, socket, try receive(socket: socket, deadline: nukeiso_now_ms() + 10_000))
         } catch {
-            kill(pid: pid, socket: socket)
-            throw Self.setupError("the helper \(configuration.helper.path) did not start in helper mode (does its main call IsolatedDecoding.runHelperIfRequested()?): \(error.reason)")
+            kill(pid: pid, socket: socket, zygote: nil)
+            throw setupError("the helper \(configuration.helper.path) did not start in helper mode (does its main call IsolatedDecoding.runHelperIfRequested()?): \(error.reason)")
         }
-        var reader = WireReader(ready.payload)
-        guard ready.kind == .ready, let sandboxed = try? reader.bool(), let note = try? reader.string() else {
-            kill(pid: pid, socket: socket)
-            throw Self.setupError("the helper \(configuration.helper.path) answered with something other than ready")
-        }
-        return HelperProcess(pid: pid, socket: socket, isSandboxed: sandboxed, sandboxNote: note.isEmpty ? nil : note,
-                             startDuration: clock.now - started, reusableBytes: configuration.reusableBytesPerHelper)
     }
 
-    private static func setupError(_ message: String) -> ImageCodecError {
+    static func setupError(_ message: String) -> ImageCodecError {
         ImageCodecError(.internalFailure, stage: .registry, codec: "NukeIsolation", message: message)
     }
 
@@ -103,12 +127,12 @@ final class HelperProcess: Sendable {
         }
     }
 
-    private static func write(_ data: Data, to socket: Int32) throws(Failure) {
+    static func write(_ data: Data, to socket: Int32) throws(Failure) {
         let result = data.withUnsafeBytes { raw in nukeiso_write_all(socket, raw.baseAddress!, raw.count) }
         guard result == 0 else { throw Failure(kind: .closed, reason: "writing to the helper: \(String(cString: strerror(-result)))") }
     }
 
-    private static func receive(socket: Int32, deadline: Int64) throws(Failure) -> WireMessage {
+    static func receive(socket: Int32, deadline: Int64) throws(Failure) -> WireMessage {
         var header = [UInt8](repeating: 0, count: 5)
         try read(&header, socket: socket, deadline: deadline)
         guard let kind = WireMessage.Kind(rawValue: header[0]) else { throw Failure(kind: .io, reason: "a message of unknown kind \(header[0])") }
@@ -132,16 +156,26 @@ final class HelperProcess: Sendable {
 
     // MARK: - Ending
 
+    /// Reaps the helper if it ended (`block`: when it ends). A helper whose zygote is gone
+    /// ended with it.
+    private static func wait(pid: Int32, zygote: HelperZygote?, block: Bool) -> nukeiso_exit {
+        if let zygote {
+            return zygote.wait(pid, block: block) ?? nukeiso_exit(kind: 1, value: 0)
+        }
+        var exit = nukeiso_exit()
+        if nukeiso_wait(pid, block ? 1 : 0, &exit) != 0 { return nukeiso_exit(kind: 1, value: 0) }
+        return exit
+    }
+
     /// Closes the socket (a healthy helper exits at end of file), waits briefly, then kills.
     func retire() {
         buffers.close()
         nukeiso_close(socket)
-        var exit = nukeiso_exit()
         let deadline = nukeiso_now_ms() + 2_000
-        while nukeiso_wait(pid, 0, &exit) == 0, exit.kind == 0 {
+        while Self.wait(pid: pid, zygote: zygote, block: false).kind == 0 {
             if nukeiso_now_ms() > deadline {
                 _ = nukeiso_kill(pid, SIGKILL)
-                _ = nukeiso_wait(pid, 1, &exit)
+                _ = Self.wait(pid: pid, zygote: zygote, block: true)
                 return
             }
             usleep(1_000)
@@ -152,33 +186,40 @@ final class HelperProcess: Sendable {
     @discardableResult
     func kill() -> nukeiso_exit {
         buffers.close()
-        return Self.kill(pid: pid, socket: socket)
+        return Self.kill(pid: pid, socket: socket, zygote: zygote)
     }
 
     @discardableResult
-    private static func kill(pid: Int32, socket: Int32) -> nukeiso_exit {
-        var exit = nukeiso_exit()
-        if nukeiso_wait(pid, 0, &exit) == 0, exit.kind != 0 {
+    private static func kill(pid: Int32, socket: Int32, zygote: HelperZygote?) -> nukeiso_exit {
+        let ended = wait(pid: pid, zygote: zygote, block: false)
+        if ended.kind != 0 {
             nukeiso_close(socket)
-            return exit
+            return ended
         }
         _ = nukeiso_kill(pid, SIGKILL)
-        _ = nukeiso_wait(pid, 1, &exit)
+        let killed = wait(pid: pid, zygote: zygote, block: true)
         nukeiso_close(socket)
-        return exit
+        return killed
     }
 
     /// Waits (up to a second) for a helper that closed its socket to end, and reaps it.
     func reapAfterClose() -> nukeiso_exit {
         buffers.close()
-        var exit = nukeiso_exit()
+        var ended = Self.wait(pid: pid, zygote: zygote, block: false)
         let deadline = nukeiso_now_ms() + 1_000
-        while nukeiso_wait(pid, 0, &exit) == 0, exit.kind == 0, nukeiso_now_ms() < deadline {
+        while ended.kind == 0, nukeiso_now_ms() < deadline {
             usleep(500)
+            ended = Self.wait(pid: pid, zygote: zygote, block: false)
         }
-        if exit.kind == 0 { return kill() }
+        if ended.kind == 0 { return kill() }
         nukeiso_close(socket)
-        return exit
+        return ended
+    }
+
+    /// Whether an idle helper can no longer serve: it died (killed from outside, or with its
+    /// zygote) or sent something unasked.
+    var isBroken: Bool {
+        nukeiso_idle_socket_is_broken(socket) != 0
     }
 
     /// The helper's resident memory in bytes, or `nil` when unknown.

@@ -36,7 +36,11 @@ public enum IsolatedDecoding {
     public static func runHelperIfRequested() {
         let arguments = CommandLine.arguments
         guard arguments.contains(IsolationHelperExecutable.helperModeFlag) else { return }
-        IsolationHelper.run(sandboxed: !arguments.contains("--no-sandbox"))
+        let sandboxed = !arguments.contains("--no-sandbox")
+        if arguments.contains(IsolationHelperExecutable.zygoteModeFlag) {
+            IsolationHelper.runZygote(sandboxed: sandboxed)
+        }
+        IsolationHelper.run(sandboxed: sandboxed)
     }
 
     /// Makes `registry` decode the formats `policy` names in `pool`'s helpers.

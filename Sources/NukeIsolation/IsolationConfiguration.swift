@@ -17,6 +17,10 @@ public struct IsolationConfiguration: Sendable, Hashable {
     /// (no new mapping, page faults or zero-filling: most of the cost of isolating small
     /// decodes). Default 128 MiB; 0 unmaps every buffer as soon as its image is released.
     public var reusableBytesPerHelper: Int
+    /// Start the helper program once as a zygote, warm it up, and start each helper as a copy
+    /// of it (``HelperZygote``): a few milliseconds a helper instead of tens. Default `true`. A
+    /// pool whose zygote cannot start (or keeps dying) starts its helpers as programs instead.
+    public var startsHelpersFromZygote: Bool
 
     public init(
         helper: IsolationHelperExecutable = .currentExecutable,
@@ -24,7 +28,8 @@ public struct IsolationConfiguration: Sendable, Hashable {
         maximumHelpers: Int? = nil,
         isSandboxed: Bool = true,
         standardError: Int32? = nil,
-        reusableBytesPerHelper: Int = 128 << 20
+        reusableBytesPerHelper: Int = 128 << 20,
+        startsHelpersFromZygote: Bool = true
     ) {
         self.helper = helper
         self.limits = limits
@@ -32,5 +37,6 @@ public struct IsolationConfiguration: Sendable, Hashable {
         self.isSandboxed = isSandboxed
         self.standardError = standardError
         self.reusableBytesPerHelper = max(0, reusableBytesPerHelper)
+        self.startsHelpersFromZygote = startsHelpersFromZygote
     }
 }

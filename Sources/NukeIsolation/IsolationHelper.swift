@@ -19,6 +19,46 @@ enum IsolationHelper {
     static let socket: Int32 = 3
 
     static func run(sandboxed: Bool) -> Never {
+        prepare(sandboxed: sandboxed)
+        becomeHelper(sandboxed: sandboxed)
+    }
+
+    /// Zygote mode: warms up like a helper, but installs no sandbox and decodes nothing. It
+    /// answers the host's `.fork` (a socket attached: the copy serves decodes on it, sandboxed)
+    /// and `.wait` (how a copy ended: the copies are this process's children, so only it can
+    /// reap them) until the host closes the socket.
+    static func runZygote(sandboxed: Bool) -> Never {
+        prepare(sandboxed: sandboxed)
+        var ready = WireWriter()
+        ready.int(Int(nukeiso_thread_count()))
+        guard send(WireMessage(.ready, ready.data)) else { exit(0) }
+        while let message = receive() {
+            var answer = WireWriter()
+            switch message.kind {
+            case .fork:
+                let fd = nukeiso_recv_fd(socket, -1)
+                guard fd >= 0 else { exit(0) }
+                let pid = nukeiso_fork_helper(fd)
+                if pid == 0 { becomeHelper(sandboxed: sandboxed) }
+                answer.int(Int(pid))
+                guard send(WireMessage(.forked, answer.data)) else { exit(0) }
+            case .wait:
+                var reader = WireReader(message.payload)
+                guard let pid = try? reader.int(), let block = try? reader.bool() else { exit(0) }
+                var ended = nukeiso_exit()
+                answer.int(Int(nukeiso_wait(Int32(truncatingIfNeeded: pid), block ? 1 : 0, &ended)))
+                answer.int(Int(ended.kind))
+                answer.int(Int(ended.value))
+                guard send(WireMessage(.waited, answer.data)) else { exit(0) }
+            default:
+                exit(0)
+            }
+        }
+        exit(0)
+    }
+
+    /// What helpers and zygotes do first: read the host's warm-up samples and decode them.
+    private static func prepare(sandboxed: Bool) {
         // glib stamps its log lines with the local time: without TZ it reads /etc/localtime.
         setenv("TZ", "UTC0", 1)
         // The host's first message: tiny files it encoded, to decode here.
@@ -27,6 +67,11 @@ enum IsolationHelper {
             samples = WarmUpSamples.decode(message.payload)
         }
         warmUp(sandboxed: sandboxed, samples: samples)
+    }
+
+    /// Installs the sandbox, says ready and serves decodes on file descriptor 3 until the host
+    /// closes it.
+    private static func becomeHelper(sandboxed: Bool) -> Never {
         var note = ""
         var isSandboxed = false
         if sandboxed {
@@ -43,7 +88,8 @@ enum IsolationHelper {
             note = "turned off by the host's configuration"
         }
         // A helper stuck in a decode would outlive a host that died; this thread (started inside
-        // the sandbox, so it is confined too) ends it.
+        // the sandbox, so it is confined too) ends it. A zygote's copy watches the zygote, which
+        // ends when the host does.
         _ = nukeiso_watch_parent()
         var ready = WireWriter()
         ready.bool(isSandboxed)

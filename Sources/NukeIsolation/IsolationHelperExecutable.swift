@@ -24,4 +24,8 @@ public struct IsolationHelperExecutable: Sendable, Hashable {
 
     /// The argument that starts a program in helper mode.
     public static let helperModeFlag = "--nuke-isolation-helper"
+
+    /// The argument after ``helperModeFlag`` that starts the program as a zygote: it warms up
+    /// once, then starts each helper as a copy of itself (``HelperZygote``).
+    static let zygoteModeFlag = "--zygote"
 }

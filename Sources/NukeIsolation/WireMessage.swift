@@ -16,6 +16,8 @@ struct WireMessage {
         case start = 1, push = 2, finish = 3, next = 4, end = 5, reuse = 6, frame = 7, warmUp = 8
         // Helper → host.
         case ready = 10, needsMoreData = 11, header = 12, preview = 13, final = 14, failure = 15
+        // Host → zygote (``HelperZygote``), and its answers.
+        case fork = 20, wait = 21, forked = 22, waited = 23
     }
 
     var kind: Kind

@@ -25,6 +25,7 @@ struct FormatsCommand: ParsableCommand {
                     "sandbox": isolation.sandboxed,
                     "sandboxNote": JSONOutput.orNull(isolation.note),
                     "helperStartMilliseconds": JSONOutput.orNull(isolation.startMilliseconds),
+                    "zygoteStartMilliseconds": JSONOutput.orNull(isolation.zygoteMilliseconds),
                 ] as [String: Any],
             ] as [String: Any])
             return
@@ -57,15 +58,17 @@ struct FormatsCommand: ParsableCommand {
     }
 
     /// Starts one helper (`nuke` in helper mode) to see whether its sandbox installs here.
-    static func isolationStatus() -> (sandboxed: Bool, note: String?, startMilliseconds: Int?) {
+    /// The helper's start is the last one (forked from the zygote, when the pool has one); the
+    /// zygote's own start comes once, before the first helper.
+    static func isolationStatus() -> (sandboxed: Bool, note: String?, startMilliseconds: Int?, zygoteMilliseconds: Int?) {
         do {
             try CLIIsolation.pool.prewarm(1)
         } catch {
-            return (false, "the helper did not start: \(error)", nil)
+            return (false, "the helper did not start: \(error)", nil, nil)
         }
         let status = CLIIsolation.pool.status
-        let start = status.lastStartDuration.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
-        return (status.isSandboxed ?? false, status.sandboxNote, start)
+        let milliseconds = { (duration: Duration) in Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
+        return (status.isSandboxed ?? false, status.sandboxNote, status.lastStartDuration.map(milliseconds), status.zygoteStartDuration.map(milliseconds))
     }
 
     /// Every codec in the shared decoder and encoder registries, decoders first, without duplicates.

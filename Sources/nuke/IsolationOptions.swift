@@ -27,8 +27,11 @@ struct IsolationOptions: ParsableArguments {
 }
 
 /// The CLI's helper pool: `nuke` itself started in helper mode.
+///
+/// A run decodes one file, so one helper: a zygote would only add a process and a fork to the
+/// one start there is. Long-running hosts keep the default (helpers forked from a zygote).
 enum CLIIsolation {
-    static let pool = HelperPool()
+    static let pool = HelperPool(configuration: IsolationConfiguration(startsHelpersFromZygote: false))
 
     static func install(_ policy: IsolationPolicy) {
         IsolatedDecoding.install(on: .shared, policy: policy, pool: pool)

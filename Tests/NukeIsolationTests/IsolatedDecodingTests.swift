@@ -34,16 +34,33 @@ enum IsolationTestPaths {
     }
 }
 
-/// Processes whose parent is this one, and which are not reaped (zombies included).
+/// This process's descendants of the helper program's name (helpers and the zygote they are
+/// copies of), reaped or not.
 func childProcesses() -> [Int32] {
-    let me = getpid()
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-    return entries.compactMap(Int32.init).filter { pid in
+    let parents: [Int32: Int32] = Dictionary(uniqueKeysWithValues: entries.compactMap(Int32.init).compactMap { pid in
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+              let close = stat.lastIndex(of: ")"), stat.contains("(NukeIsolationTe") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 2 && Int32(fields[1]) == me && stat.contains("(NukeIsolationTe")
-    }
+        return fields.count > 2 ? Int32(fields[1]).map { (pid, $0) } : nil
+    })
+    let me = getpid()
+    return parents.keys.filter { pid in
+        var ancestor = parents[pid]
+        while let current = ancestor {
+            if current == me { return true }
+            ancestor = parents[current]
+        }
+        return false
+    }.sorted()
+}
+
+/// The parent of `pid`, from /proc.
+func parent(of pid: Int32) -> Int32? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return nil }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    return fields.count > 2 ? Int32(fields[1]) : nil
 }
 
 /// This process's open sockets and shared-memory buffers of the helpers' kind.
@@ -208,6 +225,49 @@ struct IsolatedDecodingTests {
         let after = openSocketsAndSharedMemory()
         #expect(after.sockets == before.sockets)
         #expect(after.mappings == before.mappings)
+    }
+
+    /// Helpers are copies of the pool's zygote, which ends with the pool.
+    @Test func helpersAreCopiesOfTheZygote() throws {
+        let pool = IsolationTestPaths.pool(helpers: 2)
+        try pool.prewarm(2)
+        let status = pool.status
+        let zygote = try #require(status.zygotePID, "\(status.zygoteNote ?? "no zygote")")
+        #expect(status.idlePIDs.count == 2)
+        for helper in status.idlePIDs { #expect(parent(of: helper) == zygote) }
+        #expect(status.isSandboxed == true)
+        let image = try IsolatedDecoding.decode(try IsolationTestPaths.fixture("png/rgba-8.png"), pool: pool)
+        #expect(image.image.bitmap == (try ImageDecoderRegistry.shared.decode(try IsolationTestPaths.fixture("png/rgba-8.png")).image.bitmap))
+        pool.shutdown()
+        #expect(childProcesses().isEmpty, "\(childProcesses())")
+    }
+
+    /// A zygote killed from outside takes its idle helpers with it; the next decode starts a
+    /// new zygote and succeeds.
+    @Test func aKilledZygoteIsReplaced() throws {
+        let pool = IsolationTestPaths.pool(helpers: 1)
+        defer { pool.shutdown() }
+        _ = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+        let first = try #require(pool.status.zygotePID)
+        let helper = try #require(pool.status.idlePIDs.first)
+        kill(first, SIGKILL)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while kill(helper, 0) == 0, ContinuousClock.now < deadline { usleep(10_000) }
+        let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+        #expect(ok.image.width == 3)
+        let second = try #require(pool.status.zygotePID)
+        #expect(second != first)
+        #expect(pool.status.replaced == 1)
+    }
+
+    @Test func withoutAZygoteHelpersArePrograms() throws {
+        let pool = HelperPool(configuration: IsolationConfiguration(helper: .executable(path: IsolationTestPaths.helper), maximumHelpers: 1,
+                                                                    startsHelpersFromZygote: false))
+        defer { pool.shutdown() }
+        let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+        #expect(ok.image.width == 3)
+        #expect(pool.status.zygotePID == nil)
+        #expect(pool.status.idlePIDs.map(parent(of:)) == [getpid()])
     }
 
     /// Later decodes write into the shared memory of released images, never into an image

@@ -20,6 +20,20 @@ extern "C" {
 /// (close-on-exec) and the child's pid is returned.
 pid_t nukeiso_spawn(const char *_Nonnull path, char *_Nullable const *_Nonnull argv, int stderr_fd, int *_Nonnull host_fd);
 
+/// A new connected pair of Unix stream sockets, both close-on-exec: `fds[0]` for the host,
+/// `fds[1]` for a helper. Returns 0 or -errno.
+int nukeiso_socketpair(int *_Nonnull fds);
+
+/// In a zygote (a warmed-up helper program that starts helpers by copying itself): forks. The
+/// child's file descriptor 3 becomes `helper_fd` (replacing the zygote's own socket) and it
+/// returns 0; the parent closes `helper_fd` and returns the child's pid. Refuses with -EDEADLK
+/// when this process runs more than one thread (a lock held by another thread would stay held
+/// in the copy forever); -errno when fork fails.
+pid_t nukeiso_fork_helper(int helper_fd);
+
+/// The threads of this process (from /proc/self/stat), -1 when unknown.
+int nukeiso_thread_count(void);
+
 /// What `nukeiso_wait` found.
 typedef struct nukeiso_exit {
     /// 0 still running, 1 exited, 2 killed by a signal.
@@ -46,6 +60,10 @@ int nukeiso_write_all(int fd, const void *_Nonnull bytes, size_t length);
 /// Reads exactly `length` bytes, waiting at most until `deadline_ms` on the monotonic clock
 /// (-1: no deadline). Returns 0, 1 at end of file, 2 when the deadline passed, or -errno.
 int nukeiso_read_all(int fd, void *_Nonnull bytes, size_t length, int64_t deadline_ms);
+
+/// 1 when a helper's idle socket has something to read or is hung up (an idle helper sends
+/// nothing, so it died or is misbehaving), 0 otherwise; does not wait.
+int nukeiso_idle_socket_is_broken(int fd);
 
 /// Milliseconds on the monotonic clock.
 int64_t nukeiso_now_ms(void);
