@@ -110,7 +110,9 @@ final class GIFDecoderHandle {
     /// (counted as a warning).
     ///
     /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
-    func streamFirstFrame(_ frame: GIFFrameRecord, in bytes: Data, screen: ImageSize, into resampler: ImageResampler, cancellation: ImageDecodingCancellation?) throws(ImageCodecError) {
+    /// - Returns: The frame's rows that were decoded (fewer than its height when its data ends early).
+    @discardableResult
+    func streamFirstFrame(_ frame: GIFFrameRecord, in bytes: Data, screen: ImageSize, into resampler: ImageResampler, cancellation: ImageDecodingCancellation?) throws(ImageCodecError) -> Int {
         try open(bytes)
         precondition(frame.end <= bytes.count, "a frame is decoded once all its bytes arrived")
         precondition(resampler.sourceWidth == screen.width && resampler.sourceHeight == screen.height && resampler.pixelFormat == .rgba8,
@@ -131,6 +133,7 @@ final class GIFDecoderHandle {
             )
         }
         try check(status, frame: 0, rows: rows)
+        return Int(rows)
     }
 
     /// The shim's row sink for ``streamFirstFrame(_:in:screen:into:cancellation:)``: hands one

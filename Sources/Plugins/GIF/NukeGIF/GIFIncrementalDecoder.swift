@@ -166,12 +166,28 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
         if size != full, firstCanvas == nil {
             // Decode to size before any preview made a canvas: frame 0's rows go straight into
             // the core's resampler, so the full-size canvas never exists.
-            let resampler = ImageResampler(
-                sourceWidth: full.width, sourceHeight: full.height, pixelFormat: .rgba8, alphaMode: .straight,
-                targetWidth: size.width, targetHeight: size.height
-            )
-            try frameHandle().streamFirstFrame(frames[0], in: bytes, screen: full, into: resampler, cancellation: cancellation)
-            shown = resampler.finish()
+            // A frame that covers the screen with no transparent index is opaque: its sums need
+            // no weighting by alpha (the resampler's plain integer path). Unless its data ends
+            // early, leaving transparent rows: then it is resampled again with alpha.
+            let first = frames[0]
+            let isOpaque = first.transparentIndex < 0 && first.left == 0 && first.top == 0
+                && first.width == full.width && first.height == full.height
+            func stream(_ alphaMode: AlphaMode, with handle: GIFDecoderHandle) throws(ImageCodecError) -> (Bitmap, rows: Int) {
+                let resampler = ImageResampler(
+                    sourceWidth: full.width, sourceHeight: full.height, pixelFormat: .rgba8, alphaMode: alphaMode,
+                    targetWidth: size.width, targetHeight: size.height
+                )
+                let rows = try handle.streamFirstFrame(first, in: bytes, screen: full, into: resampler, cancellation: cancellation)
+                var bitmap = resampler.finish()
+                bitmap.alphaMode = .straight
+                return (bitmap, rows)
+            }
+            var (bitmap, rows) = try stream(isOpaque ? .premultiplied : .straight, with: frameHandle())
+            if isOpaque, rows < first.height {
+                // A handle of its own, so that the frame's warnings are counted once.
+                (bitmap, rows) = try stream(.straight, with: GIFDecoderHandle())
+            }
+            shown = bitmap
         } else {
             var first: Bitmap
             if let firstCanvas {
