@@ -80,6 +80,13 @@ enum NukeFuzz {
                 }
             }
         }
+        // Read in pieces, rows handed to a sink as they are decoded (JPEG streams them in bands).
+        var read = min(64, data.count)
+        _ = try? registry.decode(ImageDecodingContext(data: data.prefix(64), limits: limits), reading: {
+            guard read < data.count else { return nil }
+            defer { read = min(data.count, read + 97) }
+            return data[(data.startIndex + read)..<(data.startIndex + min(data.count, read + 97))]
+        }, rowsTo: RowChecker())
         // Decode to a small size.
         context.targetSize = ImageSize(width: 17, height: 13)
         _ = try? registry.decode(context)
@@ -92,5 +99,24 @@ enum NukeFuzz {
            let makeEncoder = codec.makeEncoder, decoded.image.width * decoded.image.height <= 1 << 16 {
             _ = try? makeEncoder(ImageEncodingOptions(quality: 0.5)).encode(decoded.image)
         }
+    }
+}
+
+/// A row sink that reads every byte it is given and checks the rows fit what `begin` announced.
+final class RowChecker: ImageRowSink {
+    private var rowBytes = 0
+    private var rowsLeft = 0
+    private var checksum: UInt8 = 0
+
+    func begin(width: Int, height: Int, pixelFormat: PixelFormat, alphaMode: AlphaMode) throws(ImageCodecError) {
+        rowBytes = width * pixelFormat.bytesPerPixel
+        rowsLeft = height
+    }
+
+    func write(rows: UnsafeRawBufferPointer, count: Int, bytesPerRow: Int) throws(ImageCodecError) {
+        precondition(count <= rowsLeft && bytesPerRow >= rowBytes && rows.count >= (count - 1) * bytesPerRow + rowBytes,
+                     "a decoder handed the sink rows past what it announced")
+        rowsLeft -= count
+        for byte in rows { checksum &+= byte }
     }
 }
