@@ -70,8 +70,9 @@ fi
 # --- nuke, release build ------------------------------------------------------------------------------
 # (No cd: a relative --inputs DIR stays relative to where run.sh was started.)
 if [ "$BUILD" = 1 ]; then
-    say "building nuke (release)"
-    swift build --package-path "$ROOT" -c release --product nuke >&2
+    say "building nuke (release, static Swift runtime)"
+    # As scripts/demo.sh builds it, and as a service would deploy it: the Swift runtime linked in.
+    swift build --package-path "$ROOT" -c release --static-swift-stdlib -Xswiftc -use-ld=lld --product nuke >&2
 fi
 NUKE="$(swift build --package-path "$ROOT" -c release --show-bin-path)/nuke"
 if [ ! -x "$NUKE" ]; then
