@@ -64,8 +64,10 @@ import Testing
         #expect(large.image.bitmap == full.resized(to: ImageSize(width: 100, height: 75)))
     }
 
-    /// Decode to size hands libheif's rows to the resampler without a full-size copy: the result
-    /// equals the full decode resized, for 8- and 16-bit samples, with and without alpha.
+    /// Decode to size hands libheif's rows to the resampler without a full-size copy (8-bit
+    /// images without alpha from libheif's planar RGB, one plane at a time; the others from its
+    /// interleaved rows): the result equals the full decode resized, for 8- and 16-bit samples,
+    /// with and without alpha.
     @Test(arguments: ["photo.heic", "photo.avif", "alpha.heic", "alpha.avif", "ten-bit.heic", "lossless.heic"], [false, true])
     func decodeToSizeEqualsTheFullDecodeResized(_ name: String, highBitDepth: Bool) throws {
         let data = try HEIFTestPaths.fixture(name)

@@ -33,6 +33,8 @@ static nuke_status classify(struct heif_error error, nuke_diagnostics *diagnosti
 struct nukeheif_decoder {
     struct heif_context *context;
     struct heif_image_handle *primary;
+    /// The image `nukeheif_decoder_decode_planes` decoded, until `nukeheif_decoder_release_planes`.
+    struct heif_image *planes;
     nuke_diagnostics diagnostics;
 };
 
@@ -49,6 +51,7 @@ nukeheif_decoder *nukeheif_decoder_create(void) {
 
 void nukeheif_decoder_destroy(nukeheif_decoder *decoder) {
     if (decoder == NULL) return;
+    heif_image_release(decoder->planes);
     heif_image_handle_release(decoder->primary);
     heif_context_free(decoder->context);
     free(decoder);
@@ -218,6 +221,50 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
     }
     heif_image_release(image);
     return NUKE_STATUS_OK;
+}
+
+nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *decoder, int32_t thumbnail, int32_t width, int32_t height,
+                                           nukeheif_planes *planes) {
+    memset(planes, 0, sizeof *planes);
+    heif_image_release(decoder->planes);
+    decoder->planes = NULL;
+    struct heif_image_handle *handle = decoder->primary;
+    struct heif_image_handle *thumb = NULL;
+    if (thumbnail >= 0) {
+        nuke_status status = thumbnail_handle(decoder, thumbnail, &thumb);
+        if (status != NUKE_STATUS_OK) return status;
+        handle = thumb;
+    }
+    if (heif_image_handle_has_alpha_channel(handle) || heif_image_handle_get_luma_bits_per_pixel(handle) != 8 ||
+        heif_image_handle_get_chroma_bits_per_pixel(handle) > 8) {
+        heif_image_handle_release(thumb);
+        return NUKE_STATUS_UNSUPPORTED;
+    }
+    // libheif 1.15 converts every decoded image to planar RGB before anything else
+    // (decode_image_planar); asking for exactly that skips its second conversion, to interleaved.
+    struct heif_image *image = NULL;
+    nuke_status status = classify(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, NULL), &decoder->diagnostics);
+    heif_image_handle_release(thumb);
+    if (status != NUKE_STATUS_OK) return status;
+    static const enum heif_channel channels[3] = {heif_channel_R, heif_channel_G, heif_channel_B};
+    for (int i = 0; i < 3; i++) {
+        int stride = 0;
+        planes->rows[i] = heif_image_get_plane_readonly(image, channels[i], &stride);
+        planes->stride[i] = stride;
+        if (planes->rows[i] == NULL || heif_image_get_bits_per_pixel_range(image, channels[i]) != 8 ||
+            heif_image_get_width(image, channels[i]) != width || heif_image_get_height(image, channels[i]) != height) {
+            memset(planes, 0, sizeof *planes);
+            heif_image_release(image);
+            return NUKE_STATUS_UNSUPPORTED;
+        }
+    }
+    decoder->planes = image;
+    return NUKE_STATUS_OK;
+}
+
+void nukeheif_decoder_release_planes(nukeheif_decoder *decoder) {
+    heif_image_release(decoder->planes);
+    decoder->planes = NULL;
 }
 
 // MARK: - Encoding

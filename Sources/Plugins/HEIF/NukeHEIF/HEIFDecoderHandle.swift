@@ -84,6 +84,49 @@ final class HEIFDecoderHandle {
         guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
     }
 
+    /// Decodes an 8-bit image without alpha to `target` from libheif's planar RGB: each plane goes
+    /// through the core's resampler on its own, and the small results are interleaved. libheif's
+    /// conversion to interleaved RGB and its full-size copy are skipped. The result equals
+    /// ``decode(thumbnail:alpha:wide:size:into:)``'s (the resampler treats channels apart).
+    ///
+    /// `nil` when the image is not such a one: decode to interleaved RGB instead.
+    ///
+    /// The corresponding libheif function is `heif_decode_image` (planar RGB).
+    func decodePlanes(thumbnail: Int, size: ImageSize, target: ImageSize, allocator: PixelAllocator) throws(ImageCodecError) -> Bitmap? {
+        var planes = nukeheif_planes()
+        let status = nukeheif_decoder_decode_planes(decoder, Int32(thumbnail), Int32(size.width), Int32(size.height), &planes)
+        if status == NUKE_STATUS_UNSUPPORTED { return nil }
+        guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
+        defer { nukeheif_decoder_release_planes(decoder) }
+        let rows = [planes.rows.0, planes.rows.1, planes.rows.2]
+        let strides = [Int(planes.stride.0), Int(planes.stride.1), Int(planes.stride.2)]
+        var reduced: [Bitmap] = []
+        for plane in 0..<3 {
+            guard let first = rows[plane] else { return nil }
+            let resampler = ImageResampler(
+                sourceWidth: size.width, sourceHeight: size.height, pixelFormat: .gray8, alphaMode: .none,
+                targetWidth: target.width, targetHeight: target.height
+            )
+            resampler.push(rows: UnsafeRawBufferPointer(start: first, count: strides[plane] * (size.height - 1) + size.width),
+                           count: size.height, bytesPerRow: strides[plane])
+            reduced.append(resampler.finish())
+        }
+        return try allocator.makeBitmap(width: target.width, height: target.height, pixelFormat: .rgb8, alphaMode: AlphaMode.none) {
+            (output) throws(ImageCodecError) in
+            reduced[0].withUnsafeBytes { red in
+                reduced[1].withUnsafeBytes { green in
+                    reduced[2].withUnsafeBytes { blue in
+                        for i in 0..<target.width * target.height {   // the reduced planes are packed
+                            output[3 * i] = red[i]
+                            output[3 * i + 1] = green[i]
+                            output[3 * i + 2] = blue[i]
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The shim's row sink: hands one row to the resampler its context points to.
     private static let pushRow: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>, Int) -> Void = { context, row, length in
         guard let context else { return }

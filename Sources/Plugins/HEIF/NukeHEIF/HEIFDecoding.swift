@@ -86,14 +86,20 @@ struct HEIFDecoding {
         let alphaMode: AlphaMode = hasAlpha ? .straight : .none
         var bitmap: Bitmap
         if let target, target != source.size {
-            // Decode to size: libheif's rows go straight into the core's resampler, with no
-            // full-size copy of our own.
-            let resampler = ImageResampler(
-                sourceWidth: source.size.width, sourceHeight: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
-                targetWidth: target.width, targetHeight: target.height
-            )
-            try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: resampler)
-            bitmap = resampler.finish()
+            // Decode to size. An 8-bit image without alpha is shrunk from libheif's planar RGB;
+            // otherwise libheif's interleaved rows go straight into the core's resampler. Either
+            // way there is no full-size copy of our own.
+            if !hasAlpha, !wide,
+               let planar = try handle.decodePlanes(thumbnail: source.index, size: source.size, target: target, allocator: options.allocator) {
+                bitmap = planar
+            } else {
+                let resampler = ImageResampler(
+                    sourceWidth: source.size.width, sourceHeight: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
+                    targetWidth: target.width, targetHeight: target.height
+                )
+                try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: resampler)
+                bitmap = resampler.finish()
+            }
         } else {
             bitmap = try options.allocator.makeBitmap(
                 width: source.size.width, height: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode

@@ -85,6 +85,28 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *_Nonnull decoder, int32_t 
                                     void (*_Nullable sink)(void *_Nullable context, const uint8_t *_Nonnull row, size_t length),
                                     void *_Nullable sink_context);
 
+/// The red, green and blue planes of an 8-bit image, each `width × height` samples.
+typedef struct nukeheif_planes {
+    /// Plane `i`'s first row (red, green, blue) and its bytes per row.
+    const uint8_t *_Nullable rows[3];
+    int32_t stride[3];
+} nukeheif_planes;
+
+/// Decodes the primary image (`thumbnail` < 0) or a thumbnail as ``nukeheif_decoder_decode``
+/// does, but to planar RGB, the form libheif 1.15 converts every image to first, so that it
+/// does not convert it a second time to interleaved RGB. `planes` points into libheif's image,
+/// which the decoder keeps until ``nukeheif_decoder_release_planes``. Only for 8-bit images
+/// without alpha; anything else is `NUKE_STATUS_UNSUPPORTED` (the caller decodes to
+/// interleaved RGB instead).
+///
+/// The corresponding libheif function is `heif_decode_image` (`heif_colorspace_RGB`,
+/// `heif_chroma_444`).
+nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *_Nonnull decoder, int32_t thumbnail, int32_t width, int32_t height,
+                                           nukeheif_planes *_Nonnull planes);
+
+/// Releases the image of ``nukeheif_decoder_decode_planes``; its planes are invalid afterwards.
+void nukeheif_decoder_release_planes(nukeheif_decoder *_Nonnull decoder);
+
 /// Encoder settings.
 typedef struct nukeheif_encode_params {
     /// 0 HEVC (HEIC), 1 AV1 (AVIF).
