@@ -406,6 +406,23 @@ int baseline_svg_render(const uint8_t *data, size_t size, int width, int height)
     return ok ? 0 : -1;
 }
 
+typedef struct _GdkPixbuf GdkPixbuf;
+GdkPixbuf *rsvg_handle_get_pixbuf(RsvgHandle *handle);
+
+int baseline_svg_render_pixbuf(const uint8_t *data, size_t size) {
+    GError *error = NULL;
+    RsvgHandle *handle = rsvg_handle_new_from_data(data, size, &error);
+    if (handle == NULL) {
+        if (error != NULL) g_error_free(error);
+        return -1;
+    }
+    GdkPixbuf *pixbuf = rsvg_handle_get_pixbuf(handle);
+    g_object_unref(handle);
+    if (pixbuf == NULL) return -1;
+    g_object_unref(pixbuf);
+    return 0;
+}
+
 // MARK: - giflib
 
 #include <gif_lib.h>

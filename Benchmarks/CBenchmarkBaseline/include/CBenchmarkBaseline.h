@@ -46,6 +46,9 @@ size_t baseline_heif_encode(const uint8_t *rgb, int width, int height, int strid
 
 /// librsvg: renders the document into a `width × height` ARGB surface of its own. Returns 0.
 int baseline_svg_render(const uint8_t *data, size_t size, int width, int height);
+/// librsvg's own way to straight-alpha RGBA: `rsvg_handle_get_pixbuf` renders the document at
+/// its intrinsic size and converts cairo's premultiplied pixels to a GdkPixbuf. Returns 0.
+int baseline_svg_render_pixbuf(const uint8_t *data, size_t size);
 
 /// giflib: reads the whole GIF from memory (DGifSlurp, which also de-interlaces) and composites
 /// every frame onto an RGBA canvas as browsers do: transparent pixels leave the canvas, frames are
