@@ -21,6 +21,12 @@ struct HEIFItemGraph {
     var needs: [UInt32: [UInt32]] = [:]
     /// Each item's size (`ispe`) in pixels, when it has one.
     var pixels: [UInt32: Int] = [:]
+    /// The thumbnails of each item (`thmb` references), which decode to size may decode instead.
+    var thumbnails: [UInt32: [UInt32]] = [:]
+    /// Each item's type (`infe`, versions 2 and 3), such as `"av01"` or `"grid"`.
+    var types: [UInt32: String] = [:]
+    /// The bytes of each item's extents (`iloc`) added up, for the items it lists.
+    var dataLengths: [UInt32: Int] = [:]
 
     /// The most coded images one decode may need: a 100 MP image in 128 × 128 tiles needs 6,104.
     static let maximumDecodes = 16_384
@@ -42,6 +48,10 @@ struct HEIFItemGraph {
                     graph.readReferences(box, reader)
                 case "iprp":
                     graph.readProperties(box, reader)
+                case "iinf":
+                    graph.readItemTypes(box, reader)
+                case "iloc":
+                    graph.readLocations(box, reader)
                 default:
                     continue
                 }
@@ -63,6 +73,7 @@ struct HEIFItemGraph {
                 switch reference.type {
                 case "dimg": needs[UInt32(from), default: []].append(UInt32(to))   // the grid needs its tiles
                 case "auxl": needs[UInt32(to), default: []].append(UInt32(from))   // the image needs its alpha or depth
+                case "thmb": thumbnails[UInt32(to), default: []].append(UInt32(from))
                 default: break
                 }
             }
@@ -93,6 +104,45 @@ struct HEIFItemGraph {
                 let index = value & (indexBytes == 2 ? 0x7FFF : 0x7F)
                 if let size = sizes[index] { pixels[UInt32(item)] = size }
             }
+        }
+    }
+
+    private mutating func readItemTypes(_ iinf: BoxReader.Box, _ reader: BoxReader) {
+        guard let version = reader.byte(at: iinf.body.lowerBound) else { return }
+        let countBytes = version == 0 ? 2 : 4
+        for entry in reader.boxes(in: min(iinf.body.lowerBound + 4 + countBytes, iinf.body.upperBound)..<iinf.body.upperBound) where entry.type == "infe" {
+            guard let entryVersion = reader.byte(at: entry.body.lowerBound), entryVersion >= 2 else { continue }
+            let idBytes = entryVersion == 2 ? 2 : 4
+            let at = entry.body.lowerBound + 4
+            guard let item = reader.integer(at: at, bytes: idBytes), at + idBytes + 6 <= entry.body.upperBound else { continue }
+            let type = at + idBytes + 2
+            types[UInt32(item)] = String(decoding: UnsafeRawBufferPointer(rebasing: reader.bytes[type..<(type + 4)]), as: UTF8.self)
+        }
+    }
+
+    private mutating func readLocations(_ iloc: BoxReader.Box, _ reader: BoxReader) {
+        let body = iloc.body
+        guard let version = reader.byte(at: body.lowerBound), version <= 2,
+              let sizes = reader.byte(at: body.lowerBound + 4), let sizes2 = reader.byte(at: body.lowerBound + 5) else { return }
+        let (offsetBytes, lengthBytes, baseBytes) = (sizes >> 4, sizes & 15, sizes2 >> 4)
+        let indexBytes = version == 0 ? 0 : sizes2 & 15
+        let idBytes = version < 2 ? 2 : 4
+        guard let count = reader.integer(at: body.lowerBound + 6, bytes: idBytes) else { return }
+        var at = body.lowerBound + 6 + idBytes
+        for _ in 0..<min(count, body.count) {
+            guard let item = reader.integer(at: at, bytes: idBytes) else { return }
+            at += idBytes + (version == 0 ? 0 : 2) + 2 + baseBytes
+            guard let extents = reader.integer(at: at, bytes: 2) else { return }
+            at += 2
+            var total = 0
+            for _ in 0..<extents {
+                at += indexBytes + offsetBytes
+                guard let length = lengthBytes == 0 ? 0 : reader.integer(at: at, bytes: lengthBytes) else { return }
+                at += lengthBytes
+                total = Self.saturatingSum(total, length)
+            }
+            guard at <= body.upperBound else { return }
+            dataLengths[UInt32(item)] = total
         }
     }
 
@@ -137,6 +187,7 @@ struct HEIFItemGraph {
                 codedPixels[top.item] = coded
             }
         }
+        try checkCodedData(from: roots, format: format)
         let count = roots.reduce(0) { Self.saturatingSum($0, decodes[$1] ?? 0) }
         if count > Self.maximumDecodes {
             throw HEIFLibrary.error(.limitExceeded, .header, format: format,
@@ -149,6 +200,22 @@ struct HEIFItemGraph {
         if coded > budget {
             throw HEIFLibrary.error(.limitExceeded, .header, format: format,
                                     "the image needs \(coded == Int.max ? "countless" : String(coded)) coded pixels decoded (grid tiles, alpha, depth), more than 3 × the limit of \(limits.maxPixelCount) and the padding of \(count) coded images")
+        }
+    }
+
+    /// Throws `.corrupt` when an AV1 image that decoding `roots` or one of their thumbnails may
+    /// need has no coded bytes. libheif 1.15 hands dav1d an empty buffer for it, dav1d refuses
+    /// it, and libheif never releases the buffer's 40-byte reference: every such decode leaked
+    /// (found by the heif fuzz target). The graph is acyclic here (checked before).
+    private func checkCodedData(from roots: [UInt32], format: ImageType) throws(ImageCodecError) {
+        var seen: Set<UInt32> = []
+        var pending = roots + roots.flatMap { thumbnails[$0] ?? [] }
+        while let item = pending.popLast() {
+            guard seen.insert(item).inserted else { continue }
+            if types[item] == "av01", let length = dataLengths[item], length == 0 {
+                throw HEIFLibrary.error(.corrupt, .header, format: format, "the AV1 image item \(item) has no coded data")
+            }
+            pending += needs[item] ?? []
         }
     }
 
