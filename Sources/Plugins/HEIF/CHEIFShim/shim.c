@@ -157,6 +157,18 @@ uint8_t *nukeheif_decoder_exif(nukeheif_decoder *decoder, size_t max_size, size_
     return bytes;
 }
 
+/// The handle to decode: the primary image (`thumbnail` < 0) or thumbnail `thumbnail`, which the
+/// caller releases through `*thumb` (NULL for the primary, which the decoder owns).
+static nuke_status source_handle(nukeheif_decoder *decoder, int32_t thumbnail, struct heif_image_handle **handle,
+                                 struct heif_image_handle **thumb) {
+    *thumb = NULL;
+    *handle = decoder->primary;
+    if (thumbnail < 0) return NUKE_STATUS_OK;
+    nuke_status status = thumbnail_handle(decoder, thumbnail, thumb);
+    if (status == NUKE_STATUS_OK) *handle = *thumb;
+    return status;
+}
+
 nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail, int32_t alpha, int32_t wide,
                                     uint8_t *pixels, int32_t width, int32_t height, size_t stride,
                                     uint8_t *row, void (*sink)(void *context, const uint8_t *row, size_t length), void *sink_context) {
@@ -164,13 +176,9 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
         nuke_diagnostics_set_message(&decoder->diagnostics, "neither a pixel buffer nor a row sink");
         return NUKE_STATUS_INTERNAL;
     }
-    struct heif_image_handle *handle = decoder->primary;
-    struct heif_image_handle *thumb = NULL;
-    if (thumbnail >= 0) {
-        nuke_status status = thumbnail_handle(decoder, thumbnail, &thumb);
-        if (status != NUKE_STATUS_OK) return status;
-        handle = thumb;
-    }
+    struct heif_image_handle *handle = NULL, *thumb = NULL;
+    nuke_status found = source_handle(decoder, thumbnail, &handle, &thumb);
+    if (found != NUKE_STATUS_OK) return found;
     enum heif_chroma chroma = wide ? (alpha ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE)
                                    : (alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB);
     struct heif_decoding_options *options = heif_decoding_options_alloc();
@@ -228,13 +236,9 @@ nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *decoder, int32_t th
     memset(planes, 0, sizeof *planes);
     heif_image_release(decoder->planes);
     decoder->planes = NULL;
-    struct heif_image_handle *handle = decoder->primary;
-    struct heif_image_handle *thumb = NULL;
-    if (thumbnail >= 0) {
-        nuke_status status = thumbnail_handle(decoder, thumbnail, &thumb);
-        if (status != NUKE_STATUS_OK) return status;
-        handle = thumb;
-    }
+    struct heif_image_handle *handle = NULL, *thumb = NULL;
+    nuke_status found = source_handle(decoder, thumbnail, &handle, &thumb);
+    if (found != NUKE_STATUS_OK) return found;
     if (heif_image_handle_has_alpha_channel(handle) || heif_image_handle_get_luma_bits_per_pixel(handle) != 8 ||
         heif_image_handle_get_chroma_bits_per_pixel(handle) > 8) {
         heif_image_handle_release(thumb);
