@@ -128,7 +128,11 @@ let package = Package(
         ),
 
         // MARK: - Benchmarks (ratios against the C libraries called directly)
-        .target(name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG"], path: "Benchmarks/CBenchmarkBaseline"),
+        .target(
+            name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG"], path: "Benchmarks/CBenchmarkBaseline",
+            // The baselines call libheif and librsvg directly, so they link what the plugins load.
+            linkerSettings: ["heif", "rsvg-2", "cairo", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }
+        ),
         .executableTarget(
             name: "NukeBenchmarks",
             dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "CBenchmarkBaseline"],
@@ -154,9 +158,11 @@ let package = Package(
         // The module map links all three; pkg-config's libwebpmux brings libwebp's flags.
         + plugin("WebP", pkgConfig: "libwebpmux", apt: ["libwebp-dev"], brew: ["webp"])
         // MARK: - HEIF and AVIF (libheif, with libde265, x265, dav1d and aom)
-        + plugin("HEIF", pkgConfig: "libheif", apt: ["libheif-dev"], brew: ["libheif"])
+        // Not linked: the shim opens libheif on first use (Docs/CShims.md), so no pkg-config,
+        // whose flags would link it; its header is on the default include path.
+        + plugin("HEIF", pkgConfig: nil, apt: ["libheif-dev"], brew: ["libheif"])
         // MARK: - SVG (librsvg with cairo)
-        // No pkg-config: glib's flags carry -pthread, which SwiftPM refuses with a warning; the
-        // module map links the libraries and CLibSVG.h declares what the shim calls.
+        // Not linked either: the shim opens librsvg on first use and declares what it calls in
+        // CSVGShim/rsvg_abi.h (glib's pkg-config flags carry -pthread, which SwiftPM refuses).
         + plugin("SVG", pkgConfig: nil, apt: ["librsvg2-dev"], brew: ["librsvg"])
 )

@@ -98,9 +98,8 @@ public enum IsolatedDecoding {
             priority: priority,
             fallsThrough: false
         )
-        let name = "\(codec.codecDescription), isolated"
         return ImageCodec(info: info, makeIncrementalDecoder: { context in
-            IsolatedIncrementalDecoder(pool: pool, context: context, codecName: name)
+            IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "\(codec.codecDescription), isolated")
         })
     }
 }

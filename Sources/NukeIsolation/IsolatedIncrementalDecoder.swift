@@ -21,7 +21,11 @@ import NukeCore
 final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     private let pool: HelperPool
     private let context: ImageDecodingContext
-    private let codecName: String
+    /// The codec name the host's own errors carry. Read only when needed: it holds the C
+    /// library's version, and reading that would load in the host a library (libheif, librsvg)
+    /// that only the helper needs.
+    private let readCodecName: @Sendable () -> String
+    private var codecName: String { readCodecName() }
     private var helper: HelperProcess?
     private var wantsPreviews = true
     private var started = false
@@ -34,10 +38,10 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     /// Keeps the helper after the final image, to serve ``frame(at:reset:)``.
     private let servesFrames: Bool
 
-    init(pool: HelperPool, context: ImageDecodingContext, codecName: String, servesFrames: Bool = false) {
+    init(pool: HelperPool, context: ImageDecodingContext, codecName: @autoclosure @escaping @Sendable () -> String, servesFrames: Bool = false) {
         self.pool = pool
         self.context = context
-        self.codecName = codecName
+        self.readCodecName = codecName
         self.servesFrames = servesFrames
     }
 
@@ -292,7 +296,8 @@ final class IsolatedFrameDecoder: AnimationFrameDecoding {
 
     private func openSession() throws(ImageCodecError) -> IsolatedIncrementalDecoder {
         if let session { return session }
-        let session = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: codecName, servesFrames: true)
+        let name = codecName
+        let session = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: name, servesFrames: true)
         session.setWantsPreviews(false)
         if !context.data.isEmpty { session.push(context.data) }
         session.finish()

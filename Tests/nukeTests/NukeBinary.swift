@@ -34,7 +34,8 @@ enum NukeBinary {
         try run(arguments)
     }
 
-    static func run(_ arguments: [String]) throws -> Output {
+    /// Runs `nuke` with `arguments`, its environment extended by `environment`.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
         guard let url else { throw MissingBinary() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -45,6 +46,9 @@ enum NukeBinary {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = root
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)

@@ -94,7 +94,15 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
     /// The C library, such as `"libjpeg-turbo"`; empty for pure Swift code.
     public var library: String
     /// The C library's version as it reports it at run time, such as `"2.1.5"`.
-    public var libraryVersion: String
+    ///
+    /// Read when asked for, not when the codec registers: a plugin whose library is opened on
+    /// first use (NukeHEIF, NukeSVG) opens it when this is read, so listing the codecs loads their
+    /// libraries and registering them does not.
+    public var libraryVersion: String {
+        get { readLibraryVersion() }
+        set { readLibraryVersion = { newValue } }
+    }
+    private var readLibraryVersion: @Sendable () -> String
     /// Higher is tried first; among equals, the later registration is tried first.
     public var priority: Int
     /// Whether ``ImageDecoderRegistry/decode(_:)-(ImageDecodingContext)`` may try the next decoder
@@ -108,7 +116,7 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
         type: ImageType,
         capabilities: ImageCodecCapabilities,
         library: String = "",
-        libraryVersion: String = "",
+        libraryVersion: @autoclosure @escaping @Sendable () -> String = "",
         priority: Int = 0,
         fallsThrough: Bool = true
     ) {
@@ -116,7 +124,7 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
         self.type = type
         self.capabilities = capabilities
         self.library = library
-        self.libraryVersion = libraryVersion
+        self.readLibraryVersion = libraryVersion
         self.priority = priority
         self.fallsThrough = fallsThrough
     }
@@ -127,6 +135,21 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(name) [\(type.name)] \(capabilities) \(codecDescription)" }
+
+    public static func == (lhs: ImageCodecInfo, rhs: ImageCodecInfo) -> Bool {
+        lhs.name == rhs.name && lhs.type == rhs.type && lhs.capabilities == rhs.capabilities && lhs.library == rhs.library
+            && lhs.priority == rhs.priority && lhs.fallsThrough == rhs.fallsThrough && lhs.libraryVersion == rhs.libraryVersion
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(type)
+        hasher.combine(capabilities)
+        hasher.combine(library)
+        hasher.combine(libraryVersion)
+        hasher.combine(priority)
+        hasher.combine(fallsThrough)
+    }
 }
 
 /// What a codec can do.

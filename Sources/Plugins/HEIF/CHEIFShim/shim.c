@@ -1,12 +1,88 @@
 #include "CHEIFShim.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libheif/heif.h>
+#include "nuke_library.h"
+
+// libheif is opened on first use (nuke_library.h): loading it runs its static initialisers, which
+// build libde265's tables (about 28 M instructions, 5 MB), in every process that links it.
+
+/// Every libheif function this shim calls.
+#define NUKEHEIF_FUNCTIONS(X) \
+    X(heif_context_alloc) \
+    X(heif_context_encode_image) \
+    X(heif_context_encode_thumbnail) \
+    X(heif_context_free) \
+    X(heif_context_get_encoder_for_format) \
+    X(heif_context_get_number_of_top_level_images) \
+    X(heif_context_get_primary_image_handle) \
+    X(heif_context_read_from_memory_without_copy) \
+    X(heif_context_set_maximum_image_size_limit) \
+    X(heif_context_write) \
+    X(heif_decode_image) \
+    X(heif_decoding_options_alloc) \
+    X(heif_decoding_options_free) \
+    X(heif_encoder_release) \
+    X(heif_encoder_set_lossless) \
+    X(heif_encoder_set_lossy_quality) \
+    X(heif_encoder_set_parameter_string) \
+    X(heif_get_version) \
+    X(heif_image_add_plane) \
+    X(heif_image_create) \
+    X(heif_image_get_bits_per_pixel_range) \
+    X(heif_image_get_height) \
+    X(heif_image_get_plane) \
+    X(heif_image_get_plane_readonly) \
+    X(heif_image_get_width) \
+    X(heif_image_handle_get_chroma_bits_per_pixel) \
+    X(heif_image_handle_get_color_profile_type) \
+    X(heif_image_handle_get_height) \
+    X(heif_image_handle_get_list_of_metadata_block_IDs) \
+    X(heif_image_handle_get_list_of_thumbnail_IDs) \
+    X(heif_image_handle_get_luma_bits_per_pixel) \
+    X(heif_image_handle_get_metadata) \
+    X(heif_image_handle_get_metadata_size) \
+    X(heif_image_handle_get_nclx_color_profile) \
+    X(heif_image_handle_get_number_of_thumbnails) \
+    X(heif_image_handle_get_raw_color_profile) \
+    X(heif_image_handle_get_raw_color_profile_size) \
+    X(heif_image_handle_get_thumbnail) \
+    X(heif_image_handle_get_width) \
+    X(heif_image_handle_has_alpha_channel) \
+    X(heif_image_handle_has_depth_image) \
+    X(heif_image_handle_release) \
+    X(heif_image_release) \
+    X(heif_image_set_raw_color_profile) \
+    X(heif_nclx_color_profile_free)
+
+static struct {
+    NUKEHEIF_FUNCTIONS(NUKE_LIBRARY_FIELD)
+} libheif;
+static pthread_once_t libheif_once = PTHREAD_ONCE_INIT;
+static int libheif_loaded;
+static char libheif_error[NUKE_MESSAGE_CAPACITY];
+
+static void load_libheif(void) {
+    static const char *const names[] = {"libheif.so.1", "libheif.so", "libheif.1.dylib", "libheif.dylib", NULL};
+    void *handle = nuke_library_open(names, libheif_error, sizeof libheif_error);
+    if (handle == NULL) return;
+#define NUKEHEIF_RESOLVE(name) \
+    if ((libheif.name = (__typeof__(name) *)nuke_library_symbol(handle, #name, libheif_error, sizeof libheif_error)) == NULL) return;
+    NUKEHEIF_FUNCTIONS(NUKEHEIF_RESOLVE)
+#undef NUKEHEIF_RESOLVE
+    libheif_loaded = 1;
+}
+
+nuke_status nukeheif_load(nuke_diagnostics *diagnostics) {
+    pthread_once(&libheif_once, load_libheif);
+    return nuke_library_status(libheif_loaded, libheif_error, diagnostics);
+}
 
 const char *nukeheif_version(void) {
-    return heif_get_version();
+    return nukeheif_load(NULL) == NUKE_STATUS_OK ? libheif.heif_get_version() : "";
 }
 
 /// A libheif error's class, with its message kept.
@@ -39,9 +115,10 @@ struct nukeheif_decoder {
 };
 
 nukeheif_decoder *nukeheif_decoder_create(void) {
+    if (nukeheif_load(NULL) != NUKE_STATUS_OK) return NULL;
     nukeheif_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) return NULL;
-    decoder->context = heif_context_alloc();
+    decoder->context = libheif.heif_context_alloc();
     if (decoder->context == NULL) {
         free(decoder);
         return NULL;
@@ -51,9 +128,9 @@ nukeheif_decoder *nukeheif_decoder_create(void) {
 
 void nukeheif_decoder_destroy(nukeheif_decoder *decoder) {
     if (decoder == NULL) return;
-    heif_image_release(decoder->planes);
-    heif_image_handle_release(decoder->primary);
-    heif_context_free(decoder->context);
+    libheif.heif_image_release(decoder->planes);
+    libheif.heif_image_handle_release(decoder->primary);
+    libheif.heif_context_free(decoder->context);
     free(decoder);
 }
 
@@ -64,24 +141,24 @@ const nuke_diagnostics *nukeheif_decoder_diagnostics(const nukeheif_decoder *dec
 nuke_status nukeheif_decoder_open(nukeheif_decoder *decoder, const uint8_t *data, size_t length,
                                   int32_t maximum_dimension, nukeheif_info *info) {
     memset(info, 0, sizeof *info);
-    if (maximum_dimension > 0) heif_context_set_maximum_image_size_limit(decoder->context, maximum_dimension);
-    nuke_status status = classify(heif_context_read_from_memory_without_copy(decoder->context, data, length, NULL), &decoder->diagnostics);
+    if (maximum_dimension > 0) libheif.heif_context_set_maximum_image_size_limit(decoder->context, maximum_dimension);
+    nuke_status status = classify(libheif.heif_context_read_from_memory_without_copy(decoder->context, data, length, NULL), &decoder->diagnostics);
     if (status != NUKE_STATUS_OK) return status;
-    status = classify(heif_context_get_primary_image_handle(decoder->context, &decoder->primary), &decoder->diagnostics);
+    status = classify(libheif.heif_context_get_primary_image_handle(decoder->context, &decoder->primary), &decoder->diagnostics);
     if (status != NUKE_STATUS_OK) return status;
     struct heif_image_handle *handle = decoder->primary;
-    info->width = heif_image_handle_get_width(handle);
-    info->height = heif_image_handle_get_height(handle);
-    info->has_alpha = heif_image_handle_has_alpha_channel(handle);
-    info->bit_depth = heif_image_handle_get_luma_bits_per_pixel(handle);
-    info->image_count = heif_context_get_number_of_top_level_images(decoder->context);
-    info->thumbnail_count = heif_image_handle_get_number_of_thumbnails(handle);
-    info->has_depth = heif_image_handle_has_depth_image(handle);
-    enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handle);
+    info->width = libheif.heif_image_handle_get_width(handle);
+    info->height = libheif.heif_image_handle_get_height(handle);
+    info->has_alpha = libheif.heif_image_handle_has_alpha_channel(handle);
+    info->bit_depth = libheif.heif_image_handle_get_luma_bits_per_pixel(handle);
+    info->image_count = libheif.heif_context_get_number_of_top_level_images(decoder->context);
+    info->thumbnail_count = libheif.heif_image_handle_get_number_of_thumbnails(handle);
+    info->has_depth = libheif.heif_image_handle_has_depth_image(handle);
+    enum heif_color_profile_type type = libheif.heif_image_handle_get_color_profile_type(handle);
     info->color_profile = (uint32_t)type;
     if (type == heif_color_profile_type_nclx) {
         struct heif_color_profile_nclx *nclx = NULL;
-        if (heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
+        if (libheif.heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok && nclx != NULL) {
             info->nclx_primaries = nclx->color_primaries;
             info->nclx_transfer = nclx->transfer_characteristics;
             info->nclx_matrix = nclx->matrix_coefficients;
@@ -90,43 +167,43 @@ nuke_status nukeheif_decoder_open(nukeheif_decoder *decoder, const uint8_t *data
         // libheif 1.15 allocates the profile before it validates it: a value it does not support
         // (found by fuzzing: unsupported colour primaries) returns an error with the profile
         // still allocated, so it is freed whatever the result.
-        if (nclx != NULL) heif_nclx_color_profile_free(nclx);
+        if (nclx != NULL) libheif.heif_nclx_color_profile_free(nclx);
     }
     return NUKE_STATUS_OK;
 }
 
 static nuke_status thumbnail_handle(nukeheif_decoder *decoder, int32_t index, struct heif_image_handle **out) {
-    int count = heif_image_handle_get_number_of_thumbnails(decoder->primary);
+    int count = libheif.heif_image_handle_get_number_of_thumbnails(decoder->primary);
     if (index < 0 || index >= count) {
         nuke_diagnostics_set_message(&decoder->diagnostics, "no such thumbnail");
         return NUKE_STATUS_INTERNAL;
     }
     heif_item_id ids[64];
-    int n = heif_image_handle_get_list_of_thumbnail_IDs(decoder->primary, ids, count < 64 ? count : 64);
+    int n = libheif.heif_image_handle_get_list_of_thumbnail_IDs(decoder->primary, ids, count < 64 ? count : 64);
     if (index >= n) {
         nuke_diagnostics_set_message(&decoder->diagnostics, "no such thumbnail");
         return NUKE_STATUS_INTERNAL;
     }
-    return classify(heif_image_handle_get_thumbnail(decoder->primary, ids[index], out), &decoder->diagnostics);
+    return classify(libheif.heif_image_handle_get_thumbnail(decoder->primary, ids[index], out), &decoder->diagnostics);
 }
 
 nuke_status nukeheif_decoder_thumbnail_size(nukeheif_decoder *decoder, int32_t index, int32_t *width, int32_t *height) {
     struct heif_image_handle *thumbnail = NULL;
     nuke_status status = thumbnail_handle(decoder, index, &thumbnail);
     if (status != NUKE_STATUS_OK) return status;
-    *width = heif_image_handle_get_width(thumbnail);
-    *height = heif_image_handle_get_height(thumbnail);
-    heif_image_handle_release(thumbnail);
+    *width = libheif.heif_image_handle_get_width(thumbnail);
+    *height = libheif.heif_image_handle_get_height(thumbnail);
+    libheif.heif_image_handle_release(thumbnail);
     return NUKE_STATUS_OK;
 }
 
 uint8_t *nukeheif_decoder_icc(nukeheif_decoder *decoder, size_t *size) {
     *size = 0;
-    size_t length = heif_image_handle_get_raw_color_profile_size(decoder->primary);
+    size_t length = libheif.heif_image_handle_get_raw_color_profile_size(decoder->primary);
     if (length == 0) return NULL;
     uint8_t *bytes = malloc(length);
     if (bytes == NULL) return NULL;
-    if (heif_image_handle_get_raw_color_profile(decoder->primary, bytes).code != heif_error_Ok) {
+    if (libheif.heif_image_handle_get_raw_color_profile(decoder->primary, bytes).code != heif_error_Ok) {
         free(bytes);
         return NULL;
     }
@@ -137,12 +214,12 @@ uint8_t *nukeheif_decoder_icc(nukeheif_decoder *decoder, size_t *size) {
 uint8_t *nukeheif_decoder_exif(nukeheif_decoder *decoder, size_t max_size, size_t *size) {
     *size = 0;
     heif_item_id id;
-    if (heif_image_handle_get_list_of_metadata_block_IDs(decoder->primary, "Exif", &id, 1) < 1) return NULL;
-    size_t length = heif_image_handle_get_metadata_size(decoder->primary, id);
+    if (libheif.heif_image_handle_get_list_of_metadata_block_IDs(decoder->primary, "Exif", &id, 1) < 1) return NULL;
+    size_t length = libheif.heif_image_handle_get_metadata_size(decoder->primary, id);
     if (length <= 4 || length > max_size) return NULL;
     uint8_t *bytes = malloc(length);
     if (bytes == NULL) return NULL;
-    if (heif_image_handle_get_metadata(decoder->primary, id, bytes).code != heif_error_Ok) {
+    if (libheif.heif_image_handle_get_metadata(decoder->primary, id, bytes).code != heif_error_Ok) {
         free(bytes);
         return NULL;
     }
@@ -181,31 +258,31 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
     if (found != NUKE_STATUS_OK) return found;
     enum heif_chroma chroma = wide ? (alpha ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE)
                                    : (alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB);
-    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    struct heif_decoding_options *options = libheif.heif_decoding_options_alloc();
     if (options != NULL) options->convert_hdr_to_8bit = wide ? 0 : 1;
     struct heif_image *image = NULL;
-    nuke_status status = classify(heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options), &decoder->diagnostics);
-    heif_decoding_options_free(options);
-    heif_image_handle_release(thumb);
+    nuke_status status = classify(libheif.heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options), &decoder->diagnostics);
+    libheif.heif_decoding_options_free(options);
+    libheif.heif_image_handle_release(thumb);
     if (status != NUKE_STATUS_OK) return status;
-    if (heif_image_get_width(image, heif_channel_interleaved) != width || heif_image_get_height(image, heif_channel_interleaved) != height) {
+    if (libheif.heif_image_get_width(image, heif_channel_interleaved) != width || libheif.heif_image_get_height(image, heif_channel_interleaved) != height) {
         char text[NUKE_MESSAGE_CAPACITY];
         snprintf(text, sizeof text, "the decoded image is %dx%d, the file declares %dx%d",
-                 heif_image_get_width(image, heif_channel_interleaved), heif_image_get_height(image, heif_channel_interleaved), width, height);
+                 libheif.heif_image_get_width(image, heif_channel_interleaved), libheif.heif_image_get_height(image, heif_channel_interleaved), width, height);
         nuke_diagnostics_set_message(&decoder->diagnostics, text);
-        heif_image_release(image);
+        libheif.heif_image_release(image);
         return NUKE_STATUS_CORRUPT;
     }
     int plane_stride = 0;
-    const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &plane_stride);
+    const uint8_t *plane = libheif.heif_image_get_plane_readonly(image, heif_channel_interleaved, &plane_stride);
     if (plane == NULL) {
         nuke_diagnostics_set_message(&decoder->diagnostics, "libheif returned no interleaved plane");
-        heif_image_release(image);
+        libheif.heif_image_release(image);
         return NUKE_STATUS_INTERNAL;
     }
     size_t row_bytes = (size_t)width * (alpha ? 4 : 3) * (wide ? 2 : 1);
     // Samples of `bits` bits in 16-bit little-endian containers are scaled to the full range.
-    int bits = wide ? heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved) : 8;
+    int bits = wide ? libheif.heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved) : 8;
     uint32_t max = bits > 0 && bits < 16 ? (1u << bits) - 1 : 65535;
     size_t samples = (size_t)width * (alpha ? 4 : 3);
     for (int32_t y = 0; y < height; y++) {
@@ -227,38 +304,38 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
         }
         if (pixels == NULL) sink(sink_context, out, row_bytes);
     }
-    heif_image_release(image);
+    libheif.heif_image_release(image);
     return NUKE_STATUS_OK;
 }
 
 nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *decoder, int32_t thumbnail, int32_t width, int32_t height,
                                            nukeheif_planes *planes) {
     memset(planes, 0, sizeof *planes);
-    heif_image_release(decoder->planes);
+    libheif.heif_image_release(decoder->planes);
     decoder->planes = NULL;
     struct heif_image_handle *handle = NULL, *thumb = NULL;
     nuke_status found = source_handle(decoder, thumbnail, &handle, &thumb);
     if (found != NUKE_STATUS_OK) return found;
-    if (heif_image_handle_has_alpha_channel(handle) || heif_image_handle_get_luma_bits_per_pixel(handle) != 8 ||
-        heif_image_handle_get_chroma_bits_per_pixel(handle) > 8) {
-        heif_image_handle_release(thumb);
+    if (libheif.heif_image_handle_has_alpha_channel(handle) || libheif.heif_image_handle_get_luma_bits_per_pixel(handle) != 8 ||
+        libheif.heif_image_handle_get_chroma_bits_per_pixel(handle) > 8) {
+        libheif.heif_image_handle_release(thumb);
         return NUKE_STATUS_UNSUPPORTED;
     }
     // libheif 1.15 converts every decoded image to planar RGB before anything else
     // (decode_image_planar); asking for exactly that skips its second conversion, to interleaved.
     struct heif_image *image = NULL;
-    nuke_status status = classify(heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, NULL), &decoder->diagnostics);
-    heif_image_handle_release(thumb);
+    nuke_status status = classify(libheif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, NULL), &decoder->diagnostics);
+    libheif.heif_image_handle_release(thumb);
     if (status != NUKE_STATUS_OK) return status;
     static const enum heif_channel channels[3] = {heif_channel_R, heif_channel_G, heif_channel_B};
     for (int i = 0; i < 3; i++) {
         int stride = 0;
-        planes->rows[i] = heif_image_get_plane_readonly(image, channels[i], &stride);
+        planes->rows[i] = libheif.heif_image_get_plane_readonly(image, channels[i], &stride);
         planes->stride[i] = stride;
-        if (planes->rows[i] == NULL || heif_image_get_bits_per_pixel_range(image, channels[i]) != 8 ||
-            heif_image_get_width(image, channels[i]) != width || heif_image_get_height(image, channels[i]) != height) {
+        if (planes->rows[i] == NULL || libheif.heif_image_get_bits_per_pixel_range(image, channels[i]) != 8 ||
+            libheif.heif_image_get_width(image, channels[i]) != width || libheif.heif_image_get_height(image, channels[i]) != height) {
             memset(planes, 0, sizeof *planes);
-            heif_image_release(image);
+            libheif.heif_image_release(image);
             return NUKE_STATUS_UNSUPPORTED;
         }
     }
@@ -267,7 +344,7 @@ nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *decoder, int32_t th
 }
 
 void nukeheif_decoder_release_planes(nukeheif_decoder *decoder) {
-    heif_image_release(decoder->planes);
+    libheif.heif_image_release(decoder->planes);
     decoder->planes = NULL;
 }
 
@@ -304,7 +381,9 @@ nuke_status nukeheif_encode(const uint8_t *pixels, int32_t width, int32_t height
                             nuke_diagnostics *diagnostics) {
     *output = NULL;
     *output_size = 0;
-    struct heif_context *context = heif_context_alloc();
+    nuke_status loaded = nukeheif_load(diagnostics);
+    if (loaded != NUKE_STATUS_OK) return loaded;
+    struct heif_context *context = libheif.heif_context_alloc();
     struct heif_encoder *encoder = NULL;
     struct heif_image *image = NULL;
     struct heif_image_handle *handle = NULL;
@@ -314,47 +393,47 @@ nuke_status nukeheif_encode(const uint8_t *pixels, int32_t width, int32_t height
         nuke_diagnostics_set_message(diagnostics, "heif_context_alloc: out of memory");
         return NUKE_STATUS_INTERNAL;
     }
-    status = classify(heif_context_get_encoder_for_format(context, params->av1 ? heif_compression_AV1 : heif_compression_HEVC, &encoder), diagnostics);
+    status = classify(libheif.heif_context_get_encoder_for_format(context, params->av1 ? heif_compression_AV1 : heif_compression_HEVC, &encoder), diagnostics);
     if (status == NUKE_STATUS_OK) {
-        status = classify(params->lossless ? heif_encoder_set_lossless(encoder, 1) : heif_encoder_set_lossy_quality(encoder, params->quality), diagnostics);
+        status = classify(params->lossless ? libheif.heif_encoder_set_lossless(encoder, 1) : libheif.heif_encoder_set_lossy_quality(encoder, params->quality), diagnostics);
     }
     if (status == NUKE_STATUS_OK && params->lossless) {
         // Lossless needs full-resolution chroma; libheif picks 4:4:4 from this parameter.
-        (void)heif_encoder_set_parameter_string(encoder, "chroma", "444");
+        (void)libheif.heif_encoder_set_parameter_string(encoder, "chroma", "444");
     }
     if (status == NUKE_STATUS_OK) {
-        status = classify(heif_image_create(width, height, heif_colorspace_RGB,
+        status = classify(libheif.heif_image_create(width, height, heif_colorspace_RGB,
                                             params->has_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, &image), diagnostics);
     }
     if (status == NUKE_STATUS_OK) {
-        status = classify(heif_image_add_plane(image, heif_channel_interleaved, width, height, 8), diagnostics);
+        status = classify(libheif.heif_image_add_plane(image, heif_channel_interleaved, width, height, 8), diagnostics);
     }
     if (status == NUKE_STATUS_OK) {
         int plane_stride = 0;
-        uint8_t *plane = heif_image_get_plane(image, heif_channel_interleaved, &plane_stride);
+        uint8_t *plane = libheif.heif_image_get_plane(image, heif_channel_interleaved, &plane_stride);
         size_t row_bytes = (size_t)width * (params->has_alpha ? 4 : 3);
         for (int32_t y = 0; y < height; y++) memcpy(plane + (size_t)y * plane_stride, pixels + (size_t)y * stride, row_bytes);
         if (params->icc != NULL && params->icc_size > 0) {
-            status = classify(heif_image_set_raw_color_profile(image, "prof", params->icc, params->icc_size), diagnostics);
+            status = classify(libheif.heif_image_set_raw_color_profile(image, "prof", params->icc, params->icc_size), diagnostics);
         }
     }
     if (status == NUKE_STATUS_OK) {
-        status = classify(heif_context_encode_image(context, image, encoder, NULL, &handle), diagnostics);
+        status = classify(libheif.heif_context_encode_image(context, image, encoder, NULL, &handle), diagnostics);
     }
     if (status == NUKE_STATUS_OK && params->thumbnail_size > 0 &&
         (params->thumbnail_size < width || params->thumbnail_size < height)) {
         struct heif_image_handle *thumbnail = NULL;
-        status = classify(heif_context_encode_thumbnail(context, image, handle, encoder, NULL, params->thumbnail_size, &thumbnail), diagnostics);
-        heif_image_handle_release(thumbnail);
+        status = classify(libheif.heif_context_encode_thumbnail(context, image, handle, encoder, NULL, params->thumbnail_size, &thumbnail), diagnostics);
+        libheif.heif_image_handle_release(thumbnail);
     }
     if (status == NUKE_STATUS_OK) {
         struct heif_writer writer = {1, write_to_buffer};
-        status = classify(heif_context_write(context, &writer, &out), diagnostics);
+        status = classify(libheif.heif_context_write(context, &writer, &out), diagnostics);
     }
-    heif_image_handle_release(handle);
-    heif_image_release(image);
-    if (encoder != NULL) heif_encoder_release(encoder);
-    heif_context_free(context);
+    libheif.heif_image_handle_release(handle);
+    libheif.heif_image_release(image);
+    if (encoder != NULL) libheif.heif_encoder_release(encoder);
+    libheif.heif_context_free(context);
     if (status != NUKE_STATUS_OK) {
         free(out.bytes);
         return status;

@@ -17,8 +17,9 @@ final class HEIFDecoderHandle {
     /// Reads the file's boxes and its primary image's properties.
     ///
     /// - Throws: ``NukeCore/ImageCodecError`` with libheif's message: `.incomplete` (the data
-    ///   ends early), `.corrupt`, `.unsupported` (libheif 1.15 cannot read it), `.limitExceeded`.
+    ///   ends early), `.corrupt`, `.unsupported` (libheif 1.15 cannot read it, or libheif is not installed), `.limitExceeded`.
     init(bytes: Data, format: ImageType, maximumDimension: Int) throws(ImageCodecError) {
+        try HEIFLibrary.load(format: format)
         guard let decoder = nukeheif_decoder_create() else {
             throw HEIFLibrary.error(.internalFailure, format: format, "libheif could not allocate a context")
         }

@@ -1,13 +1,28 @@
 internal import CHEIFShim
 import NukeCore
 
-/// Facts about the libheif this module is linked with, and its errors.
+/// Facts about the libheif this module loads on first use, and its errors.
 enum HEIFLibrary {
-    /// libheif's version, such as `"1.15.1"`.
+    /// libheif's version, such as `"1.15.1"`; empty when libheif cannot be loaded. Reading it
+    /// loads libheif.
     static let version: String = String(cString: nukeheif_version())
 
     /// The codec name errors carry, such as `"libheif 1.15.1"`.
-    static let codecName = "libheif \(version)"
+    static var codecName: String { version.isEmpty ? "libheif" : "libheif \(version)" }
+
+    /// Loads libheif if this process has not yet: the shim opens it on first use rather than
+    /// linking it, because loading it costs every process that links it (its static
+    /// initialisers build libde265's tables).
+    ///
+    /// - Throws: ``NukeCore/ImageCodecError/Code/unsupported`` with the dynamic loader's message
+    ///   when libheif is not installed.
+    static func load(format: ImageType) throws(ImageCodecError) {
+        var diagnostics = nuke_diagnostics()
+        let status = nukeheif_load(&diagnostics)
+        guard status == NUKE_STATUS_OK else {
+            throw error(status: status, diagnostics: diagnostics, format: format, context: "loading libheif")
+        }
+    }
 
     static func error(_ code: ImageCodecError.Code, _ stage: ImageCodecError.Stage = .decoding, format: ImageType, _ message: String) -> ImageCodecError {
         ImageCodecError(code, stage: stage, format: format, codec: codecName, message: message)

@@ -1,3 +1,3 @@
-// librsvg, cairo and glib are linked by this module's map; the declarations NukeSVG's shim
-// calls are in CSVGShim/rsvg_abi.h (their own headers need pkg-config's flags, see there).
+// librsvg, cairo and glib are not linked: NukeSVG's shim opens librsvg on first use
+// (CSVGShim/shim.c) and declares what it calls in CSVGShim/rsvg_abi.h. zlib is linked for SVGZ.
 #include <zlib.h>

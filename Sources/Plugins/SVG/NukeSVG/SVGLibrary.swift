@@ -1,15 +1,17 @@
-// Imported for its module map's `link` lines: librsvg, cairo and glib have no pkg-config use here.
+// Imported for its module map's `link "z"` (SVGZ sniffing); librsvg itself is loaded on first use.
 internal import CLibSVG
 internal import CSVGShim
 import NukeCore
 
-/// Facts about the librsvg this module is linked with, and its errors.
+/// Facts about the librsvg this module loads on first use, and its errors.
 enum SVGLibrary {
-    /// librsvg's version, such as `"2.54.7"`.
+    /// librsvg's version, such as `"2.54.7"`; empty when librsvg cannot be loaded. Reading it
+    /// loads librsvg (the shim opens it on first use rather than linking it: with cairo and glib
+    /// it brings 42 shared libraries to every process that links it).
     static let version: String = String(cString: nukesvg_version())
 
     /// The codec name errors carry, such as `"librsvg 2.54.7"`.
-    static let codecName = "librsvg \(version)"
+    static var codecName: String { version.isEmpty ? "librsvg" : "librsvg \(version)" }
 
     static func error(_ code: ImageCodecError.Code, _ stage: ImageCodecError.Stage, _ message: String) -> ImageCodecError {
         ImageCodecError(code, stage: stage, format: .svg, codec: codecName, message: message)

@@ -14,7 +14,12 @@
 extern "C" {
 #endif
 
-/// libheif's version, such as "1.15.1".
+/// Opens libheif if this process has not yet (it is loaded on first use, not linked): OK, or
+/// UNSUPPORTED with the dynamic loader's message in `diagnostics` when it is not installed. Every
+/// other function loads it too; a decoder cannot be created without it.
+nuke_status nukeheif_load(nuke_diagnostics *_Nullable diagnostics);
+
+/// libheif's version, such as "1.15.1"; "" when libheif cannot be loaded.
 const char *_Nonnull nukeheif_version(void);
 
 /// A libheif context over one file, with its primary image (or a thumbnail) decoded on request.

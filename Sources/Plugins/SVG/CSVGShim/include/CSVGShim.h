@@ -13,7 +13,12 @@
 extern "C" {
 #endif
 
-/// librsvg's version, such as "2.54.7".
+/// Opens librsvg if this process has not yet (it is loaded on first use, not linked): OK, or
+/// UNSUPPORTED with the dynamic loader's message in `diagnostics` when it is not installed.
+/// `nukesvg_document_load` loads it too.
+nuke_status nukesvg_load(nuke_diagnostics *_Nullable diagnostics);
+
+/// librsvg's version, such as "2.54.7"; "" when librsvg cannot be loaded.
 const char *_Nonnull nukesvg_version(void);
 
 /// A parsed SVG document.
