@@ -106,6 +106,10 @@ enum IsolationHelper {
     /// start encoders a helper never uses (x265 and aom alone take about 20 ms).
     private static func warmUp(sandboxed: Bool, samples: [ImageType: Data]) {
         let registry = ImageDecoderRegistry.shared
+        // Codec libraries opened on first use (libheif, librsvg) are opened now, while their files
+        // may still be read: a library's version is read from the library, so reading every
+        // codec's loads them all, whether or not a sample below reaches its decoder.
+        for codec in registry.registeredCodecs { _ = codec.libraryVersion }
         for type in registry.registeredFormats {
             if let encoded = samples[type] ?? WarmUpSamples.make(for: [type])[type] {
                 _ = try? registry.decode(encoded)
