@@ -13,7 +13,8 @@ are written by libwebp's command-line tools (cwebp, img2webp, gif2webp, webpmux 
 - invalid files: a truncated lossy file, a RIFF header over junk, an animation whose frame was
   patched to lie outside the canvas, a VP8 chunk claiming more bytes than the RIFF holds.
 
-References: still images decoded by `dwebp` (PAM with alpha, PPM without); animations
+References: still images decoded by `dwebp` (PAM with alpha, PPM without), and for some opaque
+ones also `dwebp -scale` to fit a target size ("scaled" in the manifest); animations
 composited by Pillow (its own libwebp build's WebPAnimDecoder), written as PAM per frame, named
 NAME.N.pam. Frames that blend use binary alpha, so the reference does not depend on how a
 compositor rounds partial alpha.
@@ -39,6 +40,34 @@ def run(args):
     if proc.returncode != 0:
         sys.exit("make-webp-fixtures: %s failed: %s" % (" ".join(args), proc.stderr.decode(errors="replace")))
     return proc.stdout
+
+
+def fit_size(width, height, target_width, target_height):
+    """NukeCore's ImageResampler.targetSize for .aspectFit: the limiting side gets the target's
+    length, the other is rounded to nearest (half away from zero) and kept inside the target."""
+    sx, sy = target_width / width, target_height / height
+    scale = min(sx, sy)
+    if scale >= 1:
+        return width, height
+
+    def side(length, target, side_scale):
+        if side_scale == scale:
+            return min(length, target)
+        return min(max(1, int(length * scale + 0.5)), target)
+
+    return side(width, target_width, sx), side(height, target_height, sy)
+
+
+def scaled_references(webp, out, width, height, targets):
+    """`dwebp -scale` decodes (libwebp's own scaler) for NukeWebP's prefersFastScaling, which
+    must equal them: one PPM per target size, named NAME.fit-WxH.ppm."""
+    entries = []
+    for tw, th in targets:
+        w, h = fit_size(width, height, tw, th)
+        ref = os.path.basename(webp).replace(".webp", ".fit-%dx%d.ppm" % (tw, th))
+        run(["dwebp", webp, "-scale", str(w), str(h), "-ppm", "-o", os.path.join(out, ref)])
+        entries.append({"target": [tw, th], "width": w, "height": h, "reference": ref})
+    return entries
 
 
 def photo(width, height, seed, alpha=False):
@@ -116,11 +145,14 @@ def main():
         entry = {"file": name, "kind": "valid", "reference": ref, "tolerance": 0,
                  "width": source.size[0], "height": source.size[1], "lossless": lossless,
                  "made_with": made_with, "notes": "reference: dwebp %s" % ("-pam" if alpha else "-ppm")}
+        scaled = extra.pop("scaled", None)
         entry.update(extra)
+        if scaled:
+            entry["scaled"] = scaled_references(path, out, source.size[0], source.size[1], scaled)
         fixtures.append(entry)
         return path
 
-    still("lossy.webp", photo(67, 45, 1), ["-q", "80"], False, "cwebp -q 80")
+    still("lossy.webp", photo(67, 45, 1), ["-q", "80"], False, "cwebp -q 80", scaled=[(16, 16), (33, 40)])
     still("lossy-q20-m6.webp", photo(64, 64, 2), ["-q", "20", "-m", "6", "-sharp_yuv"], False, "cwebp -q 20 -m 6 -sharp_yuv")
     still("lossless.webp", photo(41, 29, 3), ["-lossless"], False, "cwebp -lossless", lossless=True)
     still("lossy-alpha.webp", photo(50, 38, 4, alpha=True), ["-q", "75", "-alpha_q", "100"], True, "cwebp -q 75 -alpha_q 100")
@@ -129,7 +161,8 @@ def main():
     still("lossless-alpha.webp", photo(36, 36, 6, alpha=True), ["-lossless", "-exact"], True, "cwebp -lossless -exact", lossless=True)
     still("gray.webp", photo(40, 40, 7).convert("L"), ["-q", "85"], False, "cwebp -q 85 from a greyscale PNG")
     still("tiny.webp", photo(1, 1, 8), ["-q", "90"], False, "cwebp -q 90, 1×1")
-    still("tall-odd.webp", photo(17, 133, 9), ["-q", "70"], False, "cwebp -q 70, 17×133 (odd width, many rows)")
+    still("tall-odd.webp", photo(17, 133, 9), ["-q", "70"], False, "cwebp -q 70, 17×133 (odd width, many rows)",
+          scaled=[(5, 40)])
 
     # Metadata: ICC, EXIF (orientation 6) and XMP added with webpmux.
     base = still("metadata-base.webp", photo(30, 20, 10), ["-q", "80"], False, "cwebp -q 80 (base of metadata.webp)")

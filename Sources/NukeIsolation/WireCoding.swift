@@ -12,6 +12,7 @@ struct IsolatedDecodeRequest: Sendable {
     var prefersHighBitDepth: Bool
     var isStrict: Bool
     var prefersPremultipliedAlpha: Bool
+    var prefersFastScaling: Bool
     var wantsPreviews: Bool
     var limits: ImageLimits
     /// CPU seconds for this decode (0: no limit).
@@ -25,6 +26,7 @@ struct IsolatedDecodeRequest: Sendable {
         prefersHighBitDepth = context.prefersHighBitDepth
         isStrict = context.isStrict
         prefersPremultipliedAlpha = context.prefersPremultipliedAlpha
+        prefersFastScaling = context.prefersFastScaling
         self.wantsPreviews = wantsPreviews
         self.limits = context.limits
         cpuSeconds = limits.cpuTime.map { max(1, Int(($0.components.seconds) + ($0.components.attoseconds > 0 ? 1 : 0))) } ?? 0
@@ -39,6 +41,7 @@ struct IsolatedDecodeRequest: Sendable {
         w.bool(prefersHighBitDepth)
         w.bool(isStrict)
         w.bool(prefersPremultipliedAlpha)
+        w.bool(prefersFastScaling)
         w.bool(wantsPreviews)
         for value in [limits.maxPixelCount, limits.maxDimension, limits.maxFrameCount, limits.maxDecodedBytes,
                       limits.maxScanCount, limits.maxMetadataBytes, limits.maxDecodedBytesPerInputByte] { w.int(value) }
@@ -55,6 +58,7 @@ struct IsolatedDecodeRequest: Sendable {
         prefersHighBitDepth = try r.bool()
         isStrict = try r.bool()
         prefersPremultipliedAlpha = try r.bool()
+        prefersFastScaling = try r.bool()
         wantsPreviews = try r.bool()
         limits = ImageLimits(
             maxPixelCount: try r.int(), maxDimension: try r.int(), maxFrameCount: try r.int(), maxDecodedBytes: try r.int(),
@@ -69,6 +73,7 @@ struct IsolatedDecodeRequest: Sendable {
         var context = ImageDecodingContext(data: data, isCompleted: false, targetSize: targetSize, contentMode: contentMode,
                                            prefersHighBitDepth: prefersHighBitDepth, limits: limits, allocator: allocator, isStrict: isStrict)
         context.prefersPremultipliedAlpha = prefersPremultipliedAlpha
+        context.prefersFastScaling = prefersFastScaling
         return context
     }
 }

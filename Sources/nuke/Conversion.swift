@@ -17,6 +17,8 @@ struct Conversion: Sendable {
     /// Input from strangers: ``NukeCore/ImageLimits/untrusted`` and strict decoding, on the whole
     /// file (so the decoded-bytes-per-input-byte ceiling applies).
     var isUntrusted = false
+    /// ``NukeCore/ImageDecodingContext/prefersFastScaling``, for `--fast-scaling`.
+    var prefersFastScaling = false
 
     /// What converting one file produced.
     struct Result: Sendable {
@@ -66,6 +68,7 @@ struct Conversion: Sendable {
         if let box {
             context.targetSize = box
             context.contentMode = .aspectFit
+            context.prefersFastScaling = prefersFastScaling
         }
         let container = try read.map { try ImageDecoderRegistry.shared.decode(context, reading: $0) }
             ?? ImageDecoderRegistry.shared.decode(context)

@@ -21,6 +21,7 @@ extension ConvertCommand {
             allocator: .pool(PixelBufferPool(idleByteBudget: Self.batchPoolBudget))
         )
         batch.isUntrusted = untrusted
+        batch.prefersFastScaling = fastScaling
         let conversion = batch
         var progress = BatchProgress(total: items.count, isTerminal: Terminal.isStandardErrorATerminal)
         let start = ContinuousClock.now

@@ -33,6 +33,9 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Fit inside WxH (or N for N×N): a scaled decode where the codec has one, then a box + bicubic resize (Pillow's thumbnail).")
     var maxSize: SizeArgument?
 
+    @Flag(help: "With --max-size: let a codec whose own scaler is faster but softer scale straight to the size (libwebp's, for opaque WebP), as vipsthumbnail does.")
+    var fastScaling = false
+
     @Flag(help: "Encode losslessly where the format offers both.")
     var lossless = false
 
@@ -98,6 +101,7 @@ struct ConvertCommand: AsyncParsableCommand {
         guard let format = format(for: paths[1]) else { throw ExitCode.validationFailure }
         var conversion = Conversion(format: format, options: options, maxSize: maxSize?.size, keepsHighBitDepth: !eightBit, allocator: .hugePages)
         conversion.isUntrusted = untrusted
+        conversion.prefersFastScaling = fastScaling
         let result = conversion.run(input: paths[0], output: paths[1])
         if let error = result.error {
             Terminal.error(Self.errorLine(input: paths[0], error))

@@ -4,6 +4,39 @@ import NukeCore
 import NukeWebP
 import Testing
 
+/// A `dwebp -scale` reference of Fixtures/webp/manifest.json ("scaled"): the fixture fitted into
+/// `target` by libwebp's own scaler.
+struct WebPScaledReference: Sendable, CustomStringConvertible {
+    var file: String
+    var target: ImageSize
+    var size: ImageSize
+    var reference: String
+    var description: String { "\(file) → \(target)" }
+
+    private struct Manifest: Decodable { var fixtures: [Entry] }
+    private struct Entry: Decodable {
+        var file: String
+        var scaled: [Scaled]?
+    }
+    private struct Scaled: Decodable {
+        var target: [Int]
+        var width: Int
+        var height: Int
+        var reference: String
+    }
+
+    static let all: [WebPScaledReference] = {
+        guard let data = try? Data(contentsOf: WebPTestPaths.fixtures.appendingPathComponent("manifest.json")),
+              let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else { return [] }
+        return manifest.fixtures.flatMap { entry in
+            (entry.scaled ?? []).map {
+                WebPScaledReference(file: entry.file, target: ImageSize(width: $0.target[0], height: $0.target[1]),
+                                    size: ImageSize(width: $0.width, height: $0.height), reference: $0.reference)
+            }
+        }
+    }()
+}
+
 /// One animated fixture of Fixtures/webp/manifest.json with its frame facts.
 struct WebPAnimatedFixture: Decodable, Sendable, CustomStringConvertible {
     var file: String
@@ -168,6 +201,39 @@ struct WebPAnimatedFixture: Decodable, Sendable, CustomStringConvertible {
         if full.pixelFormat.hasAlpha {
             #expect(bitmap == expected, "images with alpha are resampled from the full decode")
         }
+    }
+
+    /// With `prefersFastScaling`, an opaque WebP goes through libwebp's scaler straight to the
+    /// target size: exactly `dwebp -scale`'s pixels, one-shot and read in 7-byte pieces.
+    @Test(arguments: WebPScaledReference.all)
+    func fastScalingEqualsLibwebpsScaler(_ scaled: WebPScaledReference) throws {
+        let data = try WebPTestPaths.fixture(scaled.file)
+        let reference = try WebPTestPaths.reference(scaled.reference)
+        #expect(reference.width == scaled.size.width && reference.height == scaled.size.height)
+        let configure: (inout ImageDecodingContext) -> Void = {
+            $0.targetSize = scaled.target
+            $0.contentMode = .aspectFit
+            $0.prefersFastScaling = true
+        }
+        let container = try decode(data, configure: configure)
+        #expect(container.image.bitmap == reference, "one-shot decode differs from dwebp -scale")
+        #expect(container.userInfo[.decodeScaleKey] as? Double == Double(scaled.size.width) / Double(try decode(data).image.width))
+        var offset = 32
+        var context = ImageDecodingContext(data: data.prefix(offset), isCompleted: false)
+        configure(&context)
+        let pieces = try ImageDecoderRegistry.shared.decode(context, reading: {
+            guard offset < data.count else { return nil }
+            let end = min(offset + 7, data.count)
+            defer { offset = end }
+            return data.subdata(in: offset..<end)
+        })
+        #expect(pieces.image.bitmap == reference, "decode read in 7-byte pieces differs from dwebp -scale")
+        // The default path keeps the core's resampler for the last factor: not libwebp's pixels.
+        let quality = try decode(data) {
+            $0.targetSize = scaled.target
+            $0.contentMode = .aspectFit
+        }
+        #expect(quality.image.bitmap.width == reference.width && quality.image.bitmap.height == reference.height)
     }
 
     // MARK: - Limits and errors

@@ -96,6 +96,21 @@ import Testing
         #expect(try Netpbm.decode(try Data(contentsOf: URL(fileURLWithPath: same))).width == 61)
     }
 
+    /// `--fast-scaling` hands the whole reduction to libwebp's scaler: `dwebp -scale`'s pixels.
+    @Test func fastScalingGivesLibwebpsScaledPixels() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fast = directory.appendingPathComponent("fast.pam"), quality = directory.appendingPathComponent("quality.pam")
+        let output = try NukeBinary.run("convert", "Fixtures/webp/lossy.webp", fast.path, "--max-size", "16x16", "--fast-scaling")
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(try NukeBinary.run("convert", "Fixtures/webp/lossy.webp", quality.path, "--max-size", "16x16").status == 0)
+        let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/webp/lossy.fit-16x16.ppm")))
+        let written = try Netpbm.decode(try Data(contentsOf: fast))
+        #expect(Self.maxDifference(written, reference) == 0)
+        let resampled = try Netpbm.decode(try Data(contentsOf: quality))
+        #expect(Self.maxDifference(resampled, reference).map { $0 > 0 } == true, "the default path resamples in the core")
+    }
+
     @Test func maxSizeFitsTheImageAsDisplayed() throws {
         let directory = try NukeBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

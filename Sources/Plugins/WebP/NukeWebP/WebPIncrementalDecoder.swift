@@ -30,6 +30,9 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         var contentMode: ImageDecodingContext.ContentMode = .aspectFill
         var allocator: PixelAllocator = .heap
         var premultipliesAlpha = false
+        /// ``NukeCore/ImageDecodingContext/prefersFastScaling``: libwebp's scaler straight to
+        /// the target size.
+        var scalesFast = false
 
         init() {}
 
@@ -40,6 +43,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
             contentMode = context.contentMode
             allocator = context.allocator
             premultipliesAlpha = context.prefersPremultipliedAlpha
+            scalesFast = context.prefersFastScaling
         }
     }
 

@@ -24,7 +24,8 @@ enum WebPStillDecoding {
     ///
     /// With a target size smaller than the image and no alpha, libwebp's scaler first shrinks it by
     /// the integer factor Pillow's `reduce` step would use (the core's resampler finishes the
-    /// job), so the full-size image never exists. Images with alpha are decoded at full size: the
+    /// job), so the full-size image never exists; with `options.scalesFast` it goes straight to
+    /// the target size (as `dwebp -scale` does). Images with alpha are decoded at full size: the
     /// core's resampler weights colours by alpha, libwebp's scaler does not.
     ///
     /// The corresponding libwebp function is `WebPDecode`.
@@ -32,6 +33,10 @@ enum WebPStillDecoding {
         let full = ImageSize(width: width, height: height)
         if let target = options.targetSize, layout == NUKEWEBP_RGB {
             let size = ImageResampler.targetSize(for: full, fitting: target, contentMode: options.contentMode)
+            if size != full, options.scalesFast {
+                let bitmap = try decode(bytes, size: size, scaled: true, layout: layout, allocator: options.allocator)
+                return Result(bitmap: bitmap, scale: Double(size.width) / Double(width))
+            }
             let fx = max(1, Int(Double(width) / Double(size.width) / 2)), fy = max(1, Int(Double(height) / Double(size.height) / 2))
             if size != full, min(fx, fy) >= minimumScalerFactor {
                 let reduced = ImageSize(width: (width + fx - 1) / fx, height: (height + fy - 1) / fy)
