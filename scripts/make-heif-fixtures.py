@@ -134,6 +134,18 @@ def main():
     make("ten-bit.heic", photo(48, 32, 6, wide=True), ["-q", "90", "-b", "10"], "heif-enc -q 90 -b 10 from a 16-bit PNG", 30,
          bit_depth=10, tolerance=1)
     make("thumbnail.heic", photo(160, 120, 7), ["-q", "80", "-t", "48"], "heif-enc -q 80 -t 48: a 48-pixel thumbnail", 28, thumbnails=1)
+    # Other colour descriptions, chroma layouts and odd sizes: NukeHEIF converts 8-bit YCbCr to RGB
+    # itself (CHEIFShim/ycbcr.c), and must equal libheif's conversion for each. heif-enc writes an
+    # image less than 64 pixels wide or high as a grid (whose tiles libheif converts itself), so
+    # these HEIC files are at least 64 on each side.
+    bt709_limited = ["--matrix_coefficients=1", "--colour_primaries=1", "--transfer_characteristic=1", "--full_range_flag=0"]
+    make("bt709-limited.heic", photo(72, 64, 8), ["-q", "85"] + bt709_limited,
+         "heif-enc -q 85, BT.709 matrix, limited range (x265)", 28)
+    make("bt709-limited.avif", photo(59, 43, 9), ["-A", "-q", "80"] + bt709_limited,
+         "heif-enc -A -q 80, BT.709 matrix, limited range (aom)", 26)
+    make("chroma422.heic", photo(66, 70, 10), ["-q", "85", "-p", "chroma=422"], "heif-enc -q 85 -p chroma=422 (x265)", 28)
+    make("chroma444.avif", photo(37, 29, 11), ["-A", "-q", "80", "-p", "chroma=444", "--matrix_coefficients=9"],
+         "heif-enc -A -q 80 -p chroma=444, BT.2020 matrix (aom)", 26)
 
     heic = open(os.path.join(out, "photo.heic"), "rb").read()
     open(os.path.join(out, "truncated.heic"), "wb").write(heic[: len(heic) * 2 // 3])

@@ -97,4 +97,39 @@ import Testing
         #expect(error.format == .avif)
         #expect(error.message.contains("AV1 image item \(item) has no coded data"), "\(error)")
     }
+
+    /// libheif 1.15 reads an `iloc` length field that is not 4 or 8 bytes wide as 0 bytes long
+    /// (the fuzzed file's field is 3 bytes wide: the leak LeakSanitizer reported at the end of a
+    /// fuzzing hour). The graph reads it as libheif does, and refuses the empty AV1 image.
+    @Test func anILocFieldLibheifReadsAsZeroIsEmpty() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/regressions/heif/iloc-three-byte-length-empty-av1-leak.avif")
+        let data = try Data(contentsOf: url)
+        let graph = try #require(HEIFItemGraph.parse(data))
+        let item = try #require(graph.primary)
+        #expect(graph.dataLengths[item] == 0)
+        let error = try #require(throws: ImageCodecError.self) { try ImageDecoderRegistry.shared.decode(data) }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("AV1 image item \(item) has no coded data"), "\(error)")
+    }
+
+    /// libheif reads the first `iloc` entry of an item, and the first `iloc` box.
+    @Test func theFirstLocationOfAnItemCounts() throws {
+        let original = try HEIFTestPaths.fixture("photo.avif")
+        let graph = try #require(HEIFItemGraph.parse(original))
+        let item = try #require(graph.primary)
+        // A second iloc box (version 0, 4-byte offsets and lengths) naming the item with no bytes.
+        let second = Self.box("iloc", [0, 0, 0, 0, 0x44, 0x00] + Self.u16(1) + Self.u16(Int(item)) + Self.u16(0) + Self.u16(1) + Self.u32(0) + Self.u32(0))
+        var bytes = [UInt8](original)
+        let iloc = try #require((4..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("iloc".utf8) }) - 4
+        bytes.insert(contentsOf: second, at: iloc + Int(Self.u32at(bytes, iloc)))
+        // The meta box grows by the inserted box.
+        let meta = try #require((4..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("meta".utf8) }) - 4
+        bytes.replaceSubrange(meta..<(meta + 4), with: Self.u32(Int(Self.u32at(bytes, meta)) + second.count))
+        #expect(HEIFItemGraph.parse(Data(bytes))?.dataLengths[item] == graph.dataLengths[item])
+    }
+
+    static func u32at(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+        bytes[at..<(at + 4)].reduce(0) { $0 << 8 | UInt32($1) }
+    }
 }

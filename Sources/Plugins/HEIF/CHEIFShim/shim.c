@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <libheif/heif.h>
+#include <libheif/heif_plugin.h>
 #include "nuke_library.h"
 
 // libheif is opened on first use (nuke_library.h): loading it runs its static initialisers, which
@@ -18,6 +19,7 @@
     X(heif_context_free) \
     X(heif_context_get_encoder_for_format) \
     X(heif_context_get_number_of_top_level_images) \
+    X(heif_context_get_primary_image_ID) \
     X(heif_context_get_primary_image_handle) \
     X(heif_context_read_from_memory_without_copy) \
     X(heif_context_set_maximum_image_size_limit) \
@@ -29,11 +31,17 @@
     X(heif_encoder_set_lossless) \
     X(heif_encoder_set_lossy_quality) \
     X(heif_encoder_set_parameter_string) \
+    X(heif_get_decoder_descriptors) \
     X(heif_get_version) \
+    X(heif_get_version_number_major) \
+    X(heif_get_version_number_minor) \
     X(heif_image_add_plane) \
     X(heif_image_create) \
     X(heif_image_get_bits_per_pixel_range) \
+    X(heif_image_get_chroma_format) \
+    X(heif_image_get_colorspace) \
     X(heif_image_get_height) \
+    X(heif_image_get_nclx_color_profile) \
     X(heif_image_get_plane) \
     X(heif_image_get_plane_readonly) \
     X(heif_image_get_width) \
@@ -55,8 +63,10 @@
     X(heif_image_handle_has_depth_image) \
     X(heif_image_handle_release) \
     X(heif_image_release) \
+    X(heif_image_set_nclx_color_profile) \
     X(heif_image_set_raw_color_profile) \
-    X(heif_nclx_color_profile_free)
+    X(heif_nclx_color_profile_free) \
+    X(heif_register_decoder_plugin)
 
 static struct {
     NUKEHEIF_FUNCTIONS(NUKE_LIBRARY_FIELD)
@@ -64,6 +74,229 @@ static struct {
 static pthread_once_t libheif_once = PTHREAD_ONCE_INIT;
 static int libheif_loaded;
 static char libheif_error[NUKE_MESSAGE_CAPACITY];
+
+// MARK: - Decoder plugins in front of libheif's own
+
+// NukeHEIF registers one decoder plugin for AV1 and one for HEVC, each in front of the plugin
+// libheif would have used (dav1d, libde265), with a higher priority. Each passes every call on to
+// the plugin behind it, and adds two things:
+//
+// - It refuses an AV1 image with no coded data. libheif 1.15 hands dav1d an empty buffer for it
+//   (an `iloc` extent whose length field is not 4 or 8 bytes wide reads as 0 bytes, for one), dav1d
+//   refuses the buffer, and libheif's dav1d plugin never releases it: 40 bytes leaked per decode
+//   (found by the heif fuzz target).
+// - When the shim has armed it (`conversion` below), it converts the decoded 8-bit YCbCr image to
+//   planar RGB itself, with libheif's own arithmetic (ycbcr.c) at a tenth of the cost, before
+//   libheif would. libheif then finds planar RGB, and converts nothing.
+//
+// libheif 1.15 hands out its plugins themselves as decoder descriptors (heif.cc casts one to the
+// other both ways), which is how the plugin behind is found.
+
+/// What the next plugin decode on this thread may do. The shim arms it just before
+/// `heif_decode_image` for a handle that is a coded image (not a grid, overlay or derived image),
+/// and disarms it after. libheif decodes that handle's coded image first, on the calling thread,
+/// and its alpha image after: the first plugin decode is the image, and disarms. (Grid tiles are
+/// decoded on libheif's worker threads, which are never armed.)
+static _Thread_local struct {
+    int armed;
+    /// 1: the item's `colr` box gives the nclx below, which libheif uses instead of the coded
+    /// stream's; 0: it has none; -1: it has one libheif cannot describe (left to libheif).
+    int item_profile;
+    uint16_t matrix_coefficients;
+    int full_range;
+} conversion;
+
+enum { AV1_PLUGIN, HEVC_PLUGIN, PLUGIN_COUNT };
+static const struct heif_decoder_plugin *plugins_behind[PLUGIN_COUNT];
+static const enum heif_compression_format plugin_formats[PLUGIN_COUNT] = {heif_compression_AV1, heif_compression_HEVC};
+/// Above every plugin libheif 1.15 registers (dav1d 150, aom and libde265 100).
+static const int NUKEHEIF_PLUGIN_PRIORITY = 1000;
+
+typedef struct {
+    const struct heif_decoder_plugin *behind;
+    void *decoder;
+    enum heif_compression_format format;
+} wrapped_decoder;
+
+static const char *av1_plugin_name(void) { return "NukeHEIF (AV1)"; }
+static const char *hevc_plugin_name(void) { return "NukeHEIF (HEVC)"; }
+static void plugin_init(void) {}
+static void plugin_deinit(void) {}
+static int av1_supports(enum heif_compression_format format) { return format == heif_compression_AV1 ? NUKEHEIF_PLUGIN_PRIORITY : 0; }
+static int hevc_supports(enum heif_compression_format format) { return format == heif_compression_HEVC ? NUKEHEIF_PLUGIN_PRIORITY : 0; }
+
+static struct heif_error wrapped_new(int which, void **out) {
+    *out = NULL;
+    wrapped_decoder *wrapped = calloc(1, sizeof *wrapped);
+    if (wrapped == NULL) {
+        struct heif_error error = {heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory"};
+        return error;
+    }
+    wrapped->behind = plugins_behind[which];
+    wrapped->format = plugin_formats[which];
+    struct heif_error error = wrapped->behind->new_decoder(&wrapped->decoder);
+    if (error.code != heif_error_Ok) {
+        free(wrapped);
+        return error;
+    }
+    *out = wrapped;
+    return error;
+}
+
+static struct heif_error av1_new(void **out) { return wrapped_new(AV1_PLUGIN, out); }
+static struct heif_error hevc_new(void **out) { return wrapped_new(HEVC_PLUGIN, out); }
+
+static void wrapped_free(void *raw) {
+    wrapped_decoder *wrapped = raw;
+    if (wrapped == NULL) return;
+    if (wrapped->decoder != NULL) wrapped->behind->free_decoder(wrapped->decoder);
+    free(wrapped);
+}
+
+static void wrapped_set_strict(void *raw, int flag) {
+    wrapped_decoder *wrapped = raw;
+    if (wrapped->decoder != NULL && wrapped->behind->plugin_api_version >= 2 && wrapped->behind->set_strict_decoding != NULL) {
+        wrapped->behind->set_strict_decoding(wrapped->decoder, flag);
+    }
+}
+
+static struct heif_error wrapped_push(void *raw, const void *data, size_t size) {
+    wrapped_decoder *wrapped = raw;
+    if (wrapped->decoder == NULL) {
+        struct heif_error error = {heif_error_Usage_error, heif_suberror_Unspecified, "the decoder has decoded its image"};
+        return error;
+    }
+    if (size == 0 && wrapped->format == heif_compression_AV1) {
+        struct heif_error error = {heif_error_Invalid_input, heif_suberror_No_item_data, "the AV1 image has no coded data"};
+        return error;
+    }
+    return wrapped->behind->push_data(wrapped->decoder, data, size);
+}
+
+/// `image` converted to planar RGB as libheif 1.15 would convert it, or NULL when it is not 8-bit
+/// YCbCr or uses a matrix ycbcr.c does not reproduce (libheif converts it then).
+static struct heif_image *converted_to_rgb(const struct heif_image *image) {
+    if (libheif.heif_image_get_colorspace(image) != heif_colorspace_YCbCr) return NULL;
+    enum heif_chroma chroma = libheif.heif_image_get_chroma_format(image);
+    int shift_x, shift_y;
+    switch (chroma) {
+    case heif_chroma_420: shift_x = 1; shift_y = 1; break;
+    case heif_chroma_422: shift_x = 1; shift_y = 0; break;
+    case heif_chroma_444: shift_x = 0; shift_y = 0; break;
+    default: return NULL;
+    }
+    static const enum heif_channel inputs[3] = {heif_channel_Y, heif_channel_Cb, heif_channel_Cr};
+    for (int i = 0; i < 3; i++) {
+        if (libheif.heif_image_get_bits_per_pixel_range(image, inputs[i]) != 8) return NULL;
+    }
+    // The profile libheif converts with: the item's colr nclx, else the coded stream's, else none.
+    int has_profile = 0, full_range = 1;
+    uint16_t matrix_coefficients = 2;
+    struct heif_color_profile_nclx *nclx = NULL;
+    if (conversion.item_profile < 0) return NULL;
+    if (conversion.item_profile > 0) {
+        has_profile = 1;
+        matrix_coefficients = conversion.matrix_coefficients;
+        full_range = conversion.full_range;
+    } else {
+        struct heif_error error = libheif.heif_image_get_nclx_color_profile(image, &nclx);
+        if (error.code == heif_error_Ok && nclx != NULL) {
+            has_profile = 1;
+            matrix_coefficients = (uint16_t)nclx->matrix_coefficients;
+            full_range = nclx->full_range_flag;
+        } else if (error.code != heif_error_Color_profile_does_not_exist) {
+            if (nclx != NULL) libheif.heif_nclx_color_profile_free(nclx);
+            return NULL;
+        }
+    }
+    nukeheif_ycbcr_matrix matrix;
+    if (!nukeheif_ycbcr_matrix_make(has_profile, matrix_coefficients, full_range, &matrix)) {
+        if (nclx != NULL) libheif.heif_nclx_color_profile_free(nclx);
+        return NULL;
+    }
+    int width = libheif.heif_image_get_width(image, heif_channel_Y), height = libheif.heif_image_get_height(image, heif_channel_Y);
+    struct heif_image *rgb = NULL;
+    static const enum heif_channel outputs[3] = {heif_channel_R, heif_channel_G, heif_channel_B};
+    int ok = libheif.heif_image_create(width, height, heif_colorspace_RGB, heif_chroma_444, &rgb).code == heif_error_Ok;
+    for (int i = 0; ok && i < 3; i++) ok = libheif.heif_image_add_plane(rgb, outputs[i], width, height, 8).code == heif_error_Ok;
+    if (ok && nclx != NULL) ok = libheif.heif_image_set_nclx_color_profile(rgb, nclx).code == heif_error_Ok;
+    if (nclx != NULL) libheif.heif_nclx_color_profile_free(nclx);
+    const uint8_t *in[3];
+    uint8_t *out[3];
+    int in_stride[3], out_stride[3];
+    for (int i = 0; ok && i < 3; i++) {
+        in[i] = libheif.heif_image_get_plane_readonly(image, inputs[i], &in_stride[i]);
+        out[i] = libheif.heif_image_get_plane(rgb, outputs[i], &out_stride[i]);
+        ok = in[i] != NULL && out[i] != NULL;
+    }
+    // The chroma planes must cover the luma plane as libheif indexes them (x >> shift, y >> shift).
+    for (int i = 1; ok && i < 3; i++) {
+        ok = libheif.heif_image_get_width(image, inputs[i]) > (width - 1) >> shift_x &&
+             libheif.heif_image_get_height(image, inputs[i]) > (height - 1) >> shift_y;
+    }
+    if (!ok) {
+        if (rgb != NULL) libheif.heif_image_release(rgb);
+        return NULL;
+    }
+    for (int y = 0; y < height; y++) {
+        size_t chroma_row = (size_t)(y >> shift_y);
+        nukeheif_ycbcr_to_rgb_row(in[0] + (size_t)y * in_stride[0], in[1] + chroma_row * in_stride[1], in[2] + chroma_row * in_stride[2],
+                                  shift_x, width, &matrix, out[0] + (size_t)y * out_stride[0], out[1] + (size_t)y * out_stride[1],
+                                  out[2] + (size_t)y * out_stride[2]);
+    }
+    return rgb;
+}
+
+/// Images converted by `converted_to_rgb` on this thread (`nukeheif_converted_image_count`).
+static _Thread_local long converted_images;
+
+long nukeheif_converted_image_count(void) {
+    return converted_images;
+}
+
+static struct heif_error wrapped_decode(void *raw, struct heif_image **out) {
+    wrapped_decoder *wrapped = raw;
+    int convert = conversion.armed;
+    conversion.armed = 0;
+    *out = NULL;
+    if (wrapped->decoder == NULL) {
+        struct heif_error error = {heif_error_Usage_error, heif_suberror_Unspecified, "the decoder has decoded its image"};
+        return error;
+    }
+    struct heif_error error = wrapped->behind->decode_image(wrapped->decoder, out);
+    if (convert && error.code == heif_error_Ok && *out != NULL) {
+        // libheif frees the decoder next anyway; freeing it first returns the codec's frame
+        // pools before the RGB planes are allocated, as libheif's own order does.
+        wrapped->behind->free_decoder(wrapped->decoder);
+        wrapped->decoder = NULL;
+        struct heif_image *rgb = converted_to_rgb(*out);
+        if (rgb != NULL) {
+            libheif.heif_image_release(*out);
+            *out = rgb;
+            converted_images++;
+        }
+    }
+    return error;
+}
+
+static const struct heif_decoder_plugin nukeheif_plugins[PLUGIN_COUNT] = {
+    {2, av1_plugin_name, plugin_init, plugin_deinit, av1_supports, av1_new, wrapped_free, wrapped_push, wrapped_decode, wrapped_set_strict},
+    {2, hevc_plugin_name, plugin_init, plugin_deinit, hevc_supports, hevc_new, wrapped_free, wrapped_push, wrapped_decode, wrapped_set_strict},
+};
+
+/// Registers the plugins of this section in front of libheif's best plugin for each format.
+/// Without a plugin behind, or before libheif 1.15, none is registered: libheif decodes alone.
+static void install_decoder_plugins(void) {
+    if (libheif.heif_get_version_number_major() != 1 || libheif.heif_get_version_number_minor() < 15) return;
+    for (int which = 0; which < PLUGIN_COUNT; which++) {
+        const struct heif_decoder_descriptor *descriptors[1] = {NULL};
+        if (libheif.heif_get_decoder_descriptors(plugin_formats[which], descriptors, 1) < 1 || descriptors[0] == NULL) continue;
+        const struct heif_decoder_plugin *behind = (const struct heif_decoder_plugin *)descriptors[0];
+        if (behind->plugin_api_version < 1 || behind->plugin_api_version > 3) continue;
+        plugins_behind[which] = behind;
+        if (libheif.heif_register_decoder_plugin(&nukeheif_plugins[which]).code != heif_error_Ok) plugins_behind[which] = NULL;
+    }
+}
 
 static void load_libheif(void) {
     static const char *const names[] = {"libheif.so.1", "libheif.so", "libheif.1.dylib", "libheif.dylib", NULL};
@@ -74,6 +307,7 @@ static void load_libheif(void) {
     NUKEHEIF_FUNCTIONS(NUKEHEIF_RESOLVE)
 #undef NUKEHEIF_RESOLVE
     libheif_loaded = 1;
+    install_decoder_plugins();
 }
 
 nuke_status nukeheif_load(nuke_diagnostics *diagnostics) {
@@ -111,6 +345,9 @@ struct nukeheif_decoder {
     struct heif_image_handle *primary;
     /// The image `nukeheif_decoder_decode_planes` decoded, until `nukeheif_decoder_release_planes`.
     struct heif_image *planes;
+    /// The items that are coded images (`nukeheif_decoder_set_coded_items`).
+    uint32_t *coded_items;
+    int32_t coded_count;
     nuke_diagnostics diagnostics;
 };
 
@@ -131,7 +368,17 @@ void nukeheif_decoder_destroy(nukeheif_decoder *decoder) {
     libheif.heif_image_release(decoder->planes);
     libheif.heif_image_handle_release(decoder->primary);
     libheif.heif_context_free(decoder->context);
+    free(decoder->coded_items);
     free(decoder);
+}
+
+void nukeheif_decoder_set_coded_items(nukeheif_decoder *decoder, const uint32_t *ids, int32_t count) {
+    free(decoder->coded_items);
+    decoder->coded_items = NULL;
+    decoder->coded_count = 0;
+    if (ids == NULL || count <= 0 || (decoder->coded_items = malloc((size_t)count * sizeof *ids)) == NULL) return;
+    memcpy(decoder->coded_items, ids, (size_t)count * sizeof *ids);
+    decoder->coded_count = count;
 }
 
 const nuke_diagnostics *nukeheif_decoder_diagnostics(const nukeheif_decoder *decoder) {
@@ -246,6 +493,36 @@ static nuke_status source_handle(nukeheif_decoder *decoder, int32_t thumbnail, s
     return status;
 }
 
+/// Arms this thread's next plugin decode (`conversion`) to convert to RGB itself when `handle`,
+/// the primary image (`thumbnail` < 0) or thumbnail `thumbnail`, is a coded image.
+static void arm_conversion(nukeheif_decoder *decoder, int32_t thumbnail, const struct heif_image_handle *handle) {
+    conversion.armed = 0;
+    heif_item_id id = 0;
+    if (thumbnail < 0) {
+        if (libheif.heif_context_get_primary_image_ID(decoder->context, &id).code != heif_error_Ok) return;
+    } else {
+        heif_item_id ids[64];
+        int count = libheif.heif_image_handle_get_list_of_thumbnail_IDs(decoder->primary, ids, 64);
+        if (thumbnail >= count) return;
+        id = ids[thumbnail];
+    }
+    int coded = 0;
+    for (int32_t i = 0; i < decoder->coded_count && !coded; i++) coded = decoder->coded_items[i] == id;
+    if (!coded) return;
+    struct heif_color_profile_nclx *nclx = NULL;
+    struct heif_error error = libheif.heif_image_handle_get_nclx_color_profile(handle, &nclx);
+    if (error.code == heif_error_Ok && nclx != NULL) {
+        conversion.item_profile = 1;
+        conversion.matrix_coefficients = (uint16_t)nclx->matrix_coefficients;
+        conversion.full_range = nclx->full_range_flag;
+    } else {
+        conversion.item_profile = error.code == heif_error_Color_profile_does_not_exist ? 0 : -1;
+    }
+    // Allocated before it is validated in libheif 1.15: freed whatever the result.
+    if (nclx != NULL) libheif.heif_nclx_color_profile_free(nclx);
+    conversion.armed = plugins_behind[AV1_PLUGIN] != NULL || plugins_behind[HEVC_PLUGIN] != NULL;
+}
+
 nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail, int32_t alpha, int32_t wide,
                                     uint8_t *pixels, int32_t width, int32_t height, size_t stride,
                                     uint8_t *row, void (*sink)(void *context, const uint8_t *row, size_t length), void *sink_context) {
@@ -261,7 +538,9 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
     struct heif_decoding_options *options = libheif.heif_decoding_options_alloc();
     if (options != NULL) options->convert_hdr_to_8bit = wide ? 0 : 1;
     struct heif_image *image = NULL;
+    arm_conversion(decoder, thumbnail, handle);
     nuke_status status = classify(libheif.heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options), &decoder->diagnostics);
+    conversion.armed = 0;
     libheif.heif_decoding_options_free(options);
     libheif.heif_image_handle_release(thumb);
     if (status != NUKE_STATUS_OK) return status;
@@ -324,7 +603,9 @@ nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *decoder, int32_t th
     // libheif 1.15 converts every decoded image to planar RGB before anything else
     // (decode_image_planar); asking for exactly that skips its second conversion, to interleaved.
     struct heif_image *image = NULL;
+    arm_conversion(decoder, thumbnail, handle);
     nuke_status status = classify(libheif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, NULL), &decoder->diagnostics);
+    conversion.armed = 0;
     libheif.heif_image_handle_release(thumb);
     if (status != NUKE_STATUS_OK) return status;
     static const enum heif_channel channels[3] = {heif_channel_R, heif_channel_G, heif_channel_B};

@@ -18,7 +18,10 @@ final class HEIFDecoderHandle {
     ///
     /// - Throws: ``NukeCore/ImageCodecError`` with libheif's message: `.incomplete` (the data
     ///   ends early), `.corrupt`, `.unsupported` (libheif 1.15 cannot read it, or libheif is not installed), `.limitExceeded`.
-    init(bytes: Data, format: ImageType, maximumDimension: Int) throws(ImageCodecError) {
+    ///
+    /// `codedItems` are the items the file's `meta` box declares as coded images (`hvc1`, `av01`):
+    /// decoding one of them lets NukeHEIF's decoder plugin convert its YCbCr to RGB itself.
+    init(bytes: Data, format: ImageType, maximumDimension: Int, codedItems: [UInt32] = []) throws(ImageCodecError) {
         try HEIFLibrary.load(format: format)
         guard let decoder = nukeheif_decoder_create() else {
             throw HEIFLibrary.error(.internalFailure, format: format, "libheif could not allocate a context")
@@ -32,6 +35,7 @@ final class HEIFDecoderHandle {
         }
         guard status == NUKE_STATUS_OK else { throw failure(status, "reading the \(format.name) file") }
         self.info = info
+        codedItems.withUnsafeBufferPointer { nukeheif_decoder_set_coded_items(decoder, $0.baseAddress, Int32(clamping: $0.count)) }
     }
 
     deinit { nukeheif_decoder_destroy(decoder) }

@@ -46,12 +46,14 @@ struct HEIFDecoding {
         let format = ImageType(bytes) ?? .heif
         if options.cancellation?.isCancelled == true { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
         // What the file asks libheif to decode (grid tiles, alpha), before libheif reads it.
-        try HEIFItemGraph.parse(bytes)?.check(limits: options.limits, format: format)
+        let graph = HEIFItemGraph.parse(bytes)
+        try graph?.check(limits: options.limits, format: format)
         // libheif checks the coded size (padded to whole CTUs or tiles, up to 64 pixels more than
         // the image shown, and refuses a side equal to its limit): give it that slack. The core's
         // limits then check the size shown, exactly, before any pixel memory.
         let (slack, overflow) = options.limits.maxDimension.addingReportingOverflow(65)
-        let handle = try HEIFDecoderHandle(bytes: bytes, format: format, maximumDimension: overflow ? Int.max : slack)
+        let handle = try HEIFDecoderHandle(bytes: bytes, format: format, maximumDimension: overflow ? Int.max : slack,
+                                           codedItems: graph?.codedItems ?? [])
         let info = handle.info
         let wide = options.prefersHighBitDepth && info.bit_depth > 8
         let hasAlpha = info.has_alpha != 0

@@ -28,6 +28,11 @@ struct HEIFItemGraph {
     /// The bytes of each item's extents (`iloc`) added up, for the items it lists.
     var dataLengths: [UInt32: Int] = [:]
 
+    /// The items that are coded images (`hvc1`, `av01`), not grids, overlays or derived images.
+    var codedItems: [UInt32] {
+        types.filter { $0.value == "hvc1" || $0.value == "av01" }.keys.sorted()
+    }
+
     /// The most coded images one decode may need: a 100 MP image in 128 × 128 tiles needs 6,104.
     static let maximumDecodes = 16_384
 
@@ -38,8 +43,11 @@ struct HEIFItemGraph {
             guard let meta = BoxReader(raw).boxes(in: 0..<raw.count).first(where: { $0.type == "meta" }) else { return nil }
             var graph = HEIFItemGraph()
             let reader = BoxReader(raw)
-            // meta is a full box: version and flags, then its children.
-            for box in reader.boxes(in: meta.fullBoxChildren) {
+            // meta is a full box: version and flags, then its children. libheif reads the first
+            // box of each type.
+            var seen: Set<String> = []
+            let children = reader.boxes(in: meta.fullBoxChildren).filter { seen.insert($0.type).inserted }
+            for box in children {
                 switch box.type {
                 case "pitm":
                     guard let version = reader.byte(at: box.body.lowerBound) else { continue }
@@ -51,7 +59,7 @@ struct HEIFItemGraph {
                 case "iinf":
                     graph.readItemTypes(box, reader)
                 case "iloc":
-                    graph.readLocations(box, reader)
+                    graph.readLocations(box, idat: children.first { $0.type == "idat" }, reader)
                 default:
                     continue
                 }
@@ -120,29 +128,51 @@ struct HEIFItemGraph {
         }
     }
 
-    private mutating func readLocations(_ iloc: BoxReader.Box, _ reader: BoxReader) {
+    /// Reads `iloc` as libheif 1.15 reads it (`Box_iloc::parse`, `read_data`), which is not quite
+    /// the standard: an offset, length or base offset field that is not 4 or 8 bytes wide is read
+    /// as 0 without consuming a byte; the extent index exists in version 2 only; an item cut off by
+    /// the box's end is dropped; the first entry for an item is the one used. Data in `idat`
+    /// (construction method 1) counts when `idat` holds it; libheif ignores the error otherwise
+    /// and decodes nothing.
+    private mutating func readLocations(_ iloc: BoxReader.Box, idat: BoxReader.Box?, _ reader: BoxReader) {
         let body = iloc.body
-        guard let version = reader.byte(at: body.lowerBound), version <= 2,
-              let sizes = reader.byte(at: body.lowerBound + 4), let sizes2 = reader.byte(at: body.lowerBound + 5) else { return }
-        let (offsetBytes, lengthBytes, baseBytes) = (sizes >> 4, sizes & 15, sizes2 >> 4)
-        let indexBytes = version == 0 ? 0 : sizes2 & 15
+        guard let version = reader.byte(at: body.lowerBound), let sizes = reader.integer(at: body.lowerBound + 4, bytes: 2) else { return }
+        let (offsetBytes, lengthBytes, baseBytes) = (sizes >> 12 & 15, sizes >> 8 & 15, sizes >> 4 & 15)
+        let indexBytes = version > 1 ? sizes & 15 : 0
         let idBytes = version < 2 ? 2 : 4
-        guard let count = reader.integer(at: body.lowerBound + 6, bytes: idBytes) else { return }
-        var at = body.lowerBound + 6 + idBytes
+        var at = body.lowerBound + 6
+        /// A field as libheif reads it: 4 or 8 bytes, else none (0). `nil` past the box's end.
+        func field(_ width: Int) -> Int? {
+            guard width == 4 || width == 8 else { return 0 }
+            guard at + width <= body.upperBound, let value = reader.integer(at: at, bytes: width) else { return nil }
+            at += width
+            return value
+        }
+        guard at + idBytes <= body.upperBound, let count = reader.integer(at: at, bytes: idBytes) else { return }
+        at += idBytes
         for _ in 0..<min(count, body.count) {
-            guard let item = reader.integer(at: at, bytes: idBytes) else { return }
-            at += idBytes + (version == 0 ? 0 : 2) + 2 + baseBytes
-            guard let extents = reader.integer(at: at, bytes: 2) else { return }
+            guard at + idBytes + (version >= 1 ? 2 : 0) + 2 <= body.upperBound, let item = reader.integer(at: at, bytes: idBytes) else { return }
+            at += idBytes
+            var method = 0
+            if version >= 1 {
+                method = (reader.integer(at: at, bytes: 2) ?? 0) & 15
+                at += 2
+            }
+            at += 2   // data reference index
+            guard let base = field(baseBytes), at + 2 <= body.upperBound, let extents = reader.integer(at: at, bytes: 2) else { return }
             at += 2
             var total = 0
             for _ in 0..<extents {
-                at += indexBytes + offsetBytes
-                guard let length = lengthBytes == 0 ? 0 : reader.integer(at: at, bytes: lengthBytes) else { return }
-                at += lengthBytes
+                if version > 1 && indexBytes > 0 { guard field(indexBytes) != nil else { return } }
+                guard let offset = field(offsetBytes), let length = field(lengthBytes) else { return }
+                if method == 1 {
+                    // libheif reads nothing from an idat that does not hold the extent.
+                    let (start, overflow) = base.addingReportingOverflow(offset)
+                    guard let idat, !overflow, start <= idat.body.count, length <= idat.body.count - start else { continue }
+                }
                 total = Self.saturatingSum(total, length)
             }
-            guard at <= body.upperBound else { return }
-            dataLengths[UInt32(item)] = total
+            if dataLengths[UInt32(item)] == nil, method <= 1 { dataLengths[UInt32(item)] = total }
         }
     }
 
