@@ -98,6 +98,25 @@ import Testing
         #expect(error.message.contains("AV1 image item \(item) has no coded data"), "\(error)")
     }
 
+    /// The second cycle the heif fuzz target found: grid 4's tile is grid 2, and grid 2's alpha is
+    /// grid 4, through an `auxl` reference that sits inside a `dimg` reference declaring more bytes
+    /// than `iref` holds. libheif reads references one after another whatever their sizes say;
+    /// before the graph did too, libheif decoded it with thousands of threads until the fuzzer's
+    /// 10-second timeout.
+    @Test func aReferenceHiddenInAnOversizedOneCounts() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/regressions/heif/auxl-inside-an-oversized-dimg-reference.heic")
+        let data = try Data(contentsOf: url)
+        let graph = try #require(HEIFItemGraph.parse(data))
+        #expect(graph.needs[2] == [1, 4])
+        #expect(graph.needs[4] == [2])
+        let started = ContinuousClock.now
+        let error = try #require(throws: ImageCodecError.self) { try ImageDecoderRegistry.shared.decode(data) }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("cycle"), "\(error)")
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
     /// libheif 1.15 reads an `iloc` length field that is not 4 or 8 bytes wide as 0 bytes long
     /// (the fuzzed file's field is 3 bytes wide: the leak LeakSanitizer reported at the end of a
     /// fuzzing hour). The graph reads it as libheif does, and refuses the empty AV1 image.

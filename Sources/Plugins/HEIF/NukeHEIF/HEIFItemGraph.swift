@@ -68,22 +68,35 @@ struct HEIFItemGraph {
         }
     }
 
+    /// Reads `iref` as libheif 1.15 reads it (`Box_iref::parse`): one reference after another to
+    /// the end of `iref`, each a box header whose size is read and ignored, the item it is from, a
+    /// count, and the items it is to, up to the end of `iref`. A reference whose size runs past
+    /// `iref` (or falls short of its entries) does not end the list, as it would for boxes: the
+    /// heif fuzz target's second cycle (a grid whose alpha is itself) hid its `auxl` reference
+    /// inside a `dimg` reference that declared 1,266 bytes.
     private mutating func readReferences(_ iref: BoxReader.Box, _ reader: BoxReader) {
         guard let version = reader.byte(at: iref.body.lowerBound) else { return }
         let idBytes = version == 0 ? 2 : 4
-        for reference in reader.boxes(in: iref.fullBoxChildren) {
-            var at = reference.body.lowerBound
-            guard let from = reader.integer(at: at, bytes: idBytes), let count = reader.integer(at: at + idBytes, bytes: 2) else { continue }
+        let end = iref.body.upperBound
+        var at = iref.fullBoxChildren.lowerBound
+        while at < end {
+            // The header: size, type, a 64-bit size when the size is 1, a UUID for "uuid".
+            guard let size = reader.integer(at: at, bytes: 4), at + 8 <= end else { return }
+            let type = String(decoding: UnsafeRawBufferPointer(rebasing: reader.bytes[(at + 4)..<(at + 8)]), as: UTF8.self)
+            at += 8 + (size == 1 ? 8 : 0) + (type == "uuid" ? 16 : 0)
+            guard at + idBytes + 2 <= end, let from = reader.integer(at: at, bytes: idBytes),
+                  let count = reader.integer(at: at + idBytes, bytes: 2) else { return }
             at += idBytes + 2
             for _ in 0..<count {
-                guard at + idBytes <= reference.body.upperBound, let to = reader.integer(at: at, bytes: idBytes) else { break }
+                guard at + idBytes <= end, let to = reader.integer(at: at, bytes: idBytes) else { return }
                 at += idBytes
-                switch reference.type {
+                switch type {
                 case "dimg": needs[UInt32(from), default: []].append(UInt32(to))   // the grid needs its tiles
                 case "auxl": needs[UInt32(to), default: []].append(UInt32(from))   // the image needs its alpha or depth
                 case "thmb": thumbnails[UInt32(to), default: []].append(UInt32(from))
                 default: break
                 }
+                if at >= end { break }
             }
         }
     }
