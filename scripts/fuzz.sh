@@ -55,7 +55,11 @@ fuzz() {
     mapfile -t dirs < <(seeds "$target")
     echo "fuzz: $target for ${seconds}s" >&2
     # -timeout: an input slower than 10 s is a hang; -rss_limit_mb: the limits keep decodes small.
-    NUKE_FUZZ_TARGET="$target" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 \
+    # heif decodes HEVC with FFmpeg's libavcodec when it is installed, which NukeHEIF otherwise
+    # uses only for images over 1 MB; registry keeps the default (libde265 for these sizes).
+    local hevc=""
+    [ "$target" = heif ] && hevc=ffmpeg
+    NUKE_HEIF_HEVC_DECODER="$hevc" NUKE_FUZZ_TARGET="$target" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 \
         -artifact_prefix="out/fuzz/crashes/$target-" -print_final_stats=1 "out/fuzz/$target" "${dirs[@]}" 2>"out/fuzz/$target.log" || {
         echo "fuzz: $target FAILED; the input is in out/fuzz/crashes/, the report in out/fuzz/$target.log" >&2
         tail -40 "out/fuzz/$target.log" >&2

@@ -13,7 +13,14 @@ have libwebp-dev || missing+=(libwebp-dev)
 have libheif-dev || missing+=(libheif-dev)
 have librsvg2-dev || missing+=(librsvg2-dev)
 have libjpeg62-turbo-dev || have libjpeg-turbo8-dev || missing+=(libjpeg-turbo)
-for extra in "$@"; do have "$extra" || missing+=("$extra"); done
+# libavcodec (FFmpeg's, optional: NukeHEIF decodes large 8-bit HEVC images with it when it is
+# installed) has its ABI version in the package name: 59 on Debian 12, 58 and 60 on Ubuntu 22.04
+# and 24.04, 61 on Debian 13.
+have_libavcodec() { have libavcodec61 || have libavcodec60 || have libavcodec59 || have libavcodec58; }
+for extra in "$@"; do
+    if [ "$extra" = libavcodec ]; then have_libavcodec || missing+=(libavcodec); continue; fi
+    have "$extra" || missing+=("$extra")
+done
 
 if ((${#missing[@]} == 0)); then
     exit 0
@@ -37,6 +44,10 @@ for package in "${missing[@]}"; do
         else
             packages+=(libjpeg-turbo8-dev)
         fi
+    elif [ "$package" = libavcodec ]; then
+        for version in 61 60 59 58; do
+            if apt-cache show "libavcodec$version" >/dev/null 2>&1; then packages+=("libavcodec$version"); break; fi
+        done
     else
         packages+=("$package")
     fi

@@ -4,8 +4,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # webp: dwebp, the reference the corpus tests compare WebP decodes with; python3: the
-# documentation check.
-"$root/scripts/install-deps.sh" webp python3
+# documentation check; libavcodec: NukeHEIF's HEVC decoder for large images, optional for users,
+# tested here against libde265.
+"$root/scripts/install-deps.sh" webp python3 libavcodec
 swift build --build-tests
 swift test --skip-build 2>&1 | tee "${TMPDIR:-/tmp}/nukecodecs-test.log"
 # Every bomb in Tests/BombCorpus rejected with less than 1 MB allocated (every malloc counted).

@@ -87,7 +87,7 @@ final class HelperProcess: Sendable {
             throw setupError("cannot start the helper \(configuration.helper.path): \(String(cString: strerror(-pid)))")
         }
         do {
-            try write(WireMessage(.warmUp, WarmUpSamples.payload).framed, to: socket)
+            try write(WireMessage(.warmUp, WarmUpSamples.payload(for: configuration.warmUpFormats)).framed, to: socket)
             return (pid, socket, try receive(socket: socket, deadline: nukeiso_now_ms() + 10_000))
         } catch {
             kill(pid: pid, socket: socket, zygote: nil)

@@ -1,3 +1,5 @@
+import NukeCore
+
 /// How a ``HelperPool`` starts and keeps its helpers.
 public struct IsolationConfiguration: Sendable, Hashable {
     /// The program started as a helper. Default: this program, in helper mode.
@@ -21,6 +23,12 @@ public struct IsolationConfiguration: Sendable, Hashable {
     /// of it (``HelperZygote``): a few milliseconds a helper instead of tens. Default `true`. A
     /// pool whose zygote cannot start (or keeps dying) starts its helpers as programs instead.
     public var startsHelpersFromZygote: Bool
+    /// The formats a helper prepares before its sandbox is installed (codec libraries opened,
+    /// their tables built, a tiny sample decoded), or `nil` (the default) for every registered
+    /// format. A helper that is to decode only a few formats starts faster and smaller with just
+    /// those: a codec library opened on first use (libheif, librsvg, libavcodec) cannot be opened
+    /// once the sandbox forbids reading files, so another format may then fail to decode.
+    public var warmUpFormats: Set<ImageType>?
 
     public init(
         helper: IsolationHelperExecutable = .currentExecutable,
@@ -29,7 +37,8 @@ public struct IsolationConfiguration: Sendable, Hashable {
         isSandboxed: Bool = true,
         standardError: Int32? = nil,
         reusableBytesPerHelper: Int = 128 << 20,
-        startsHelpersFromZygote: Bool = true
+        startsHelpersFromZygote: Bool = true,
+        warmUpFormats: Set<ImageType>? = nil
     ) {
         self.helper = helper
         self.limits = limits
@@ -38,5 +47,6 @@ public struct IsolationConfiguration: Sendable, Hashable {
         self.standardError = standardError
         self.reusableBytesPerHelper = max(0, reusableBytesPerHelper)
         self.startsHelpersFromZygote = startsHelpersFromZygote
+        self.warmUpFormats = warmUpFormats
     }
 }

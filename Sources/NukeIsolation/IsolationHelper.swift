@@ -63,10 +63,11 @@ enum IsolationHelper {
         setenv("TZ", "UTC0", 1)
         // The host's first message: tiny files it encoded, to decode here.
         var samples: [ImageType: Data] = [:]
+        var formats: Set<ImageType>?
         if let message = receive(), message.kind == .warmUp {
-            samples = WarmUpSamples.decode(message.payload)
+            (samples, formats) = WarmUpSamples.decode(message.payload)
         }
-        warmUp(sandboxed: sandboxed, samples: samples)
+        warmUp(sandboxed: sandboxed, samples: samples, formats: formats)
     }
 
     /// Installs the sandbox, says ready and serves decodes on file descriptor 3 until the host
@@ -104,13 +105,16 @@ enum IsolationHelper {
     ///
     /// The files decoded are the host's `samples` where it sent one: encoding a sample here would
     /// start encoders a helper never uses (x265 and aom alone take about 20 ms).
-    private static func warmUp(sandboxed: Bool, samples: [ImageType: Data]) {
+    ///
+    /// `formats` are the formats to prepare (`nil`: every registered one).
+    private static func warmUp(sandboxed: Bool, samples: [ImageType: Data], formats: Set<ImageType>?) {
         let registry = ImageDecoderRegistry.shared
-        // Codec libraries opened on first use (libheif, librsvg) are opened now, while their files
-        // may still be read: a library's version is read from the library, so reading every
-        // codec's loads them all, whether or not a sample below reaches its decoder.
-        for codec in registry.registeredCodecs { _ = codec.libraryVersion }
-        for type in registry.registeredFormats {
+        let prepared = registry.registeredFormats.filter { formats?.contains($0) ?? true }
+        // Codec libraries opened on first use (libheif, librsvg, libavcodec) are opened now, while
+        // their files may still be read: a library's version is read from the library, so reading
+        // a codec's loads it, whether or not a sample below reaches its decoder.
+        for codec in registry.registeredCodecs where prepared.contains(codec.type) { _ = codec.libraryVersion }
+        for type in prepared {
             if let encoded = samples[type] ?? WarmUpSamples.make(for: [type])[type] {
                 _ = try? registry.decode(encoded)
             }
@@ -120,9 +124,9 @@ enum IsolationHelper {
         // as it would in process (about 45 ms that a helper start need not pay). Without Landlock
         // no file can be opened afterwards: render text in the default and generic families now,
         // so that fontconfig reads its configuration and opens the fonts they resolve to.
-        if registry.registeredFormats.contains(.svg), sandboxed, nukeiso_landlock_abi() > 0 {
+        if prepared.contains(.svg), sandboxed, nukeiso_landlock_abi() > 0 {
             _ = try? registry.decode(Data("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"2\" height=\"2\"><rect width=\"1\" height=\"2\" fill=\"#08f\"/></svg>".utf8))
-        } else if registry.registeredFormats.contains(.svg) {
+        } else if prepared.contains(.svg) {
             let families = ["", "serif", "sans-serif", "monospace"]
             var texts = ""
             for (index, family) in families.enumerated() {

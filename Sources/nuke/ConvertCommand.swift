@@ -93,7 +93,7 @@ struct ConvertCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        isolation.apply()
+        isolation.apply(inputs: output == nil ? [paths[0]] : nil)
         if let output {
             try await runBatch(outputDirectory: output)
             return

@@ -30,7 +30,7 @@ struct FramesCommand: ParsableCommand {
     @OptionGroup var isolation: IsolationOptions
 
     func run() throws {
-        isolation.apply()
+        isolation.apply(inputs: [input])
         guard let format = OutputFormat(name: to) else {
             throw ValidationError("unknown output format '\(to)'")
         }

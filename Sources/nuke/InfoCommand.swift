@@ -22,7 +22,7 @@ struct InfoCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        isolation.apply()
+        isolation.apply(inputs: files)
         var errors: [any Error] = []
         var objects: [[String: Any]] = []
         for (index, path) in files.enumerated() {

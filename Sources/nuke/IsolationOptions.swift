@@ -1,6 +1,8 @@
 import ArgumentParser
 import NukeCore
 import NukeIsolation
+import Foundation
+import Synchronization
 
 /// `--isolate` / `--in-process`: where `nuke` decodes. By default the formats whose C library is
 /// known to crash on hostile files (HEIC, HEIF, AVIF, SVG) are decoded in sandboxed helper
@@ -20,9 +22,11 @@ struct IsolationOptions: ParsableArguments {
         isolate ? .isolated : (inProcess ? .inProcess : .knownCrashers)
     }
 
-    /// Installs the policy on the shared registry, once per process.
-    func apply() {
-        CLIIsolation.install(policy)
+    /// Installs the policy on the shared registry, once per process. With `inputs` (the files
+    /// the run decodes), helpers prepare only their formats (``IsolationConfiguration/warmUpFormats``):
+    /// converting an AVIF, a helper need not open librsvg or libavcodec.
+    func apply(inputs: [String]? = nil) {
+        CLIIsolation.install(policy, formats: inputs.flatMap(CLIIsolation.formats(of:)))
     }
 }
 
@@ -31,9 +35,27 @@ struct IsolationOptions: ParsableArguments {
 /// A run decodes one file, so one helper: a zygote would only add a process and a fork to the
 /// one start there is. Long-running hosts keep the default (helpers forked from a zygote).
 enum CLIIsolation {
-    static let pool = HelperPool(configuration: IsolationConfiguration(startsHelpersFromZygote: false))
+    /// The formats the run's helpers prepare (`nil`: every format), set before `pool` is first used.
+    private static let warmUpFormats = Mutex<Set<ImageType>?>(nil)
 
-    static func install(_ policy: IsolationPolicy) {
+    static let pool = HelperPool(configuration: IsolationConfiguration(startsHelpersFromZygote: false,
+                                                                       warmUpFormats: warmUpFormats.withLock { $0 }))
+
+    static func install(_ policy: IsolationPolicy, formats: Set<ImageType>? = nil) {
+        warmUpFormats.withLock { $0 = formats }
         IsolatedDecoding.install(on: .shared, policy: policy, pool: pool)
+    }
+
+    /// The formats of `paths`, sniffed from their first bytes, or `nil` when one is not a file
+    /// whose format is known (a directory, a missing file: every format is prepared then).
+    static func formats(of paths: [String]) -> Set<ImageType>? {
+        var formats: Set<ImageType> = []
+        for path in paths {
+            guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? handle.close() }
+            guard let head = try? handle.read(upToCount: 64), let type = ImageType(head) else { return nil }
+            formats.insert(type)
+        }
+        return formats.isEmpty ? nil : formats
     }
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <libheif/heif.h>
 #include <libheif/heif_plugin.h>
+#include "ffmpeg_hevc.h"
 #include "nuke_library.h"
 
 // libheif is opened on first use (nuke_library.h): loading it runs its static initialisers, which
@@ -65,7 +66,11 @@
     X(heif_image_release) \
     X(heif_image_set_nclx_color_profile) \
     X(heif_image_set_raw_color_profile) \
+    X(heif_nclx_color_profile_alloc) \
     X(heif_nclx_color_profile_free) \
+    X(heif_nclx_color_profile_set_color_primaries) \
+    X(heif_nclx_color_profile_set_matrix_coefficients) \
+    X(heif_nclx_color_profile_set_transfer_characteristics) \
     X(heif_register_decoder_plugin)
 
 static struct {
@@ -114,8 +119,16 @@ static const int NUKEHEIF_PLUGIN_PRIORITY = 1000;
 
 typedef struct {
     const struct heif_decoder_plugin *behind;
+    /// The plugin behind's decoder: created with this one, or for HEVC when FFmpeg is installed,
+    /// only if FFmpeg cannot decode the image.
     void *decoder;
     enum heif_compression_format format;
+    /// HEVC with FFmpeg: what libheif pushed, kept until the decode.
+    uint8_t *data;
+    size_t size;
+    int strict;
+    /// The image is decoded (libheif frees the decoder next).
+    int done;
 } wrapped_decoder;
 
 static const char *av1_plugin_name(void) { return "NukeHEIF (AV1)"; }
@@ -124,6 +137,29 @@ static void plugin_init(void) {}
 static void plugin_deinit(void) {}
 static int av1_supports(enum heif_compression_format format) { return format == heif_compression_AV1 ? NUKEHEIF_PLUGIN_PRIORITY : 0; }
 static int hevc_supports(enum heif_compression_format format) { return format == heif_compression_HEVC ? NUKEHEIF_PLUGIN_PRIORITY : 0; }
+
+static const struct heif_error plugin_ok = {heif_error_Ok, heif_suberror_Unspecified, "Success"};
+
+/// Creates the plugin behind's decoder, if it is not yet.
+static struct heif_error create_behind(wrapped_decoder *wrapped) {
+    if (wrapped->decoder != NULL) return plugin_ok;
+    struct heif_error error = wrapped->behind->new_decoder(&wrapped->decoder);
+    if (error.code != heif_error_Ok) {
+        wrapped->decoder = NULL;
+        return error;
+    }
+    if (wrapped->behind->plugin_api_version >= 2 && wrapped->behind->set_strict_decoding != NULL) {
+        wrapped->behind->set_strict_decoding(wrapped->decoder, wrapped->strict);
+    }
+    return plugin_ok;
+}
+
+/// Unless NUKE_HEIF_HEVC_DECODER=libde265, HEVC data is kept until the decode, which then
+/// decides by its size whether FFmpeg decodes it (opening libavcodec if it is installed), and
+/// creates libde265's decoder only if not.
+static int uses_ffmpeg(const wrapped_decoder *wrapped) {
+    return wrapped->format == heif_compression_HEVC && nukeheif_ffmpeg_hevc_worthwhile(SIZE_MAX);
+}
 
 static struct heif_error wrapped_new(int which, void **out) {
     *out = NULL;
@@ -134,7 +170,7 @@ static struct heif_error wrapped_new(int which, void **out) {
     }
     wrapped->behind = plugins_behind[which];
     wrapped->format = plugin_formats[which];
-    struct heif_error error = wrapped->behind->new_decoder(&wrapped->decoder);
+    struct heif_error error = uses_ffmpeg(wrapped) ? plugin_ok : create_behind(wrapped);
     if (error.code != heif_error_Ok) {
         free(wrapped);
         return error;
@@ -150,27 +186,100 @@ static void wrapped_free(void *raw) {
     wrapped_decoder *wrapped = raw;
     if (wrapped == NULL) return;
     if (wrapped->decoder != NULL) wrapped->behind->free_decoder(wrapped->decoder);
+    free(wrapped->data);
     free(wrapped);
 }
 
 static void wrapped_set_strict(void *raw, int flag) {
     wrapped_decoder *wrapped = raw;
+    wrapped->strict = flag;
     if (wrapped->decoder != NULL && wrapped->behind->plugin_api_version >= 2 && wrapped->behind->set_strict_decoding != NULL) {
         wrapped->behind->set_strict_decoding(wrapped->decoder, flag);
     }
 }
 
+static const struct heif_error decoded_already = {heif_error_Usage_error, heif_suberror_Unspecified, "the decoder has decoded its image"};
+
 static struct heif_error wrapped_push(void *raw, const void *data, size_t size) {
     wrapped_decoder *wrapped = raw;
-    if (wrapped->decoder == NULL) {
-        struct heif_error error = {heif_error_Usage_error, heif_suberror_Unspecified, "the decoder has decoded its image"};
-        return error;
-    }
+    if (wrapped->done) return decoded_already;
     if (size == 0 && wrapped->format == heif_compression_AV1) {
         struct heif_error error = {heif_error_Invalid_input, heif_suberror_No_item_data, "the AV1 image has no coded data"};
         return error;
     }
+    if (wrapped->decoder == NULL) {
+        // HEVC for FFmpeg: kept whole (libheif pushes an image's data once).
+        uint8_t *grown = realloc(wrapped->data, wrapped->size + size);
+        if (grown == NULL && wrapped->size + size > 0) {
+            struct heif_error error = {heif_error_Memory_allocation_error, heif_suberror_Unspecified, "out of memory"};
+            return error;
+        }
+        wrapped->data = grown;
+        if (size > 0) memcpy(wrapped->data + wrapped->size, data, size);
+        wrapped->size += size;
+        return plugin_ok;
+    }
     return wrapped->behind->push_data(wrapped->decoder, data, size);
+}
+
+/// FFmpeg's picture as the heif_image libheif's libde265 plugin makes of libde265's (planes of
+/// the picture's size, the nclx from the stream set through the same validating setters), or NULL
+/// when the plugin would describe it differently (a colour value libheif refuses).
+static struct heif_image *image_from_ffmpeg(const nukeheif_hevc_picture *picture) {
+    struct heif_color_profile_nclx *nclx = libheif.heif_nclx_color_profile_alloc();
+    if (nclx == NULL) return NULL;
+    int ok = libheif.heif_nclx_color_profile_set_color_primaries(nclx, (uint16_t)picture->primaries).code == heif_error_Ok &&
+             libheif.heif_nclx_color_profile_set_transfer_characteristics(nclx, (uint16_t)picture->transfer).code == heif_error_Ok &&
+             libheif.heif_nclx_color_profile_set_matrix_coefficients(nclx, (uint16_t)picture->matrix).code == heif_error_Ok;
+    nclx->full_range_flag = (uint8_t)(picture->full_range != 0);
+    enum heif_chroma chroma = picture->chroma == 420 ? heif_chroma_420 : picture->chroma == 422 ? heif_chroma_422
+                            : picture->chroma == 444 ? heif_chroma_444 : heif_chroma_monochrome;
+    int planes = picture->chroma == 0 ? 1 : 3;
+    struct heif_image *image = NULL;
+    ok = ok && libheif.heif_image_create(picture->width, picture->height, planes == 1 ? heif_colorspace_monochrome : heif_colorspace_YCbCr,
+                                         chroma, &image).code == heif_error_Ok;
+    static const enum heif_channel channels[3] = {heif_channel_Y, heif_channel_Cb, heif_channel_Cr};
+    for (int i = 0; ok && i < planes; i++) {
+        int width = picture->width, height = picture->height;
+        if (i > 0 && picture->chroma != 444) width = (width + 1) / 2;
+        if (i > 0 && picture->chroma == 420) height = (height + 1) / 2;
+        ok = libheif.heif_image_add_plane(image, channels[i], width, height, 8).code == heif_error_Ok;
+        int stride = 0;
+        uint8_t *plane = ok ? libheif.heif_image_get_plane(image, channels[i], &stride) : NULL;
+        ok = plane != NULL;
+        for (int y = 0; ok && y < height; y++) {
+            memcpy(plane + (size_t)y * stride, picture->planes[i] + (ptrdiff_t)y * picture->strides[i], (size_t)width);
+        }
+    }
+    ok = ok && libheif.heif_image_set_nclx_color_profile(image, nclx).code == heif_error_Ok;
+    libheif.heif_nclx_color_profile_free(nclx);
+    if (!ok && image != NULL) {
+        libheif.heif_image_release(image);
+        image = NULL;
+    }
+    return image;
+}
+
+/// The largest picture HEVC allows (level 6.2: 35,651,584 luma samples), for FFmpeg's allocation.
+static const int64_t HEVC_MAX_LUMA_PICTURE_SIZE = 35651584;
+
+/// Decodes a wrapped decoder's image: HEVC with FFmpeg when it is installed and can, else with
+/// the plugin behind (libde265, dav1d), given the data FFmpeg would have had.
+static struct heif_error decode_behind_or_ffmpeg(wrapped_decoder *wrapped, struct heif_image **out) {
+    if (wrapped->decoder == NULL) {
+        nukeheif_hevc_picture picture;
+        if (nukeheif_ffmpeg_hevc_worthwhile(wrapped->size) &&
+            nukeheif_ffmpeg_decode_hevc(wrapped->data, wrapped->size, HEVC_MAX_LUMA_PICTURE_SIZE, &picture)) {
+            *out = image_from_ffmpeg(&picture);
+            nukeheif_hevc_picture_release(&picture);
+            if (*out != NULL) return plugin_ok;
+        }
+        struct heif_error error = create_behind(wrapped);
+        if (error.code != heif_error_Ok) return error;
+        error = wrapped->behind->push_data(wrapped->decoder, wrapped->data, wrapped->size);
+        if (error.code != heif_error_Ok) return error;
+    }
+    return wrapped->behind->decode_image(wrapped->decoder, out);
 }
 
 /// `image` converted to planar RGB as libheif 1.15 would convert it, or NULL when it is not 8-bit
@@ -259,16 +368,16 @@ static struct heif_error wrapped_decode(void *raw, struct heif_image **out) {
     int convert = conversion.armed;
     conversion.armed = 0;
     *out = NULL;
-    if (wrapped->decoder == NULL) {
-        struct heif_error error = {heif_error_Usage_error, heif_suberror_Unspecified, "the decoder has decoded its image"};
-        return error;
-    }
-    struct heif_error error = wrapped->behind->decode_image(wrapped->decoder, out);
+    if (wrapped->done) return decoded_already;
+    wrapped->done = 1;
+    struct heif_error error = decode_behind_or_ffmpeg(wrapped, out);
     if (convert && error.code == heif_error_Ok && *out != NULL) {
         // libheif frees the decoder next anyway; freeing it first returns the codec's frame
         // pools before the RGB planes are allocated, as libheif's own order does.
-        wrapped->behind->free_decoder(wrapped->decoder);
+        if (wrapped->decoder != NULL) wrapped->behind->free_decoder(wrapped->decoder);
         wrapped->decoder = NULL;
+        free(wrapped->data);
+        wrapped->data = NULL;
         struct heif_image *rgb = converted_to_rgb(*out);
         if (rgb != NULL) {
             libheif.heif_image_release(*out);
@@ -317,6 +426,27 @@ nuke_status nukeheif_load(nuke_diagnostics *diagnostics) {
 
 const char *nukeheif_version(void) {
     return nukeheif_load(NULL) == NUKE_STATUS_OK ? libheif.heif_get_version() : "";
+}
+
+static char hevc_decoder_name[96];
+static pthread_once_t hevc_decoder_once = PTHREAD_ONCE_INIT;
+
+static void name_hevc_decoder(void) {
+    const struct heif_decoder_plugin *behind = plugins_behind[HEVC_PLUGIN];
+    const char *version = behind != NULL ? nukeheif_ffmpeg_hevc_version() : NULL;
+    if (version != NULL) {
+        snprintf(hevc_decoder_name, sizeof hevc_decoder_name, "FFmpeg libavcodec %s", version);
+    } else if (behind != NULL && behind->get_plugin_name != NULL) {
+        snprintf(hevc_decoder_name, sizeof hevc_decoder_name, "%s", behind->get_plugin_name());
+    } else {
+        snprintf(hevc_decoder_name, sizeof hevc_decoder_name, "libheif's");
+    }
+}
+
+const char *nukeheif_hevc_decoder(void) {
+    if (nukeheif_load(NULL) != NUKE_STATUS_OK) return "";
+    pthread_once(&hevc_decoder_once, name_hevc_decoder);
+    return hevc_decoder_name;
 }
 
 /// A libheif error's class, with its message kept.

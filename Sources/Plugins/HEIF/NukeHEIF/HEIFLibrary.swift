@@ -7,6 +7,10 @@ enum HEIFLibrary {
     /// loads libheif.
     static let version: String = String(cString: nukeheif_version())
 
+    /// The HEVC decoder behind libheif for 8-bit images, such as `"FFmpeg libavcodec 59.37.100"`
+    /// or `"libde265 HEVC decoder, version 1.0.11"`; empty when libheif cannot be loaded.
+    static let hevcDecoder: String = String(cString: nukeheif_hevc_decoder())
+
     /// The codec name errors carry, such as `"libheif 1.15.1"`.
     static var codecName: String { version.isEmpty ? "libheif" : "libheif \(version)" }
 

@@ -1,8 +1,9 @@
 import NukeCore
 
 extension ImageCodec {
-    /// HEIC with libheif: HEVC decode (libde265) and encode (x265), decode to size from an
-    /// embedded thumbnail, 10/12-bit as 16-bit on request. No progressive decoding.
+    /// HEIC with libheif: HEVC decode (8-bit with FFmpeg's libavcodec when it is installed, else
+    /// and beyond 8 bits libde265) and encode (x265), decode to size from an embedded thumbnail,
+    /// 10/12-bit as 16-bit on request. No progressive decoding.
     ///
     /// Linking the `NukeHEIF` product registers HEIC, HEIF and AVIF with
     /// ``ImageDecoderRegistry/shared`` and ``ImageEncoderRegistry/shared``; no call is needed.
@@ -20,7 +21,8 @@ extension ImageCodec {
                 type: type,
                 capabilities: [.decode, .encode, .scaledDecode, .highBitDepth],
                 library: "libheif",
-                libraryVersion: HEIFLibrary.version
+                libraryVersion: type == .avif || HEIFLibrary.hevcDecoder.isEmpty
+                    ? HEIFLibrary.version : "\(HEIFLibrary.version) (HEVC: \(HEIFLibrary.hevcDecoder))"
             ),
             makeIncrementalDecoder: { context in
                 ImageDecoders.HEIF.isHEIF(context.data) ? HEIFDecoding.incremental(.init(context: context)) : nil

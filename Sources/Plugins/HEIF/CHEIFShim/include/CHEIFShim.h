@@ -22,6 +22,12 @@ nuke_status nukeheif_load(nuke_diagnostics *_Nullable diagnostics);
 /// libheif's version, such as "1.15.1"; "" when libheif cannot be loaded.
 const char *_Nonnull nukeheif_version(void);
 
+/// The HEVC decoder NukeHEIF's plugin uses for 8-bit images: "FFmpeg libavcodec 59.37.100" when
+/// libavcodec is installed (opened on first use, as libheif is), else the name of the plugin
+/// libheif would use ("libde265 HEVC decoder, version 1.0.11"); "" when libheif cannot be loaded.
+/// Set NUKE_HEIF_HEVC_DECODER=libde265 to keep to libde265.
+const char *_Nonnull nukeheif_hevc_decoder(void);
+
 /// A libheif context over one file, with its primary image (or a thumbnail) decoded on request.
 typedef struct nukeheif_decoder nukeheif_decoder;
 
