@@ -37,15 +37,25 @@ enum WarmUpSamples {
 
     private static let payloads = Mutex<[[String]?: Data]>([:])
 
-    /// A 2 × 2 image encoded as each of `types` that has an encoder.
+    /// A 2 × 2 image encoded as each of `types` that has an encoder. HEIC, HEIF and AVIF come
+    /// ready-made (below): encoding them would load libheif and start x265 or aom in the host,
+    /// about 10 ms of a thumbnail's CPU, for a sample only the helper's decoder reads.
     static func make(for types: some Sequence<ImageType>) -> [ImageType: Data] {
         let tiny = Image(bitmap: Bitmap(width: 2, height: 2, pixelFormat: .rgba8, bytes: [UInt8](repeating: 200, count: 16)))
         var samples: [ImageType: Data] = [:]
         for type in types {
-            samples[type] = try? ImageEncoderRegistry.shared.encode(tiny, as: type)
+            samples[type] = readyMade[type] ?? (try? ImageEncoderRegistry.shared.encode(tiny, as: type))
         }
         return samples
     }
+
+    /// 2 × 2 grey images with alpha made with Debian's heif-enc 1.15.1 (`heif-enc -q 50`, x265;
+    /// `-A`, aom), base64. The HEIF sample is the HEIC file: it warms up the same decoder.
+    private static let readyMade: [ImageType: Data] = {
+        let heic = Data(base64Encoded: "AAAAHGZ0eXBoZWljAAAAAG1pZjFoZWljbWlhZgAAAvxtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAAAA5waXRtAAAAAAACAAAAGGlkYXQAAAAAAAIAAgAAAAAAAgACAAAAYGlsb2MBAAAAREAABAABAAAAAAAAAyAAAQAAAAAAAAArAAIAAQAAAAAAAAABAAAAAAAAAAgAAwAAAAAAAANLAAEAAAAAAAAAIwAEAAEAAAAAAAAAAQAAAAgAAAAIAAAAYmlpbmYAAAAAAAQAAAAVaW5mZQIAAAEAAQAAaHZjMQAAAAAVaW5mZQIAAAAAAgAAZ3JpZAAAAAAVaW5mZQIAAAEAAwAAaHZjMQAAAAAVaW5mZQIAAAAABAAAZ3JpZAAAAAGxaXBycAAAAYRpcGNvAAAAdmh2Y0MBA3AAAAAAAAAAAAAe8AD8/fj4AAAPAyAAAQAYQAEMAf//A3AAAAMAkAAAAwAAAwAeugJAIQABACpCAQEDcAAAAwCQAAADAAADAB6gIIEFluqumubgQEDAgAAAAwCAAAADAIQiAAEABkQBwXPBiQAAABRpc3BlAAAAAAAAAEAAAABAAAAAFGlzcGUAAAAAAAAAAgAAAAIAAAAQcGl4aQAAAAADCAgIAAAAcWh2Y0MBBAgAAAAAAAAAAAAe8AD8/Pj4AAAPAyAAAQAXQAEMAf//BAgAAAMAn/gAAAMAAB66AkAhAAEAJkIBAQQIAAADAJ/4AAADAAAewIIEFluqumubAgAAAwACAAADAAIQIgABAAZEAcFzwYkAAAAUaXNwZQAAAAAAAABAAAAAQAAAABRpc3BlAAAAAAAAAAIAAAACAAAADnBpeGkAAAAAAQgAAAAnYXV4QwAAAAB1cm46bXBlZzpoZXZjOjIwMTU6YXV4aWQ6MQAAAAAlaXBtYQAAAAAAAAAEAAECgQIAAgIDhAADAoUGAAQDB4iJAAAANmlyZWYAAAAAAAAADmRpbWcAAgABAAEAAAAOZGltZwAEAAEAAwAAAA5hdXhsAAQAAQACAAAAVm1kYXQAAAAnKAGvEyExlvhOUKeW+2EDNDJVMWi5T6Vz3QpQk3J+uP7yh5PFYoLgAAAAHygBriZCSiTn1w2z/Ke8XYVUc1OybCBiRCkSgGP19K4=")
+        let avif = Data(base64Encoded: "AAAAHGZ0eXBhdmlmAAAAAGF2aWZtaWYxbWlhZgAAAZhtZXRhAAAAAAAAACFoZGxyAAAAAAAAAABwaWN0AAAAAAAAAAAAAAAAAAAAAA5waXRtAAAAAAABAAAANGlsb2MAAAAAREAAAgACAAAAAAG8AAEAAAAAAAAAFAABAAAAAAHQAAEAAAAAAAAAGgAAADhpaW5mAAAAAAACAAAAFWluZmUCAAAAAAEAAGF2MDEAAAAAFWluZmUCAAAAAAIAAGF2MDEAAAAA12lwcnAAAACxaXBjbwAAABNjb2xybmNseAACAAIABoAAAAAMYXYxQ4EAHAAAAAAUaXNwZQAAAAAAAAACAAAAAgAAAA5waXhpAAAAAAEIAAAAOGF1eEMAAAAAdXJuOm1wZWc6bXBlZ0I6Y2ljcDpzeXN0ZW1zOmF1eGlsaWFyeTphbHBoYQAAAAAMYXYxQ4EADAAAAAAUaXNwZQAAAAAAAAACAAAAAgAAABBwaXhpAAAAAAMICAgAAAAeaXBtYQAAAAAAAAACAAEEgYYHiAACBIIDhIUAAAAaaXJlZgAAAAAAAAAOYXV4bAACAAEAAQAAADZtZGF0EgAKBBgANhUyChgAKKEAAiEbrIASAAoIGAA2CBAQNCAyDBgACiiihAAAsBKdYA==")
+        return [.heic: heic, .heif: heic, .avif: avif].compactMapValues { $0 }
+    }()
 
     /// The samples in a `.warmUp` payload, and the formats to prepare (`nil`: every registered
     /// format); what is malformed is left out.
