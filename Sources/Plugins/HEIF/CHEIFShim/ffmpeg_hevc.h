@@ -29,8 +29,9 @@ typedef struct nukeheif_hevc_picture {
 /// NUKE_HEIF_HEVC_DECODER is not "libde265"; NULL otherwise. Opens libavcodec.
 const char *nukeheif_ffmpeg_hevc_version(void);
 
-/// Whether decoding `size` bytes of HEVC with FFmpeg repays opening libavcodec: it is open
-/// already, the image is large (1 MB or more), or NUKE_HEIF_HEVC_DECODER=ffmpeg. Does not open it.
+/// Whether decoding `size` bytes of HEVC (or a file of `size` bytes) with FFmpeg repays opening
+/// libavcodec: it is open already, the size is 1 MB or more, or NUKE_HEIF_HEVC_DECODER=ffmpeg.
+/// Does not open it.
 int nukeheif_ffmpeg_hevc_worthwhile(size_t size);
 
 /// Decodes what libheif hands an HEVC decoder plugin (NAL units, each after its 4-byte big-endian

@@ -518,6 +518,9 @@ const nuke_diagnostics *nukeheif_decoder_diagnostics(const nukeheif_decoder *dec
 nuke_status nukeheif_decoder_open(nukeheif_decoder *decoder, const uint8_t *data, size_t length,
                                   int32_t maximum_dimension, nukeheif_info *info) {
     memset(info, 0, sizeof *info);
+    // A file of 1 MB or more repays opening libavcodec even when its HEVC comes in small pieces
+    // (a grid's tiles): open it now, and every piece is decoded with it.
+    if (nukeheif_ffmpeg_hevc_worthwhile(length)) (void)nukeheif_ffmpeg_hevc_version();
     if (maximum_dimension > 0) libheif.heif_context_set_maximum_image_size_limit(decoder->context, maximum_dimension);
     nuke_status status = classify(libheif.heif_context_read_from_memory_without_copy(decoder->context, data, length, NULL), &decoder->diagnostics);
     if (status != NUKE_STATUS_OK) return status;
