@@ -335,12 +335,17 @@ int baseline_heif_decode(const uint8_t *data, size_t size) {
     struct heif_context *context = heif_context_alloc();
     struct heif_image_handle *handle = NULL;
     struct heif_image *image = NULL;
+    // libheif's own HEVC plugin: once NukeHEIF has loaded libheif in this process, its plugin
+    // (libavcodec for large images, its own YCbCr conversion) is in front of it for every caller.
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    options->decoder_id = "libde265";
     int result = -1;
     if (heif_context_read_from_memory_without_copy(context, data, size, NULL).code == heif_error_Ok &&
         heif_context_get_primary_image_handle(context, &handle).code == heif_error_Ok &&
-        heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, NULL).code == heif_error_Ok) {
+        heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options).code == heif_error_Ok) {
         result = 0;
     }
+    heif_decoding_options_free(options);
     heif_image_release(image);
     heif_image_handle_release(handle);
     heif_context_free(context);
