@@ -1,5 +1,6 @@
 #include "ffmpeg_hevc.h"
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@ void av_frame_unref(AVFrame *frame);
 void av_frame_move_ref(AVFrame *destination, AVFrame *source);
 int av_opt_set_int(void *object, const char *name, int64_t value, int search_flags);
 int av_opt_get_int(void *object, const char *name, int search_flags, int64_t *value);
+void av_log_set_level(int level);
 
 /// The first fields of `AVFrame` and `AVPacket`, unchanged since libavcodec 57.
 typedef struct {
@@ -75,7 +77,8 @@ enum {
     X(av_frame_unref) \
     X(av_frame_move_ref) \
     X(av_opt_set_int) \
-    X(av_opt_get_int)
+    X(av_opt_get_int) \
+    X(av_log_set_level)
 
 static struct {
     FFMPEG_FUNCTIONS(NUKE_LIBRARY_FIELD)
@@ -102,12 +105,25 @@ static void load_ffmpeg(void) {
     if (hevc_choice() < 0) return;
     static const char *const names[] = {"libavcodec.so.61", "libavcodec.so.60", "libavcodec.so.59", "libavcodec.so.58", NULL};
     char error[NUKE_MESSAGE_CAPACITY];
+    // Whether the process opened libavcodec before NukeHEIF: its logging is then the app's.
+    int opened_before = 0;
+    for (const char *const *name = names; *name != NULL && !opened_before; name++) {
+        void *loaded = dlopen(*name, RTLD_NOW | RTLD_NOLOAD);
+        if (loaded != NULL) {
+            opened_before = 1;
+            dlclose(loaded);
+        }
+    }
     void *handle = nuke_library_open(names, error, sizeof error);
     if (handle == NULL) return;
 #define FFMPEG_RESOLVE(name) \
     if ((ffmpeg.name = (__typeof__(name) *)nuke_library_symbol(handle, #name, error, sizeof error)) == NULL) return;
     FFMPEG_FUNCTIONS(FFMPEG_RESOLVE)
 #undef FFMPEG_RESOLVE
+    // libavcodec writes its complaints about broken streams to standard error, some from helper
+    // contexts a codec context's log_level_offset does not reach ("Picture size 0x128 is
+    // invalid"). A library must not: when NukeHEIF opened it, its log is silenced (AV_LOG_QUIET).
+    if (!opened_before) ffmpeg.av_log_set_level(-8);
     hevc_codec = ffmpeg.avcodec_find_decoder_by_name("hevc");
     if (hevc_codec == NULL) return;
     unsigned version = ffmpeg.avcodec_version();
