@@ -3,10 +3,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-# webp: dwebp, the reference the corpus tests compare WebP decodes with; python3: the
-# documentation check; libavcodec: NukeHEIF's HEVC decoder for large images, optional for users,
-# tested here against libde265.
-"$root/scripts/install-deps.sh" webp python3 libavcodec
+# test: dwebp, the reference the corpus tests compare WebP decodes with, and python3 for the
+# documentation check; hevc: FFmpeg's libavcodec, NukeHEIF's HEVC decoder for large images,
+# optional for users, tested here against libde265 (skipped, with a line, where it has no candidate).
+"$root/scripts/install-deps.sh" test hevc
+# Every package install-deps.sh names can be installed on this machine, as on a fresh one.
+"$root/scripts/check-install-deps.sh"
 swift build --build-tests
 swift test --skip-build 2>&1 | tee "${TMPDIR:-/tmp}/nukecodecs-test.log"
 # Every bomb in Tests/BombCorpus rejected with less than 1 MB allocated (every malloc counted).

@@ -18,7 +18,7 @@ struct BatchProgress {
         if let error = result.error {
             failed += 1
             if isTerminal { Terminal.errorRaw("\r\u{1B}[K") }
-            Terminal.error(ConvertCommand.errorLine(input: result.input, error))
+            Terminal.error(path: result.input, error)
         } else if !isTerminal {
             print("ok \(result.input) → \(result.output) (\(Terminal.bytes(result.bytesIn)) → \(Terminal.bytes(result.bytesOut)))")
         }

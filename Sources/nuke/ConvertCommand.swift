@@ -87,11 +87,6 @@ struct ConvertCommand: AsyncParsableCommand {
         ImageEncodingOptions(quality: (quality ?? 80) / 100, isProgressive: progressive, isLossless: lossless)
     }
 
-    /// `error: IN: <reason>`; a file error already names its path.
-    static func errorLine(input: String, _ error: any Error) -> String {
-        error is FileError ? "error: \(error)" : "error: \(input): \(error)"
-    }
-
     func run() async throws {
         isolation.apply(inputs: output == nil ? [paths[0]] : nil)
         if let output {
@@ -104,7 +99,7 @@ struct ConvertCommand: AsyncParsableCommand {
         conversion.prefersFastScaling = fastScaling
         let result = conversion.run(input: paths[0], output: paths[1])
         if let error = result.error {
-            Terminal.error(Self.errorLine(input: paths[0], error))
+            Terminal.error(path: paths[0], error)
             throw ExitStatus.code(for: [error])
         }
         let size = result.size.map { "\($0.width)×\($0.height)" } ?? ""

@@ -34,6 +34,15 @@ struct FramesCommand: ParsableCommand {
         guard let format = OutputFormat(name: to) else {
             throw ValidationError("unknown output format '\(to)'")
         }
+        do {
+            try writeFrames(as: format)
+        } catch {
+            Terminal.error(path: input, error)
+            throw ExitStatus.code(for: [error])
+        }
+    }
+
+    private func writeFrames(as format: OutputFormat) throws {
         let data = try ImageFiles.read(input)
         let container = try ImageDecoderRegistry.shared.decode(data)
         let stem = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent

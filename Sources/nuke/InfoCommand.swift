@@ -33,7 +33,7 @@ struct InfoCommand: ParsableCommand {
             } else {
                 if index > 0 { print("") }
                 print(report.text)
-                if let error = report.error { Terminal.error("error: \(path): \(error)") }
+                if let error = report.error { Terminal.error(path: path, error) }
             }
         }
         if json { JSONOutput.print(objects) }

@@ -99,7 +99,7 @@ struct ProgressiveCommand: AsyncParsableCommand {
         }
         producer.cancel()
         if let failure {
-            Terminal.error("error: \(file): \(failure)")
+            Terminal.error(path: file, failure)
             throw ExitStatus.code(for: [failure])
         }
         if !writeErrors.isEmpty { throw ExitStatus.code(for: writeErrors) }
@@ -131,7 +131,7 @@ struct ProgressiveCommand: AsyncParsableCommand {
             try ImageFiles.write(try format.encode(container.image, options: ImageEncodingOptions()), to: path)
             return nil
         } catch {
-            Terminal.error("error: \(path): \(error)")
+            Terminal.error(path: path, error)
             return error
         }
     }

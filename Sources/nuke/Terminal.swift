@@ -10,6 +10,18 @@ enum Terminal {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
+    /// Writes `error: PATH: REASON` to standard error, naming the path once: a ``FileError``
+    /// already names its own path.
+    static func error(path: String, _ error: any Error) {
+        Self.error(errorLine(path: path, error))
+    }
+
+    /// `error: PATH: REASON`, or `error: REASON` when the error names its path itself.
+    static func errorLine(path: String, _ error: any Error) -> String {
+        if let error = error as? FileError, error.path == path { return "error: \(error)" }
+        return "error: \(path): \(error)"
+    }
+
     /// Writes text to standard error without a newline.
     static func errorRaw(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))

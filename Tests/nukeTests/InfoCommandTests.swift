@@ -56,10 +56,26 @@ import Testing
         #expect(output.stdout.contains("rgb8"))
     }
 
+    /// Every command's error line names a missing file once: `error: PATH: no such file`.
+    @Test(arguments: [["info"], ["convert"], ["progressive"], ["frames"]])
+    func aMissingFileIsNamedOnce(_ command: [String]) throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("missing.jpg").path
+        var arguments = command + [missing]
+        if command == ["convert"] { arguments.append(directory.appendingPathComponent("out.png").path) }
+        if command == ["progressive"] || command == ["frames"] { arguments += ["--output-dir", directory.path] }
+        let output = try NukeBinary.run(arguments)
+        #expect(output.status == 4, "\(output.stderr)")
+        let lines = output.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+        #expect(lines == ["error: \(missing): no such file"], "\(output.stderr)")
+    }
+
     @Test func exitCodes() throws {
         let missing = try NukeBinary.run("info", "/nonexistent/file.jpg")
         #expect(missing.status == 4)
         #expect(missing.stderr.contains("no such file"))
+        #expect(missing.stderr == "error: /nonexistent/file.jpg: no such file\n", "\(missing.stderr)")
 
         let unknown = try NukeBinary.run("info", "Package.swift")
         #expect(unknown.status == 3)
