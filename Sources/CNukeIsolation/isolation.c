@@ -3,13 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/landlock.h>
-#include <linux/seccomp.h>
 #include <poll.h>
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stddef.h>
@@ -17,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -34,6 +27,8 @@ pid_t nukeiso_spawn(const char *path, char *const *argv, int stderr_fd, int *hos
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    // Standard output is the host's (often its log): the helper gets /dev/null.
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     if (stderr_fd >= 0) {
         posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
     } else {
@@ -41,6 +36,8 @@ pid_t nukeiso_spawn(const char *path, char *const *argv, int stderr_fd, int *hos
     }
     // dup2 clears close-on-exec on the copy: the child keeps fd 3 and nothing else of ours.
     posix_spawn_file_actions_adddup2(&actions, fds[1], 3);
+    // Descriptors the host opened without close-on-exec (an input file, a log) stay here.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
 
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
@@ -309,8 +306,8 @@ int nukeiso_memfd(size_t size) {
         return -error;
     }
     // The size is final: a host that maps the buffer can never be made to fault (SIGBUS) by a
-    // helper shrinking it afterwards. Writing stays allowed, so the helper can reuse the buffer.
-    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    // helper shrinking it afterwards. Writing is sealed when the buffer is handed over.
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
         int error = errno;
         close(fd);
         return -error;
@@ -318,9 +315,29 @@ int nukeiso_memfd(size_t size) {
     return fd;
 }
 
-int nukeiso_is_size_sealed(int fd) {
+int nukeiso_seal_written(int fd, void *address, size_t size) {
+    // F_SEAL_WRITE needs every writable shared mapping gone: this process's is replaced, at the
+    // same address, by private zero pages (code that still holds the address reads zeros).
+    if (address != NULL) {
+        void *replaced = mmap(address, size == 0 ? 1 : size, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (replaced == MAP_FAILED) return -errno;
+    }
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SEAL) != 0) return -errno;
+    return 0;
+}
+
+int nukeiso_is_sealed(int fd) {
     int seals = fcntl(fd, F_GET_SEALS);
-    return seals >= 0 && (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) == (F_SEAL_SHRINK | F_SEAL_GROW);
+    const int all = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+    return seals >= 0 && (seals & all) == all;
+}
+
+void *nukeiso_map_sealed(int fd, size_t size) {
+    // Private: pages are the helper's until this process writes one (then its own copy); the
+    // file itself can no longer be written by anyone.
+    void *address = mmap(NULL, size == 0 ? 1 : size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    return address == MAP_FAILED ? NULL : address;
 }
 
 void *nukeiso_map(int fd, size_t size, int populate) {
@@ -338,234 +355,31 @@ void nukeiso_close(int fd) {
     if (fd >= 0) close(fd);
 }
 
-int nukeiso_set_limits(uint64_t address_space, uint64_t cpu_seconds) {
+int nukeiso_set_limits(uint64_t address_space, uint64_t cpu_seconds, uint64_t cpu_ceiling_seconds) {
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
-    struct rlimit as;
-    getrlimit(RLIMIT_AS, &as);
-    as.rlim_cur = address_space == 0 ? as.rlim_max : (address_space < as.rlim_max ? address_space : as.rlim_max);
-    if (setrlimit(RLIMIT_AS, &as) != 0) return -errno;
-    struct rlimit cpu;
-    getrlimit(RLIMIT_CPU, &cpu);
-    if (cpu_seconds == 0) {
-        cpu.rlim_cur = cpu.rlim_max;
-    } else {
+    // Soft and hard alike: a helper cannot raise its own hard limits again, so code running in
+    // it cannot lift them either. A request above the current hard limit gets the hard limit.
+    if (address_space != 0) {
+        struct rlimit as;
+        getrlimit(RLIMIT_AS, &as);
+        rlim_t limit = as.rlim_max == RLIM_INFINITY || address_space < as.rlim_max ? (rlim_t)address_space : as.rlim_max;
+        as.rlim_cur = limit;
+        as.rlim_max = limit;
+        if (setrlimit(RLIMIT_AS, &as) != 0) return -errno;
+    }
+    if (cpu_seconds != 0) {
         struct rusage usage;
         getrusage(RUSAGE_SELF, &usage);
         uint64_t used = (uint64_t)usage.ru_utime.tv_sec + (uint64_t)usage.ru_stime.tv_sec + 1;
-        uint64_t limit = used + cpu_seconds;
-        cpu.rlim_cur = limit < cpu.rlim_max ? limit : cpu.rlim_max;
+        struct rlimit cpu;
+        getrlimit(RLIMIT_CPU, &cpu);
+        rlim_t ceiling = (rlim_t)(used + (cpu_ceiling_seconds > cpu_seconds ? cpu_ceiling_seconds : cpu_seconds));
+        if (cpu.rlim_max != RLIM_INFINITY && cpu.rlim_max < ceiling) ceiling = cpu.rlim_max;
+        rlim_t soft = (rlim_t)(used + cpu_seconds);
+        cpu.rlim_cur = soft < ceiling ? soft : ceiling;
+        cpu.rlim_max = ceiling;
+        if (setrlimit(RLIMIT_CPU, &cpu) != 0) return -errno;
     }
-    if (setrlimit(RLIMIT_CPU, &cpu) != 0) return -errno;
     return 0;
-}
-
-// MARK: - The sandbox
-
-// The calls that end the process, in the order of their exit codes (100 + index).
-static const struct { long number; const char *name; } blocked[] = {
-    {SYS_socket, "socket"}, {SYS_socketpair, "socketpair"}, {SYS_connect, "connect"}, {SYS_bind, "bind"},
-    {SYS_listen, "listen"}, {SYS_accept, "accept"}, {SYS_accept4, "accept4"},
-    {SYS_execve, "execve"}, {SYS_execveat, "execveat"},
-#ifdef SYS_fork
-    {SYS_fork, "fork"},
-#endif
-#ifdef SYS_vfork
-    {SYS_vfork, "vfork"},
-#endif
-    {SYS_clone, "clone (a new process)"}, {SYS_ptrace, "ptrace"}, {SYS_kill, "kill (another process)"},
-    {SYS_tgkill, "tgkill (another process)"}, {SYS_process_vm_writev, "process_vm_writev"},
-};
-#define BLOCKED_COUNT ((int)(sizeof blocked / sizeof blocked[0]))
-
-const char *nukeiso_blocked_call_name(int index) {
-    return index >= 0 && index < BLOCKED_COUNT ? blocked[index].name : NULL;
-}
-
-static void on_sigsys(int signal, siginfo_t *info, void *context) {
-    (void)signal;
-    (void)context;
-    for (int i = 0; i < BLOCKED_COUNT; i++) {
-        if (blocked[i].number == info->si_syscall) _exit(100 + i);
-    }
-    _exit(99);
-}
-
-
-// MARK: - Landlock: files
-
-#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
-#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
-#endif
-#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
-#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)
-#endif
-
-// What text rendering and glib read: fonts, their configuration and cache, time zones, iconv
-// modules and locales. Read-only; nothing else in the file system can be opened.
-static const char *const readable[] = {
-    "/usr/share/fonts", "/usr/local/share/fonts", "/etc/fonts", "/var/cache/fontconfig", "/usr/share/fontconfig",
-    "/usr/share/zoneinfo", "/usr/lib/x86_64-linux-gnu/gconv", "/usr/lib/aarch64-linux-gnu/gconv", "/usr/lib/locale",
-    "/usr/share/locale",
-};
-
-/// Restricts the file system to reading `readable`; returns 0, or -errno when Landlock is missing.
-static int enter_landlock(void) {
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    if (abi < 1) return -ENOSYS;
-    uint64_t handled = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
-        LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-        LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-        LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-        LANDLOCK_ACCESS_FS_MAKE_SYM;
-    if (abi >= 2) handled |= LANDLOCK_ACCESS_FS_REFER;
-    if (abi >= 3) handled |= LANDLOCK_ACCESS_FS_TRUNCATE;
-    if (abi >= 5) handled |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-    struct landlock_ruleset_attr attributes;
-    memset(&attributes, 0, sizeof attributes);
-    attributes.handled_access_fs = handled;
-    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attributes, sizeof attributes, 0);
-    if (ruleset < 0) return -errno;
-    for (size_t i = 0; i < sizeof readable / sizeof readable[0]; i++) {
-        int fd = open(readable[i], O_PATH | O_CLOEXEC);
-        if (fd < 0) continue;
-        struct landlock_path_beneath_attr rule = {
-            .allowed_access = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR,
-            .parent_fd = fd,
-        };
-        syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
-        close(fd);
-    }
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) {
-        int error = errno;
-        close(ruleset);
-        return -error;
-    }
-    close(ruleset);
-    return 0;
-}
-
-int nukeiso_landlock_abi(void) {
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-    return abi < 1 ? 0 : (int)abi;
-}
-
-#if defined(__x86_64__)
-#define NUKE_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NUKE_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#endif
-
-int nukeiso_enter_sandbox(int *files_by_landlock) {
-    *files_by_landlock = 0;
-#ifndef NUKE_AUDIT_ARCH
-    return -ENOSYS;
-#else
-    // Files: Landlock where the kernel has it (reading fonts and locale data only), else the
-    // seccomp filter below refuses every open.
-    int landlocked = enter_landlock() == 0;
-    *files_by_landlock = landlocked;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_sigaction = on_sigsys;
-    action.sa_flags = SA_SIGINFO;
-    sigemptyset(&action.sa_mask);
-    if (sigaction(SIGSYS, &action, NULL) != 0) return -errno;
-
-    const uint32_t pid = (uint32_t)getpid();
-    struct sock_filter filter[128];
-    int n = 0;
-#define EMIT(stmt) (filter[n++] = (struct sock_filter)stmt)
-#define ARCH offsetof(struct seccomp_data, arch)
-#define NR offsetof(struct seccomp_data, nr)
-#define ARG0 offsetof(struct seccomp_data, args[0])
-    EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARCH));
-    EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NUKE_AUDIT_ARCH, 1, 0));
-    EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-    EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, NR));
-    // Files: opening fails, so a library that looks for a file carries on without it.
-    const long files[] = {
-#ifdef SYS_open
-        SYS_open,
-#endif
-#ifdef SYS_creat
-        SYS_creat,
-#endif
-        SYS_openat,
-#ifdef SYS_openat2
-        SYS_openat2,
-#endif
-        SYS_open_by_handle_at,
-    };
-    for (size_t i = 0; i < sizeof files / sizeof files[0] && !landlocked; i++) {
-        EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)files[i], 0, 1));
-        EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)));
-    }
-    // clone3 cannot be inspected: make glibc fall back to clone.
-#ifdef SYS_clone3
-    EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1));
-    EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)));
-#endif
-    // clone: threads only (CLONE_THREAD in the flags, the first argument on x86-64 and arm64).
-    EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4));
-    EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0));
-    EMIT(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1));
-    EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-    EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
-    // kill and tgkill: this process only (abort and raise signal it).
-    const long signalling[] = {SYS_kill, SYS_tgkill};
-    for (size_t i = 0; i < 2; i++) {
-        EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)signalling[i], 0, 4));
-        EMIT(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0));
-        EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, pid, 0, 1));
-        EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-        EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
-    }
-    // Everything else on the list ends the process.
-    for (int i = 0; i < BLOCKED_COUNT; i++) {
-        if (blocked[i].number == SYS_clone || blocked[i].number == SYS_kill || blocked[i].number == SYS_tgkill) continue;
-        EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)blocked[i].number, 0, 1));
-        EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP));
-    }
-    EMIT(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-#undef EMIT
-    struct sock_fprog program = {(unsigned short)n, filter};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
-    // TSYNC: every thread of the process gets the filter, not only this one (libraries may have
-    // started threads while warming up).
-    long synced = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program);
-    if (synced > 0) return -EBUSY;
-    if (synced != 0 && (errno != EINVAL || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0)) return -errno;
-    return 0;
-#endif
-}
-
-// MARK: - The parent
-
-static pid_t watched_parent;
-
-static void *watch_parent(void *unused) {
-    (void)unused;
-    // A pidfd becomes readable when the process ends (Linux 5.3+); without one, poll the parent pid.
-    int pidfd = (int)syscall(SYS_pidfd_open, watched_parent, 0);
-    if (pidfd >= 0) {
-        struct pollfd entry = {pidfd, POLLIN, 0};
-        while (poll(&entry, 1, -1) < 0 && errno == EINTR) {}
-        _exit(0);
-    }
-    while (getppid() == watched_parent) sleep(1);
-    _exit(0);
-}
-
-int nukeiso_watch_parent(void) {
-    watched_parent = getppid();
-    if (watched_parent <= 1) return -ESRCH;
-    pthread_t thread;
-    pthread_attr_t attributes;
-    pthread_attr_init(&attributes);
-    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attributes, 64 * 1024);
-    int result = pthread_create(&thread, &attributes, watch_parent, NULL);
-    pthread_attr_destroy(&attributes);
-    return -result;
 }

@@ -24,6 +24,7 @@ struct FormatsCommand: ParsableCommand {
                     "isolatedByDefault": codecs.filter { IsolationPolicy.knownCrashers.isolates($0.type) }.map(\.type.name),
                     "sandbox": isolation.sandboxed,
                     "sandboxNote": JSONOutput.orNull(isolation.note),
+                    "sandboxLayers": isolation.layers,
                     "helperStartMilliseconds": JSONOutput.orNull(isolation.startMilliseconds),
                     "zygoteStartMilliseconds": JSONOutput.orNull(isolation.zygoteMilliseconds),
                 ] as [String: Any],
@@ -51,24 +52,24 @@ struct FormatsCommand: ParsableCommand {
         }
         print("Also written by `nuke convert`: PAM (.pam, pixels as decoded) and PPM/PGM (.ppm).")
         let isolated = codecs.filter { IsolationPolicy.knownCrashers.isolates($0.type) }.map(\.type.name)
-        let sandbox = isolation.sandboxed ? "seccomp sandbox active: no sockets or new processes; \(isolation.note ?? "files: none")"
-            : "sandbox NOT active (\(isolation.note ?? "unknown"))"
-        print("Isolated by default (sandboxed helper processes; --isolate for every format, --in-process for none): "
-              + (isolated.isEmpty ? "none linked" : isolated.joined(separator: ", ")) + "; \(sandbox).")
+        print("Isolated by default (sandboxed helper processes, one decode each; --isolate for every format, --in-process for none): "
+              + (isolated.isEmpty ? "none linked" : isolated.joined(separator: ", ")) + ".")
+        print(isolation.sandboxed ? "Sandbox layers active: \(isolation.layers.joined(separator: "; "))." : "Sandbox NOT active (\(isolation.note ?? "unknown")).")
     }
 
     /// Starts one helper (`nuke` in helper mode) to see whether its sandbox installs here.
     /// The helper's start is the last one (forked from the zygote, when the pool has one); the
     /// zygote's own start comes once, before the first helper.
-    static func isolationStatus() -> (sandboxed: Bool, note: String?, startMilliseconds: Int?, zygoteMilliseconds: Int?) {
+    static func isolationStatus() -> (sandboxed: Bool, note: String?, layers: [String], startMilliseconds: Int?, zygoteMilliseconds: Int?) {
         do {
             try CLIIsolation.pool.prewarm(1)
         } catch {
-            return (false, "the helper did not start: \(error)", nil, nil)
+            return (false, "the helper did not start: \(error)", [], nil, nil)
         }
         let status = CLIIsolation.pool.status
         let milliseconds = { (duration: Duration) in Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000) }
-        return (status.isSandboxed ?? false, status.sandboxNote, status.lastStartDuration.map(milliseconds), status.zygoteStartDuration.map(milliseconds))
+        return (status.isSandboxed ?? false, status.sandboxNote, status.sandbox?.layers ?? [], status.lastStartDuration.map(milliseconds),
+                status.zygoteStartDuration.map(milliseconds))
     }
 
     /// Every codec in the shared decoder and encoder registries, decoders first, without duplicates.

@@ -11,7 +11,7 @@ import Testing
         #expect(table.status == 0)
         #expect(table.stdout.contains("Isolated by default"))
         #expect(table.stdout.contains("AVIF, HEIC, HEIF, SVG"))
-        #expect(table.stdout.contains("seccomp sandbox active"), "\(table.stdout)")
+        #expect(table.stdout.contains("Sandbox layers active: seccomp allow-list"), "\(table.stdout)")
         let json = try NukeBinary.run("formats", "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let isolation = try #require(object["isolation"] as? [String: Any])

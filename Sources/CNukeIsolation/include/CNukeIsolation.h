@@ -76,15 +76,33 @@ int nukeiso_send_fd(int socket, int fd);
 int nukeiso_recv_fd(int socket, int64_t deadline_ms);
 
 /// A new anonymous shared-memory file of `size` bytes (memfd_create), close-on-exec, its size
-/// sealed (it can neither shrink nor grow; its contents stay writable); -errno on failure.
+/// sealed (it can neither shrink nor grow); -errno on failure.
 int nukeiso_memfd(size_t size);
 
-/// 1 when `fd`'s size is sealed against shrinking and growing, so mapping it cannot fault.
-int nukeiso_is_size_sealed(int fd);
+/// Seals a buffer a helper has written against any further writing (F_SEAL_WRITE, F_SEAL_SEAL):
+/// this process's mapping of it at `address` (`size` bytes; NULL: none) is first replaced by
+/// private zero pages at the same address. 0, or -errno.
+int nukeiso_seal_written(int fd, void *_Nullable address, size_t size);
+
+/// 1 when `fd` is sealed against shrinking, growing and writing (and further sealing), so that
+/// mapping it cannot fault and no process can change its contents.
+int nukeiso_is_sealed(int fd);
+
+/// Maps `size` bytes of a sealed buffer privately, readable and writable (a write makes this
+/// process's own copy of the page); NULL on failure.
+void *_Nullable nukeiso_map_sealed(int fd, size_t size);
+
+/// Opens a pidfd of this process's parent, for ``nukeiso_watch_parent``; call it before the
+/// sandbox, which refuses pidfd_open. Returns 0 or -errno.
+int nukeiso_open_parent(void);
 
 /// Starts a thread that ends this process as soon as its parent ends, so that a helper busy in a
-/// decode does not outlive its host. Returns 0 or -errno.
+/// decode does not outlive its host. Start it inside the sandbox, so that the thread is confined
+/// too. Returns 0 or -errno.
 int nukeiso_watch_parent(void);
+
+/// Closes every file descriptor from `keep_from` on. Returns 0.
+int nukeiso_close_inherited(int keep_from);
 
 /// Maps `size` bytes of `fd` shared, for reading and writing (`populate`: with every page
 /// allocated and mapped now); NULL on failure.
@@ -96,28 +114,72 @@ void nukeiso_unmap(void *_Nullable address, size_t size);
 /// Closes `fd`.
 void nukeiso_close(int fd);
 
-/// Sets this process's limits for the next decode: its address space (bytes, 0 = unlimited) and
-/// CPU time (`cpu_seconds` more than used so far, 0 = unlimited; beyond it the kernel sends
-/// SIGXCPU, then SIGKILL). Core dumps are turned off.
-int nukeiso_set_limits(uint64_t address_space, uint64_t cpu_seconds);
+/// Sets this process's limits for the next decode, soft and hard alike so that they cannot be
+/// raised again: its address space (bytes, 0 = unchanged) and CPU time (`cpu_seconds` more than
+/// used so far, and at most `cpu_ceiling_seconds` more for the rest of the helper's life; 0 =
+/// unchanged; beyond the soft limit the kernel sends SIGXCPU, beyond the hard one SIGKILL). A
+/// limit above the current hard limit gets the hard limit. Core dumps are turned off.
+int nukeiso_set_limits(uint64_t address_space, uint64_t cpu_seconds, uint64_t cpu_ceiling_seconds);
 
-/// Installs the sandbox in this process (no new privileges, no root needed):
-/// - files: with Landlock (Linux 5.13+; `*files_by_landlock` set to 1), only fonts, their
-///   configuration and cache, time zones, iconv modules and locales can be opened, read-only;
-///   without it, a seccomp rule makes every open fail with EACCES;
-/// - a seccomp-bpf filter under which creating sockets, starting programs, creating processes
-///   (clone without CLONE_THREAD, fork, vfork), ptrace and signalling other processes end the
-///   process with exit code 100 + the call's index in `nukeiso_blocked_call_name`.
-/// Returns 0, or -errno when the kernel refuses seccomp.
-int nukeiso_enter_sandbox(int *_Nonnull files_by_landlock);
+/// What ``nukeiso_enter_sandbox`` is to do.
+typedef struct nukeiso_sandbox_options {
+    /// The identity a helper started as root takes (65534, nobody, by default).
+    uint32_t uid;
+    uint32_t gid;
+    /// 0: do not use Landlock even where the kernel has it (files are then refused by seccomp).
+    int32_t use_landlock;
+    /// The files and directories readable under Landlock (fonts, their configuration and cache,
+    /// locale data).
+    const char *_Nullable const *_Nullable readable;
+    size_t readable_count;
+} nukeiso_sandbox_options;
 
-/// The kernel's Landlock ABI version, 0 when it has none (or it is turned off): whether
-/// ``nukeiso_enter_sandbox`` will confine files with Landlock (fonts stay readable) or forbid
-/// every open.
+/// What ``nukeiso_enter_sandbox`` did.
+typedef struct nukeiso_sandbox_report {
+    int32_t seccomp;
+    int32_t filter_length;
+    int32_t files_by_landlock;
+    int32_t landlock_abi;
+    int32_t landlock_network;
+    int32_t landlock_scopes;
+    int32_t capabilities_dropped;
+    int32_t changed_identity;
+    uint32_t uid;
+    uint32_t gid;
+    int32_t threads;
+} nukeiso_sandbox_report;
+
+/// Installs the sandbox in this process, in this order:
+/// - capabilities: every set emptied (bounding, ambient, permitted, effective, inheritable);
+///   when running as root, `options->uid`/`gid` with no supplementary groups;
+/// - not dumpable (no other process of the same user may trace or read it), no new privileges;
+/// - Landlock where the kernel has it and this process runs one thread (it cannot confine
+///   threads already running): reading `options->readable` only, no TCP (ABI 4+), no abstract
+///   Unix socket or signal outside the sandbox (ABI 6+);
+/// - a seccomp-bpf allow-list on every thread: the calls a decode needs; opening files only
+///   under Landlock (else EACCES); signals to itself only; any other call ends the process with
+///   exit code 100 + the index of `nukeiso_blocked_call_name`, or 99 for a call without a name
+///   there (its number is written to standard error).
+/// Returns 0, or -errno when a step fails (the process must then not decode).
+int nukeiso_enter_sandbox(const nukeiso_sandbox_options *_Nonnull options, nukeiso_sandbox_report *_Nonnull report);
+
+/// The paths a sandboxed helper may read under Landlock: fonts, their configuration and cache,
+/// time zones, iconv modules and locales; with `with_fontconfig`, also every font, cache and
+/// configuration path fontconfig is configured with here (FONTCONFIG_FILE, an app's own font
+/// folders), read by loading libfontconfig's configuration. Free with ``nukeiso_free_paths``.
+char *_Nonnull *_Nullable nukeiso_readable_paths(int with_fontconfig, size_t *_Nonnull count);
+
+/// Frees what ``nukeiso_readable_paths`` returned.
+void nukeiso_free_paths(char *_Nonnull *_Nullable paths, size_t count);
+
+/// The kernel's Landlock ABI version, 0 when it has none (or it is turned off).
 int nukeiso_landlock_abi(void);
 
-/// The name of blocked call `index` ("socket", "execve"...), or NULL past the end.
+/// The name of refused call `index` ("socket", "execve"...), or NULL past the end.
 const char *_Nullable nukeiso_blocked_call_name(int index);
+
+/// The index of a refused call's name, -1 when it has none.
+int nukeiso_blocked_call_index(const char *_Nonnull name);
 
 #ifdef __cplusplus
 }

@@ -12,12 +12,14 @@ import NukeCore
 /// An ``NukeCore/IncrementalImageDecoding`` whose work happens in a helper process.
 ///
 /// Pushed bytes are forwarded to the helper as they come; each ``next()`` asks it for the next
-/// event and waits at most ``IsolationLimits/wallTime``. Images come back in shared memory mapped
-/// straight into a ``NukeCore/PixelStorage`` (no copy for the final image; one for a preview,
-/// which the helper must not write into afterwards), reused from one decode to the next
-/// (``HelperBuffers``). If the helper dies, hangs or breaks its
-/// sandbox, the decode throws an ``NukeCore/ImageCodecError`` saying what happened; the helper
-/// is reaped and the pool starts another for later decodes.
+/// event and waits at most ``IsolationLimits/wallTime``. Images come back in sealed shared memory
+/// mapped straight into a ``NukeCore/PixelStorage`` (no copy for the final image; one in the
+/// helper for a preview, whose memory the decoder goes on writing): ``SealedPixels``. Nothing a
+/// helper sends is taken on trust: every message is bounded by its kind and the decode's
+/// ``NukeCore/ImageLimits`` before anything is allocated for it. If the helper dies, hangs, breaks
+/// its sandbox or sends what no honest helper sends, the decode throws an
+/// ``NukeCore/ImageCodecError`` saying what happened; the helper is killed and reaped, and the pool
+/// starts another.
 final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     private let pool: HelperPool
     private let context: ImageDecodingContext
@@ -37,6 +39,8 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     private var input = Data()
     /// Keeps the helper after the final image, to serve ``frame(at:reset:)``.
     private let servesFrames: Bool
+    /// The final image's animation, as the helper described it.
+    private var receivedAnimation: WireAnimation?
 
     init(pool: HelperPool, context: ImageDecodingContext, codecName: @autoclosure @escaping @Sendable () -> String, servesFrames: Bool = false) {
         self.pool = pool
@@ -84,8 +88,8 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         let helper = try checkedOutHelper()
         do {
             if !started {
-                if let reuse = helper.buffers.reuseMessage() { try helper.send(reuse) }
-                let request = IsolatedDecodeRequest(context: context, limits: pool.configuration.limits, wantsPreviews: wantsPreviews)
+                let request = IsolatedDecodeRequest(context: context, limits: pool.configuration.limits, wantsPreviews: wantsPreviews,
+                                                    servesFrames: servesFrames)
                 try helper.send(WireMessage(.start, request.encoded()))
                 started = true
             }
@@ -94,22 +98,21 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             try helper.send(WireMessage(.next))
             let deadline = nukeiso_now_ms() + Int64(pool.configuration.limits.wallTime.components.seconds * 1000)
                 + Int64(pool.configuration.limits.wallTime.components.attoseconds / 1_000_000_000_000_000)
-            let reply = try helper.receive(deadline: deadline)
+            let bounds = WireBounds(context.limits)
+            let reply = try helper.receive(deadline: deadline, bound: bounds.maximumPayload)
             switch reply.kind {
             case .needsMoreData:
                 return .needsMoreData
             case .header:
-                return .header(try ImageHeader(decoding: reply.payload))
+                let header = try ImageHeader(decoding: reply.payload)
+                try bounds.check(width: header.width, height: header.height)
+                return .header(header)
             case .preview, .final:
-                var reader = WireReader(reply.payload)
-                guard let description = try reader.bytes() else { throw WireReader.Malformed() }
-                let image = try WireImage(decoding: description)
-                let id = try reader.int(), capacity = try reader.int()
-                let fd = try reader.bool() ? try helper.receiveDescriptor(deadline: deadline) : nil
-                var container = try map(image, buffer: id, capacity: capacity, fd: fd, helper: helper)
+                var container = try receiveImage(reply, helper: helper, deadline: deadline)
                 if reply.kind == .preview { return .preview(container) }
                 if !servesFrames { finishDecode(helper) }
-                container.animation = image.animation.map(animation)
+                container.animation = receivedAnimation.map(animation)
+                receivedAnimation = nil
                 result = container
                 return .final(container)
             case .failure:
@@ -118,13 +121,12 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 error.codec = error.codec.map { "\($0), isolated" } ?? codecName
                 throw error
             default:
-                throw HelperProcess.Failure(kind: .io, reason: "an unexpected \(reply.kind) message")
+                throw HelperProcess.Failure(kind: .violation, reason: "an unexpected \(reply.kind) message")
             }
         } catch let failure as HelperProcess.Failure {
             throw helperFailed(helper, failure)
         } catch let malformed as WireReader.Malformed {
-            _ = malformed
-            throw helperFailed(helper, HelperProcess.Failure(kind: .io, reason: "a malformed message"))
+            throw helperFailed(helper, HelperProcess.Failure(kind: .violation, reason: malformed.reason))
         } catch let error as ImageCodecError {
             throw error
         } catch {
@@ -168,7 +170,8 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
 
     /// Decodes frame `index`'s rectangle in the helper kept after the final image
     /// (`servesFrames`), after resetting its frame decoder when `reset` is set.
-    func frame(at index: Int, reset: Bool) throws(ImageCodecError) -> Bitmap {
+    /// The frame must be `expected`'s size, in straight RGBA: what the compositor draws.
+    func frame(at index: Int, reset: Bool, expected: AnimationFrameInfo) throws(ImageCodecError) -> Bitmap {
         guard servesFrames, result != nil, let helper else {
             throw failure ?? ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: codecName,
                                               message: "no helper holds this animation")
@@ -180,28 +183,29 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             try helper.send(WireMessage(.frame, writer.data))
             let deadline = nukeiso_now_ms() + Int64(pool.configuration.limits.wallTime.components.seconds * 1000)
                 + Int64(pool.configuration.limits.wallTime.components.attoseconds / 1_000_000_000_000_000)
-            let reply = try helper.receive(deadline: deadline)
+            let reply = try helper.receive(deadline: deadline, bound: WireBounds(context.limits).maximumPayload)
             switch reply.kind {
             case .final:
-                var reader = WireReader(reply.payload)
-                guard let description = try reader.bytes() else { throw WireReader.Malformed() }
-                let image = try WireImage(decoding: description)
-                let id = try reader.int(), capacity = try reader.int()
-                let fd = try reader.bool() ? try helper.receiveDescriptor(deadline: deadline) : nil
-                return try map(image, buffer: id, capacity: capacity, fd: fd, helper: helper).image.bitmap
+                let bitmap = try receiveImage(reply, helper: helper, deadline: deadline).image.bitmap
+                // The compositor draws a frame of exactly its rectangle's size, in straight RGBA.
+                guard bitmap.width == expected.width, bitmap.height == expected.height,
+                      bitmap.pixelFormat == .rgba8, bitmap.alphaMode != .premultiplied else {
+                    throw HelperProcess.Failure(kind: .violation, reason: "a \(bitmap.width) × \(bitmap.height) \(bitmap.pixelFormat) frame \(index), not its rectangle's")
+                }
+                return bitmap
             case .failure:
                 var error = try ImageCodecError(decoding: reply.payload)
                 error.codec = error.codec.map { "\($0), isolated" } ?? codecName
                 throw error
             default:
-                throw HelperProcess.Failure(kind: .io, reason: "an unexpected \(reply.kind) message")
+                throw HelperProcess.Failure(kind: .violation, reason: "an unexpected \(reply.kind) message")
             }
         } catch let failure as HelperProcess.Failure {
             let error = helperFailed(helper, failure)
             self.failure = error
             throw error
-        } catch is WireReader.Malformed {
-            let error = helperFailed(helper, HelperProcess.Failure(kind: .io, reason: "a malformed message"))
+        } catch let malformed as WireReader.Malformed {
+            let error = helperFailed(helper, HelperProcess.Failure(kind: .violation, reason: malformed.reason))
             self.failure = error
             throw error
         } catch let error as ImageCodecError {
@@ -211,13 +215,24 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         }
     }
 
-    /// The helper's shared memory as the image's pixel storage.
-    private func map(_ image: WireImage, buffer id: Int, capacity: Int, fd: Int32?, helper: HelperProcess) throws -> ImageContainer {
+    /// An image message and the sealed buffer after it, checked against the decode's limits
+    /// before the buffer is mapped.
+    private func receiveImage(_ reply: WireMessage, helper: HelperProcess, deadline: Int64) throws -> ImageContainer {
+        var reader = WireReader(reply.payload)
+        guard let description = try reader.bytes() else { throw WireReader.Malformed("an image without a description") }
+        let image = try WireImage(decoding: description, limits: context.limits)
+        let capacity = try reader.int()
+        let fd = try helper.receiveDescriptor(deadline: deadline)
+        let storage: PixelStorage
         do {
-            return image.container(storage: try helper.buffers.adopt(id: id, capacity: capacity, byteCount: image.byteCount, descriptor: fd))
+            storage = try SealedPixels.adopt(descriptor: fd, capacity: capacity, byteCount: image.byteCount)
         } catch {
-            throw HelperProcess.Failure(kind: .io, reason: "the helper's image could not be mapped: \(error.reason)")
+            throw HelperProcess.Failure(kind: .violation, reason: error.reason)
         }
+        if reply.kind == .final, let wire = image.animation {
+            receivedAnimation = wire
+        }
+        return image.container(storage: storage)
     }
 
     /// The error for a helper that stopped answering: how it ended, reaped.
@@ -226,7 +241,9 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         let limits = pool.configuration.limits
         let exit: nukeiso_exit
         let timedOut = failure.kind == .timedOut
-        exit = timedOut ? helper.kill() : helper.reapAfterClose()
+        // A helper that timed out or broke the protocol is killed at once; one that closed its
+        // socket is given a moment to end, so that its exit says why.
+        exit = timedOut || failure.kind == .violation ? helper.kill() : helper.reapAfterClose()
         pool.discard(helper)
         let format = context.type?.name ?? "image"
         let input = "\(bytesPushed)-byte \(format) input"
@@ -235,6 +252,9 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         }
         if timedOut {
             return error(.timedOut, "the isolated decoder gave no answer within \(limits.wallTime) on a \(input); its helper (pid \(helper.pid)) was killed")
+        }
+        if failure.kind == .violation {
+            return error(.sandboxViolation, "the isolated decoder's helper sent \(failure.reason) on a \(input); it was killed")
         }
         switch exit.kind {
         case 2:
@@ -252,6 +272,8 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         case 1 where exit.value >= 100:
             let call = nukeiso_blocked_call_name(exit.value - 100).map { String(cString: $0) } ?? "a forbidden system call"
             return error(.sandboxViolation, "the isolated decoder tried to call \(call) on a \(input); the sandbox ended its helper")
+        case 1 where exit.value == 99:
+            return error(.sandboxViolation, "the isolated decoder made a system call outside the sandbox's allow-list on a \(input); the sandbox ended its helper")
         case 1:
             return error(.crashed, "the isolated decoder's helper exited with status \(exit.value) during a decode of a \(input) (\(failure.reason))")
         default:
@@ -287,7 +309,7 @@ final class IsolatedFrameDecoder: AnimationFrameDecoding {
     func decodeFrame(at index: Int) throws(ImageCodecError) -> Bitmap {
         let session = try openSession()
         defer { needsReset = false }
-        return try session.frame(at: index, reset: needsReset)
+        return try session.frame(at: index, reset: needsReset, expected: frameInfos[index])
     }
 
     func reset() throws(ImageCodecError) {

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+internal import CNukeIsolation
 import NukeCore
 
 /// Decoding in helper processes: a crash, hang or runaway allocation in a C library costs one
@@ -36,11 +37,15 @@ public enum IsolatedDecoding {
     public static func runHelperIfRequested() {
         let arguments = CommandLine.arguments
         guard arguments.contains(IsolationHelperExecutable.helperModeFlag) else { return }
-        let sandboxed = !arguments.contains("--no-sandbox")
+        // Whatever the program that started this one left open (an input file, a log) is closed
+        // before anything else happens: a helper keeps standard input, output and error and its
+        // channel to the host, file descriptor 3.
+        _ = nukeiso_close_inherited(4)
+        let options = IsolationHelper.Options(arguments: arguments)
         if arguments.contains(IsolationHelperExecutable.zygoteModeFlag) {
-            IsolationHelper.runZygote(sandboxed: sandboxed)
+            IsolationHelper.runZygote(options)
         }
-        IsolationHelper.run(sandboxed: sandboxed)
+        IsolationHelper.run(options)
     }
 
     /// Makes `registry` decode the formats `policy` names in `pool`'s helpers.

@@ -11,15 +11,10 @@ public struct IsolationLimits: Sendable, Hashable {
     /// fail, which ends the decode with the decoder's own out-of-memory error or a crash reported
     /// as hitting this limit. Default 2 GiB; `nil` for none.
     public var addressSpace: Int?
-    /// A helper whose resident memory exceeds this after a decode is replaced by a fresh one.
-    /// Default 512 MiB.
-    public var maxHelperResidentBytes: Int
 
-    public init(wallTime: Duration = .seconds(30), cpuTime: Duration? = .seconds(20), addressSpace: Int? = 2 << 30,
-                maxHelperResidentBytes: Int = 512 << 20) {
+    public init(wallTime: Duration = .seconds(30), cpuTime: Duration? = .seconds(20), addressSpace: Int? = 2 << 30) {
         self.wallTime = wallTime
         self.cpuTime = cpuTime
         self.addressSpace = addressSpace
-        self.maxHelperResidentBytes = maxHelperResidentBytes
     }
 }

@@ -8,12 +8,12 @@ import NukeCore
 /// One message between the host and a helper: a kind byte, a 32-bit length, the payload.
 ///
 /// Integers are little-endian; strings and byte blocks carry a 64-bit length. A preview or final
-/// image names the shared-memory buffer holding its pixels (``HelperBuffers``); the first time a
-/// buffer is named, one more byte follows, carrying its file descriptor.
+/// image is followed by one more byte carrying the descriptor of the sealed shared-memory buffer
+/// that holds its pixels (``HelperBuffers``).
 struct WireMessage {
     enum Kind: UInt8 {
         // Host → helper.
-        case start = 1, push = 2, finish = 3, next = 4, end = 5, reuse = 6, frame = 7, warmUp = 8
+        case start = 1, push = 2, finish = 3, next = 4, end = 5, frame = 7, warmUp = 8
         // Helper → host.
         case ready = 10, needsMoreData = 11, header = 12, preview = 13, final = 14, failure = 15
         // Host → zygote (``HelperZygote``), and its answers.
@@ -73,7 +73,14 @@ struct WireReader {
         self.offset = data.startIndex
     }
 
-    struct Malformed: Error {}
+    /// What was wrong with a message.
+    struct Malformed: Error {
+        var reason: String
+
+        init(_ reason: String = "a malformed message") {
+            self.reason = reason
+        }
+    }
 
     mutating func int() throws(Malformed) -> Int {
         guard offset + 8 <= data.endIndex else { throw Malformed() }

@@ -14,13 +14,15 @@ struct IsolatedDecodeRequest: Sendable {
     var prefersPremultipliedAlpha: Bool
     var prefersFastScaling: Bool
     var wantsPreviews: Bool
+    /// The helper keeps the animation after the final image and serves its frames.
+    var servesFrames: Bool
     var limits: ImageLimits
     /// CPU seconds for this decode (0: no limit).
     var cpuSeconds: Int
     /// The helper's address space during this decode, in bytes (0: no limit).
     var addressSpace: Int
 
-    init(context: ImageDecodingContext, limits: IsolationLimits, wantsPreviews: Bool) {
+    init(context: ImageDecodingContext, limits: IsolationLimits, wantsPreviews: Bool, servesFrames: Bool) {
         targetSize = context.targetSize
         contentMode = context.contentMode
         prefersHighBitDepth = context.prefersHighBitDepth
@@ -28,6 +30,7 @@ struct IsolatedDecodeRequest: Sendable {
         prefersPremultipliedAlpha = context.prefersPremultipliedAlpha
         prefersFastScaling = context.prefersFastScaling
         self.wantsPreviews = wantsPreviews
+        self.servesFrames = servesFrames
         self.limits = context.limits
         cpuSeconds = limits.cpuTime.map { max(1, Int(($0.components.seconds) + ($0.components.attoseconds > 0 ? 1 : 0))) } ?? 0
         addressSpace = limits.addressSpace ?? 0
@@ -43,6 +46,7 @@ struct IsolatedDecodeRequest: Sendable {
         w.bool(prefersPremultipliedAlpha)
         w.bool(prefersFastScaling)
         w.bool(wantsPreviews)
+        w.bool(servesFrames)
         for value in [limits.maxPixelCount, limits.maxDimension, limits.maxFrameCount, limits.maxDecodedBytes,
                       limits.maxScanCount, limits.maxMetadataBytes, limits.maxDecodedBytesPerInputByte] { w.int(value) }
         w.int(cpuSeconds)
@@ -60,6 +64,7 @@ struct IsolatedDecodeRequest: Sendable {
         prefersPremultipliedAlpha = try r.bool()
         prefersFastScaling = try r.bool()
         wantsPreviews = try r.bool()
+        servesFrames = try r.bool()
         limits = ImageLimits(
             maxPixelCount: try r.int(), maxDimension: try r.int(), maxFrameCount: try r.int(), maxDecodedBytes: try r.int(),
             maxScanCount: try r.int(), maxMetadataBytes: try r.int(), maxDecodedBytesPerInputByte: try r.int()
@@ -98,6 +103,7 @@ extension ImageHeader {
         var r = WireReader(data)
         let type = ImageType(rawValue: try r.string() ?? "")
         let width = try r.int(), height = try r.int()
+        guard width >= 0, height >= 0 else { throw WireReader.Malformed("a header of \(width) × \(height) pixels") }
         let bitDepth = try r.int(), components = try r.int(), alpha = try r.int()
         let progressive = try r.bool()
         let frames = try r.int()
@@ -225,19 +231,31 @@ struct WireImage {
         return w.data
     }
 
-    init(decoding data: Data) throws(WireReader.Malformed) {
+    /// Reads an image's description and checks it against the decode's `limits` before anything
+    /// is allocated for it: a helper's word is never taken for sizes.
+    init(decoding data: Data, limits: ImageLimits) throws(WireReader.Malformed) {
         var r = WireReader(data)
         width = try r.int()
         height = try r.int()
-        guard let channels = PixelFormat.Channels(rawValue: try r.int()) else { throw WireReader.Malformed() }
+        guard let channels = PixelFormat.Channels(rawValue: try r.int()) else { throw WireReader.Malformed("an unknown pixel format") }
         let bits = try r.int()
-        guard bits == 8 || bits == 16, width >= 0, height >= 0 else { throw WireReader.Malformed() }
+        guard bits == 8 || bits == 16 else { throw WireReader.Malformed("\(bits)-bit samples") }
         pixelFormat = PixelFormat(channels: channels, bitsPerChannel: bits)
-        guard let alpha = AlphaMode(rawValue: try r.string() ?? "") else { throw WireReader.Malformed() }
+        try WireBounds(limits).check(width: width, height: height)
+        guard let alpha = AlphaMode(rawValue: try r.string() ?? "") else { throw WireReader.Malformed("an unknown alpha mode") }
         alphaMode = alpha
         bytesPerRow = try r.int()
         byteCount = try r.int()
-        guard bytesPerRow >= width * pixelFormat.bytesPerPixel, byteCount == bytesPerRow * height else { throw WireReader.Malformed() }
+        let row = width.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
+        let total = bytesPerRow.multipliedReportingOverflow(by: height)
+        // Rows may be padded, but not past one more row's worth plus alignment.
+        guard !row.overflow, bytesPerRow >= row.partialValue, bytesPerRow - row.partialValue <= row.partialValue + 64,
+              !total.overflow, byteCount == total.partialValue else {
+            throw WireReader.Malformed("\(byteCount) bytes in rows of \(bytesPerRow) for \(width) × \(height) pixels")
+        }
+        guard byteCount <= limits.maxDecodedBytes else {
+            throw WireReader.Malformed("an image of \(byteCount) bytes, over the decode's limit of \(limits.maxDecodedBytes)")
+        }
         type = try r.string().map(ImageType.init(rawValue:))
         isPreview = try r.bool()
         orientation = ImageOrientation(rawValue: UInt8(clamping: try r.int())) ?? .up
@@ -250,9 +268,12 @@ struct WireImage {
         duration = stored < 0 ? nil : stored
         exif = try r.bytes()
         xmp = try r.bytes()
+        for block in [icc, exif, xmp] where (block?.count ?? 0) > limits.maxMetadataBytes {
+            throw WireReader.Malformed("\(block?.count ?? 0) bytes of metadata, over the decode's limit of \(limits.maxMetadataBytes)")
+        }
         userInfo = [:]
         let count = try r.int()
-        guard count >= 0, count < 1000 else { throw WireReader.Malformed() }
+        guard count >= 0, count < 1000 else { throw WireReader.Malformed("\(count) userInfo entries") }
         for _ in 0..<count {
             let key = ImageContainer.UserInfoKey(try r.string() ?? "")
             let tag = try r.int()
@@ -265,20 +286,20 @@ struct WireImage {
             case 5: userInfo[key] = ImageSize(width: try v.int(), height: try v.int())
             case 6:
                 let n = try v.int()
-                guard n >= 0, n < 1000 else { throw WireReader.Malformed() }
+                guard n >= 0, n < 1000 else { throw WireReader.Malformed("a userInfo list of \(n)") }
                 var values: [Int] = []
                 for _ in 0..<n { values.append(try v.int()) }
                 userInfo[key] = values
             case 7:
                 let n = try v.int()
-                guard n >= 0, n < 1000 else { throw WireReader.Malformed() }
+                guard n >= 0, n < 1000 else { throw WireReader.Malformed("a userInfo list of \(n)") }
                 var values: [Double] = []
                 for _ in 0..<n { values.append(try v.double()) }
                 userInfo[key] = values
-            default: throw WireReader.Malformed()
+            default: throw WireReader.Malformed("a userInfo value of unknown kind \(tag)")
             }
         }
-        animation = try r.bytes().map { data throws(WireReader.Malformed) in try WireAnimation(decoding: data) }
+        animation = try r.bytes().map { data throws(WireReader.Malformed) in try WireAnimation(decoding: data, limits: limits) }
     }
 
     /// The container, over `storage` (the helper's pixels, mapped into this process).
@@ -322,14 +343,18 @@ struct WireAnimation {
         return w.data
     }
 
-    init(decoding data: Data) throws(WireReader.Malformed) {
+    init(decoding data: Data, limits: ImageLimits) throws(WireReader.Malformed) {
         var r = WireReader(data)
         canvasSize = ImageSize(width: try r.int(), height: try r.int())
+        try WireBounds(limits).check(width: canvasSize.width, height: canvasSize.height)
         loopCount = try r.int()
         backgroundColor = try r.bytes().map { [UInt8]($0) }
+        guard (backgroundColor?.count ?? 0) <= 8 else { throw WireReader.Malformed("a background colour of \(backgroundColor?.count ?? 0) bytes") }
         let count = try r.int()
         // Each info takes 49 bytes on the wire.
-        guard count >= 0, count <= data.count / 49, canvasSize.width >= 0, canvasSize.height >= 0 else { throw WireReader.Malformed() }
+        guard count >= 1, count <= data.count / 49, count <= limits.maxFrameCount else {
+            throw WireReader.Malformed("an animation of \(count) frames (the decode's limit is \(limits.maxFrameCount))")
+        }
         frameInfos = []
         frameInfos.reserveCapacity(count)
         for _ in 0..<count {
@@ -340,12 +365,73 @@ struct WireAnimation {
             case 0: disposal = .none
             case 1: disposal = .background
             case 2: disposal = .previous
-            default: throw WireReader.Malformed()
+            default: throw WireReader.Malformed("an unknown frame disposal")
             }
             let blending: AnimationFrameInfo.Blending = try r.bool() ? .over : .source
-            guard width >= 0, height >= 0 else { throw WireReader.Malformed() }
+            // A frame may reach past the canvas (the compositor clips it, as browsers do), but it
+            // is an image of its own, within the decode's limits.
+            try WireBounds(limits).check(width: width, height: height)
+            guard (0...Int(UInt32.max)).contains(x), (0...Int(UInt32.max)).contains(y), duration.isFinite, duration >= 0 else {
+                throw WireReader.Malformed("a frame at \(x), \(y) lasting \(duration) s")
+            }
             frameInfos.append(AnimationFrameInfo(x: x, y: y, width: width, height: height, duration: duration,
                                                  disposal: disposal, blending: blending))
         }
+    }
+}
+
+/// Sizes a helper reports, checked against the decode's limits with arithmetic that cannot trap.
+struct WireBounds {
+    var limits: ImageLimits
+
+    init(_ limits: ImageLimits) {
+        self.limits = limits
+    }
+
+    func check(width: Int, height: Int) throws(WireReader.Malformed) {
+        let pixels = width.multipliedReportingOverflow(by: height)
+        guard width >= 0, height >= 0, width <= limits.maxDimension, height <= limits.maxDimension,
+              !pixels.overflow, pixels.partialValue <= limits.maxPixelCount else {
+            throw WireReader.Malformed("an image of \(width) × \(height) pixels, beyond the decode's limits")
+        }
+    }
+
+    /// The longest message a helper may send of `kind` during a decode with these limits: the
+    /// image descriptions carry at most three metadata blocks and one frame description per frame.
+    func maximumPayload(_ kind: WireMessage.Kind) -> Int {
+        switch kind {
+        case .needsMoreData: return 0
+        case .header, .failure, .ready: return 64 << 10
+        case .preview, .final:
+            let metadata = min(limits.maxMetadataBytes, 256 << 20).multipliedReportingOverflow(by: 3)
+            let frames = min(limits.maxFrameCount, 1 << 20) * 49
+            return metadata.overflow ? Int(UInt32.max) : min(Int(UInt32.max), metadata.partialValue + frames + (1 << 20))
+        default: return 0
+        }
+    }
+}
+
+extension SandboxStatus {
+    func encoded() -> Data {
+        var w = WireWriter()
+        w.bool(systemCallFilter)
+        w.bool(filesByLandlock)
+        w.int(landlockABI)
+        w.bool(networkByLandlock)
+        w.bool(scopesByLandlock)
+        w.bool(capabilitiesDropped)
+        w.bool(leftRoot)
+        w.int(Int(userID))
+        w.int(Int(groupID))
+        w.string(failure)
+        return w.data
+    }
+
+    init(decoding data: Data) throws(WireReader.Malformed) {
+        var r = WireReader(data)
+        self.init(systemCallFilter: try r.bool(), filesByLandlock: try r.bool(), landlockABI: try r.int(),
+                  networkByLandlock: try r.bool(), scopesByLandlock: try r.bool(), capabilitiesDropped: try r.bool(),
+                  leftRoot: try r.bool(), userID: UInt32(truncatingIfNeeded: try r.int()), groupID: UInt32(truncatingIfNeeded: try r.int()),
+                  failure: try r.string())
     }
 }

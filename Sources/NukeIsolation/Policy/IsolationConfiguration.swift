@@ -9,16 +9,22 @@ public struct IsolationConfiguration: Sendable, Hashable {
     /// At most this many helpers at once (and decodes in flight); more decodes wait for one.
     /// Default: the number of processors, at least 2.
     public var maximumHelpers: Int
-    /// Install the seccomp-bpf sandbox in each helper before it reads untrusted bytes. Default
-    /// `true`; turn it off only to debug.
+    /// Install the sandbox in each helper before it reads untrusted bytes (Docs/Isolation.md:
+    /// capabilities and root dropped, Landlock, a seccomp-bpf allow-list). Default `true`; turn it
+    /// off only to debug. A helper that cannot enter it does not decode.
     public var isSandboxed: Bool
+    /// The user and group a helper takes when this process runs as root. Default 65534
+    /// (`nobody`/`nogroup`); a uid no other process uses is better still.
+    public var sandboxUserID: UInt32
+    public var sandboxGroupID: UInt32
+    /// Helpers kept started and sandboxed ahead of demand, so that a decode does not wait for a
+    /// fork. Each helper serves one decode and is then replaced. Default 1.
+    public var spareHelpers: Int
     /// Where helpers write their standard error (a file descriptor), or `nil` for /dev/null.
     public var standardError: Int32?
-    /// Pixel memory each helper keeps shared with this process once the images using it are
-    /// released, so that later decodes write into memory both processes have mapped already
-    /// (no new mapping, page faults or zero-filling: most of the cost of isolating small
-    /// decodes). Default 128 MiB; 0 unmaps every buffer as soon as its image is released.
-    public var reusableBytesPerHelper: Int
+    /// Whether helpers confine files with Landlock where the kernel has it (else every open is
+    /// refused). Only tests of the fallback turn it off.
+    var usesLandlock = true
     /// Start the helper program once as a zygote, warm it up, and start each helper as a copy
     /// of it (``HelperZygote``): a few milliseconds a helper instead of tens. Default `true`. A
     /// pool whose zygote cannot start (or keeps dying) starts its helpers as programs instead.
@@ -35,8 +41,10 @@ public struct IsolationConfiguration: Sendable, Hashable {
         limits: IsolationLimits = IsolationLimits(),
         maximumHelpers: Int? = nil,
         isSandboxed: Bool = true,
+        sandboxUserID: UInt32 = 65534,
+        sandboxGroupID: UInt32 = 65534,
+        spareHelpers: Int = 1,
         standardError: Int32? = nil,
-        reusableBytesPerHelper: Int = 128 << 20,
         startsHelpersFromZygote: Bool = true,
         warmUpFormats: Set<ImageType>? = nil
     ) {
@@ -44,8 +52,10 @@ public struct IsolationConfiguration: Sendable, Hashable {
         self.limits = limits
         self.maximumHelpers = max(1, maximumHelpers ?? max(2, HelperPool.processorCount))
         self.isSandboxed = isSandboxed
+        self.sandboxUserID = sandboxUserID
+        self.sandboxGroupID = sandboxGroupID
+        self.spareHelpers = max(0, spareHelpers)
         self.standardError = standardError
-        self.reusableBytesPerHelper = max(0, reusableBytesPerHelper)
         self.startsHelpersFromZygote = startsHelpersFromZygote
         self.warmUpFormats = warmUpFormats
     }

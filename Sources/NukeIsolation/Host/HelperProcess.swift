@@ -13,38 +13,40 @@ import NukeCore
 ///
 /// ## Why this is `Sendable`
 ///
-/// Every stored property is a `let` of a `Sendable` type (``HelperBuffers`` locks its own state);
-/// the process and the socket are used by one decode at a time, which ``HelperPool`` guarantees by
-/// handing each helper to one caller.
+/// Every stored property is a `let` of a `Sendable` type; the process and the socket are used by
+/// one decode, which ``HelperPool`` guarantees by handing each helper to one caller once.
 final class HelperProcess: Sendable {
     let pid: Int32
     let socket: Int32
-    /// Whether the helper installed its seccomp sandbox.
-    let isSandboxed: Bool
-    /// What the sandbox could not do, when it is off.
-    let sandboxNote: String?
+    /// The sandbox layers the helper reported entering.
+    let sandbox: SandboxStatus
+    /// Whether the helper installed its sandbox.
+    var isSandboxed: Bool { sandbox.isActive }
     /// How long the helper took from spawn to ready.
     let startDuration: Duration
-    /// The pixel buffers shared with it, kept mapped between decodes.
-    let buffers: HelperBuffers
 
     /// The zygote this helper is a copy of (it reaps the helper), or `nil` for a helper this
     /// process started itself.
     private let zygote: HelperZygote?
 
-    private init(pid: Int32, socket: Int32, zygote: HelperZygote?, ready: WireMessage, startDuration: Duration, reusableBytes: Int) throws(ImageCodecError) {
+    private init(pid: Int32, socket: Int32, zygote: HelperZygote?, ready: WireMessage, startDuration: Duration, requiresSandbox: Bool) throws(ImageCodecError) {
         var reader = WireReader(ready.payload)
-        guard ready.kind == .ready, let sandboxed = try? reader.bool(), let note = try? reader.string() else {
+        guard ready.kind == .ready, (try? reader.bool()) != nil, (try? reader.string()) != nil,
+              let encoded = try? reader.bytes(), let sandbox = try? SandboxStatus(decoding: encoded) else {
             Self.kill(pid: pid, socket: socket, zygote: zygote)
-            throw Self.setupError("the helper answered with something other than ready")
+            throw Self.setupError("the helper answered with something other than ready (is the helper program older than this library?)")
+        }
+        // A helper that was to enter the sandbox and could not does not decode.
+        if requiresSandbox, !sandbox.isActive {
+            Self.kill(pid: pid, socket: socket, zygote: zygote)
+            throw ImageCodecError(.sandboxViolation, stage: .registry, codec: "NukeIsolation",
+                                  message: "the helper could not enter its sandbox: \(sandbox.failure ?? "unknown")")
         }
         self.pid = pid
         self.socket = socket
         self.zygote = zygote
-        self.isSandboxed = sandboxed
-        self.sandboxNote = note.isEmpty ? nil : note
+        self.sandbox = sandbox
         self.startDuration = startDuration
-        self.buffers = HelperBuffers(budget: reusableBytes)
     }
 
     /// Starts a helper and waits for it to say it is ready (sandbox installed, codecs warm).
@@ -55,7 +57,7 @@ final class HelperProcess: Sendable {
         let started = ContinuousClock.now
         let (pid, socket, ready) = try launch(configuration)
         return try HelperProcess(pid: pid, socket: socket, zygote: nil, ready: ready, startDuration: .now - started,
-                                 reusableBytes: configuration.reusableBytesPerHelper)
+                                 requiresSandbox: configuration.isSandboxed)
     }
 
     /// Starts a helper as a copy of `zygote` (warm already, so only the sandbox is left to
@@ -65,13 +67,13 @@ final class HelperProcess: Sendable {
         let (pid, socket) = try zygote.fork()
         let ready: WireMessage
         do {
-            ready = try receive(socket: socket, deadline: nukeiso_now_ms() + 10_000)
+            ready = try receive(socket: socket, deadline: nukeiso_now_ms() + 10_000) { $0 == .ready ? 64 << 10 : 0 }
         } catch {
             kill(pid: pid, socket: socket, zygote: zygote)
             throw setupError("a helper started by the zygote did not say it was ready: \(error.reason)")
         }
         return try HelperProcess(pid: pid, socket: socket, zygote: zygote, ready: ready, startDuration: .now - started,
-                                 reusableBytes: configuration.reusableBytesPerHelper)
+                                 requiresSandbox: configuration.isSandboxed)
     }
 
     /// Starts the configured program in helper mode with `extraArguments`, sends it the warm-up
@@ -79,6 +81,8 @@ final class HelperProcess: Sendable {
     static func launch(_ configuration: IsolationConfiguration, extraArguments: [String] = []) throws(ImageCodecError) -> (pid: Int32, socket: Int32, ready: WireMessage) {
         var arguments = [configuration.helper.path] + configuration.helper.arguments + [IsolationHelperExecutable.helperModeFlag] + extraArguments
         if !configuration.isSandboxed { arguments.append("--no-sandbox") }
+        if !configuration.usesLandlock { arguments.append("--no-landlock") }
+        arguments += ["--sandbox-uid", String(configuration.sandboxUserID), "--sandbox-gid", String(configuration.sandboxGroupID)]
         var socket: Int32 = -1
         let pid = withCStrings(arguments) { argv in
             nukeiso_spawn(configuration.helper.path, argv, configuration.standardError ?? -1, &socket)
@@ -88,7 +92,7 @@ final class HelperProcess: Sendable {
         }
         do {
             try write(WireMessage(.warmUp, WarmUpSamples.payload(for: configuration.warmUpFormats)).framed, to: socket)
-            return (pid, socket, try receive(socket: socket, deadline: nukeiso_now_ms() + 10_000))
+            return (pid, socket, try receive(socket: socket, deadline: nukeiso_now_ms() + 10_000) { $0 == .ready ? 64 << 10 : 0 })
         } catch {
             kill(pid: pid, socket: socket, zygote: nil)
             throw setupError("the helper \(configuration.helper.path) did not start in helper mode (does its main call IsolatedDecoding.runHelperIfRequested()?): \(error.reason)")
@@ -101,7 +105,9 @@ final class HelperProcess: Sendable {
 
     /// Why talking to the helper failed.
     struct Failure: Error {
-        enum Kind { case closed, timedOut, io }
+        /// `violation`: it sent what no helper running this library's code sends (a message of
+        /// an unknown kind or over its bound, a malformed one, sizes beyond the decode's limits).
+        enum Kind { case closed, timedOut, io, violation }
         var kind: Kind
         var reason: String
     }
@@ -112,8 +118,9 @@ final class HelperProcess: Sendable {
         try Self.write(message.framed, to: socket)
     }
 
-    func receive(deadline: Int64) throws(Failure) -> WireMessage {
-        try Self.receive(socket: socket, deadline: deadline)
+    /// The helper's next message, at most `bound(kind)` bytes long.
+    func receive(deadline: Int64, bound: (WireMessage.Kind) -> Int) throws(Failure) -> WireMessage {
+        try Self.receive(socket: socket, deadline: deadline, bound: bound)
     }
 
     /// Receives a file descriptor sent after an image message.
@@ -132,12 +139,14 @@ final class HelperProcess: Sendable {
         guard result == 0 else { throw Failure(kind: .closed, reason: "writing to the helper: \(String(cString: strerror(-result)))") }
     }
 
-    static func receive(socket: Int32, deadline: Int64) throws(Failure) -> WireMessage {
+    /// A message of at most `bound(kind)` bytes: its length is checked before anything is
+    /// allocated for it.
+    static func receive(socket: Int32, deadline: Int64, bound: (WireMessage.Kind) -> Int) throws(Failure) -> WireMessage {
         var header = [UInt8](repeating: 0, count: 5)
         try read(&header, socket: socket, deadline: deadline)
-        guard let kind = WireMessage.Kind(rawValue: header[0]) else { throw Failure(kind: .io, reason: "a message of unknown kind \(header[0])") }
+        guard let kind = WireMessage.Kind(rawValue: header[0]) else { throw Failure(kind: .violation, reason: "a message of unknown kind \(header[0])") }
         let length = Int(UInt32(header[1]) | UInt32(header[2]) << 8 | UInt32(header[3]) << 16 | UInt32(header[4]) << 24)
-        guard length <= 1 << 30 else { throw Failure(kind: .io, reason: "a message of \(length) bytes") }
+        guard length <= bound(kind) else { throw Failure(kind: .violation, reason: "a \(kind) message of \(length) bytes (at most \(bound(kind)))") }
         var payload = [UInt8](repeating: 0, count: length)
         if length > 0 { try read(&payload, socket: socket, deadline: deadline) }
         return WireMessage(kind, Data(payload))
@@ -169,7 +178,6 @@ final class HelperProcess: Sendable {
 
     /// Closes the socket (a healthy helper exits at end of file), waits briefly, then kills.
     func retire() {
-        buffers.close()
         nukeiso_close(socket)
         let deadline = nukeiso_now_ms() + 2_000
         while Self.wait(pid: pid, zygote: zygote, block: false).kind == 0 {
@@ -185,8 +193,7 @@ final class HelperProcess: Sendable {
     /// Kills the helper now and reaps it; returns how it ended.
     @discardableResult
     func kill() -> nukeiso_exit {
-        buffers.close()
-        return Self.kill(pid: pid, socket: socket, zygote: zygote)
+        Self.kill(pid: pid, socket: socket, zygote: zygote)
     }
 
     @discardableResult
@@ -204,7 +211,6 @@ final class HelperProcess: Sendable {
 
     /// Waits (up to a second) for a helper that closed its socket to end, and reaps it.
     func reapAfterClose() -> nukeiso_exit {
-        buffers.close()
         var ended = Self.wait(pid: pid, zygote: zygote, block: false)
         let deadline = nukeiso_now_ms() + 1_000
         while ended.kind == 0, nukeiso_now_ms() < deadline {

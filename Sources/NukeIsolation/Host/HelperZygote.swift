@@ -102,7 +102,7 @@ final class HelperZygote: Sendable {
                     throw HelperProcess.Failure(kind: .closed, reason: "sending a socket")
                 }
                 // A blocking wait answers when the helper ends, which a SIGKILL makes prompt.
-                let answer = try HelperProcess.receive(socket: socket, deadline: nukeiso_now_ms() + 30_000)
+                let answer = try HelperProcess.receive(socket: socket, deadline: nukeiso_now_ms() + 30_000) { _ in 64 }
                 guard answer.kind == .forked || answer.kind == .waited else {
                     throw HelperProcess.Failure(kind: .io, reason: "an answer of kind \(answer.kind)")
                 }

@@ -6,16 +6,19 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import NukeCore
 import Synchronization
 
-/// Warm helper processes that decode for this process, each one decode at a time.
+/// Sandboxed helper processes that decode for this process, one decode each.
 ///
-/// A decode takes an idle helper (or starts one, up to ``IsolationConfiguration/maximumHelpers``;
-/// beyond that it waits), and gives it back when done. A helper that crashed, timed out or was
-/// killed is reaped and forgotten; one whose resident memory grew past
-/// ``IsolationLimits/maxHelperResidentBytes`` is retired. ``shutdown()`` ends every idle helper;
-/// so does releasing the pool.
+/// A decode takes a fresh helper (a spare started ahead of demand, or a new one, up to
+/// ``IsolationConfiguration/maximumHelpers`` at once; beyond that it waits). When the decode ends
+/// the helper ends too and the pool starts a spare in its place, off the caller's path
+/// (``IsolationConfiguration/spareHelpers``): no helper ever sees two decodes' data, so code an
+/// attacker ran in one learns nothing of the next upload and can change nothing the host holds.
+/// A helper that crashed, timed out or was killed is reaped. ``shutdown()`` ends every spare; so
+/// does releasing the pool.
 ///
 /// Helpers start as copies of a zygote, the helper program started once per pool and warmed up
 /// (``IsolationConfiguration/startsHelpersFromZygote``); it ends with the pool's last helper
@@ -35,9 +38,11 @@ public final class HelperPool: Sendable {
         var isShutDown = false
         var started = 0
         var replaced = 0
-        var sandboxed: Bool?
-        var sandboxNote: String?
+        var sandbox: SandboxStatus?
         var lastStart: Duration?
+        /// Spares being started, and used helpers being reaped, in the background.
+        var replenishing = 0
+        var retiring = 0
     }
 
     private let state = Mutex(State())
@@ -69,18 +74,20 @@ public final class HelperPool: Sendable {
 
     /// What the pool has done, for `nuke formats` and tests.
     public struct Status: Sendable, Hashable {
-        /// Helpers waiting for work.
+        /// Fresh helpers waiting for a decode.
         public var idle: Int
         /// Helpers decoding now.
         public var busy: Int
         /// Helpers started since the pool was made.
         public var started: Int
-        /// Helpers ended because they crashed, hung, were killed or grew too large.
+        /// Helpers that crashed, hung, broke the sandbox or were killed.
         public var replaced: Int
+        /// The sandbox layers the last helper that started entered (`nil` before the first).
+        public var sandbox: SandboxStatus?
         /// Whether the last helper that started installed its sandbox (`nil` before the first).
-        public var isSandboxed: Bool?
-        /// What the sandbox allows of the file system, or why it is off.
-        public var sandboxNote: String?
+        public var isSandboxed: Bool? { sandbox?.isActive }
+        /// The active layers, or why the sandbox is off.
+        public var sandboxNote: String? { sandbox?.summary }
         /// How long the last helper took to start and warm up.
         public var lastStartDuration: Duration?
         /// The pids of the idle helpers.
@@ -98,17 +105,17 @@ public final class HelperPool: Sendable {
     public var status: Status {
         let (current, note) = zygote.withLock { ($0.current, $0.note) }
         return state.withLock {
-            Status(idle: $0.idle.count, busy: $0.busy, started: $0.started, replaced: $0.replaced, isSandboxed: $0.sandboxed,
-                   sandboxNote: $0.sandboxNote, lastStartDuration: $0.lastStart, idlePIDs: $0.idle.map(\.pid),
+            Status(idle: $0.idle.count, busy: $0.busy, started: $0.started, replaced: $0.replaced, sandbox: $0.sandbox,
+                   lastStartDuration: $0.lastStart, idlePIDs: $0.idle.map(\.pid),
                    busyPIDs: $0.busyPIDs.sorted(), zygotePID: current?.pid, zygoteStartDuration: current?.startDuration,
                    zygoteNote: note)
         }
     }
 
-    /// Starts helpers until `count` are idle, so that the first decodes do not pay for a start.
+    /// Starts helpers until `count` are waiting, so that the first decodes do not pay for a start.
     public func prewarm(_ count: Int = 1) throws(ImageCodecError) {
         var started: [HelperProcess] = []
-        let wanted = min(count, configuration.maximumHelpers) - state.withLock { $0.idle.count + $0.busy }
+        let wanted = min(count, configuration.maximumHelpers) - state.withLock { $0.idle.count + $0.busy + $0.replenishing }
         for _ in 0..<max(0, wanted) { started.append(try spawn()) }
         state.withLock { $0.idle.append(contentsOf: started) }
     }
@@ -122,6 +129,10 @@ public final class HelperPool: Sendable {
             return (state.idle, state.busy)
         }
         idle.forEach { $0.retire() }
+        // Spares starting and helpers being reaped in the background finish first (a few
+        // milliseconds each), so that no helper outlives the call.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while state.withLock({ $0.replenishing + $0.retiring > 0 }), ContinuousClock.now < deadline { usleep(200) }
         if busy == 0 { endZygote() }
     }
 
@@ -139,6 +150,8 @@ public final class HelperPool: Sendable {
     private func warmZygote() -> HelperZygote? {
         guard configuration.startsHelpersFromZygote else { return nil }
         return zygote.withLock { zygote -> HelperZygote? in
+            // After shutdown() nothing starts a zygote again (its end takes this lock too).
+            guard !state.withLock({ $0.isShutDown }) else { return nil }
             if let current = zygote.current {
                 if current.isRunning { return current }
                 current.shutdown()
@@ -181,13 +194,16 @@ public final class HelperPool: Sendable {
             case .helper(let helper) where helper.isBroken:
                 helper.kill()
                 discard(helper)
-            case .helper(let helper): return helper
+            case .helper(let helper):
+                replenish()
+                return helper
             case .closed: throw ImageCodecError(.cancelled, stage: .registry, codec: "NukeIsolation", message: "the helper pool was shut down")
             case .wait: usleep(500)
             case .spawn:
                 do {
                     let helper = try spawn()
                     state.withLock { _ = $0.busyPIDs.insert(helper.pid) }
+                    replenish()
                     return helper
                 } catch {
                     state.withLock { $0.busy -= 1 }
@@ -198,6 +214,9 @@ public final class HelperPool: Sendable {
     }
 
     private func spawn() throws(ImageCodecError) -> HelperProcess {
+        guard !state.withLock({ $0.isShutDown }) else {
+            throw ImageCodecError(.cancelled, stage: .registry, codec: "NukeIsolation", message: "the helper pool was shut down")
+        }
         var forked: HelperProcess?
         if let zygote = warmZygote() {
             do {
@@ -214,41 +233,64 @@ public final class HelperPool: Sendable {
         }
         state.withLock {
             $0.started += 1
-            $0.sandboxed = helper.isSandboxed
-            $0.sandboxNote = helper.sandboxNote
+            $0.sandbox = helper.sandbox
             $0.lastStart = helper.startDuration
         }
         return helper
     }
 
-    /// Gives a helper back after a decode that ended cleanly; retires it when it grew too large.
-    func checkIn(_ helper: HelperProcess) {
-        // The pixel buffers kept for reuse are resident on purpose: they do not count.
-        let tooLarge = (helper.residentBytes ?? 0) - helper.buffers.mappedBytes > configuration.limits.maxHelperResidentBytes
-        state.withLock { _ = $0.busyPIDs.remove(helper.pid) }
-        let keep = !tooLarge && state.withLock { state in
-            state.busy -= 1
-            if state.isShutDown { return false }
-            state.idle.append(helper)
-            return true
+    /// Starts spares in the background until ``IsolationConfiguration/spareHelpers`` wait, within
+    /// ``IsolationConfiguration/maximumHelpers``.
+    private func replenish() {
+        let wanted = state.withLock { state -> Int in
+            guard !state.isShutDown else { return 0 }
+            let room = configuration.maximumHelpers - state.busy - state.idle.count - state.replenishing
+            let missing = configuration.spareHelpers - state.idle.count - state.replenishing
+            let count = max(0, min(room, missing))
+            state.replenishing += count
+            return count
         }
-        if tooLarge {
-            state.withLock {
-                $0.busy -= 1
-                $0.replaced += 1
+        for _ in 0..<wanted {
+            Self.background.async { [self] in
+                let helper = try? spawn()
+                let surplus = state.withLock { state -> HelperProcess? in
+                    state.replenishing -= 1
+                    guard let helper else { return nil }
+                    if state.isShutDown { return helper }
+                    state.idle.append(helper)
+                    return nil
+                }
+                surplus?.retire()
             }
         }
-        if !keep { helper.retire() }
+    }
+
+    /// Where spares start and used helpers are reaped, off the decodes' threads.
+    private static let background = DispatchQueue(label: "NukeIsolation.HelperPool", attributes: .concurrent)
+
+    /// Ends a helper whose decode is over (each serves one), and starts a spare in its place.
+    func checkIn(_ helper: HelperProcess) {
+        state.withLock {
+            _ = $0.busyPIDs.remove(helper.pid)
+            $0.busy -= 1
+            $0.retiring += 1
+        }
+        Self.background.async { [self] in
+            helper.retire()
+            state.withLock { $0.retiring -= 1 }
+        }
+        replenish()
         endZygoteIfShutDownAndIdle()
     }
 
-    /// Forgets a helper that was killed or died (already reaped).
+    /// Forgets a helper that was killed or died (already reaped), and starts a spare in its place.
     func discard(_ helper: HelperProcess) {
         state.withLock {
             $0.busyPIDs.remove(helper.pid)
             $0.busy -= 1
             $0.replaced += 1
         }
+        replenish()
         endZygoteIfShutDownAndIdle()
     }
 

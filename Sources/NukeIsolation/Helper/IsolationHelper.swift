@@ -18,28 +18,52 @@ import Synchronization
 enum IsolationHelper {
     static let socket: Int32 = 3
 
-    static func run(sandboxed: Bool) -> Never {
-        prepare(sandboxed: sandboxed)
-        becomeHelper(sandboxed: sandboxed)
+    /// What the host asked for on the helper's command line.
+    struct Options {
+        var sandboxed = true
+        /// Landlock where the kernel has it; `false` tests the fallback (every open refused).
+        var usesLandlock = true
+        /// The identity a helper started as root takes.
+        var userID: UInt32 = 65534
+        var groupID: UInt32 = 65534
+
+        init(arguments: [String]) {
+            sandboxed = !arguments.contains("--no-sandbox")
+            usesLandlock = !arguments.contains("--no-landlock")
+            func value(_ name: String) -> UInt32? {
+                guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+                return UInt32(arguments[index + 1])
+            }
+            userID = value("--sandbox-uid") ?? userID
+            groupID = value("--sandbox-gid") ?? groupID
+        }
+    }
+
+    static func run(_ options: Options) -> Never {
+        let readable = prepare(options)
+        becomeHelper(options, readable: readable)
     }
 
     /// Zygote mode: warms up like a helper, but installs no sandbox and decodes nothing. It
-    /// answers the host's `.fork` (a socket attached: the copy serves decodes on it, sandboxed)
+    /// answers the host's `.fork` (a socket attached: the copy serves one decode on it, sandboxed)
     /// and `.wait` (how a copy ended: the copies are this process's children, so only it can
     /// reap them) until the host closes the socket.
-    static func runZygote(sandboxed: Bool) -> Never {
-        prepare(sandboxed: sandboxed)
+    static func runZygote(_ options: Options) -> Never {
+        let readable = prepare(options)
         var ready = WireWriter()
         ready.int(Int(nukeiso_thread_count()))
         guard send(WireMessage(.ready, ready.data)) else { exit(0) }
-        while let message = receive() {
+        while let message = receive(limit: 64) {
             var answer = WireWriter()
             switch message.kind {
             case .fork:
                 let fd = nukeiso_recv_fd(socket, -1)
                 guard fd >= 0 else { exit(0) }
                 let pid = nukeiso_fork_helper(fd)
-                if pid == 0 { becomeHelper(sandboxed: sandboxed) }
+                if pid == 0 {
+                    SharedMemoryAllocator.forgetAll()
+                    becomeHelper(options, readable: readable)
+                }
                 answer.int(Int(pid))
                 guard send(WireMessage(.forked, answer.data)) else { exit(0) }
             case .wait:
@@ -57,44 +81,69 @@ enum IsolationHelper {
         exit(0)
     }
 
-    /// What helpers and zygotes do first: read the host's warm-up samples and decode them.
-    private static func prepare(sandboxed: Bool) {
+    /// What helpers and zygotes do first: read the host's warm-up samples and decode them; returns
+    /// the paths the sandbox leaves readable.
+    private static func prepare(_ options: Options) -> [String] {
         // glib stamps its log lines with the local time: without TZ it reads /etc/localtime.
         setenv("TZ", "UTC0", 1)
         // The host's first message: tiny files it encoded, to decode here.
         var samples: [ImageType: Data] = [:]
         var formats: Set<ImageType>?
-        if let message = receive(), message.kind == .warmUp {
+        if let message = receive(limit: 16 << 20), message.kind == .warmUp {
             (samples, formats) = WarmUpSamples.decode(message.payload)
         }
-        warmUp(sandboxed: sandboxed, samples: samples, formats: formats)
+        // Files stay readable in the sandbox with Landlock, which confines only a process of one
+        // thread (a zygote's copies always are).
+        let landlock = options.usesLandlock && nukeiso_landlock_abi() > 0
+        let prepared = warmUp(filesStayReadable: !options.sandboxed || landlock, samples: samples, formats: formats)
+        // Text needs fonts: fontconfig's configured folders (FONTCONFIG_FILE, an app's own) stay
+        // readable, as they are in process.
+        var count = 0
+        let paths = nukeiso_readable_paths(prepared.contains(.svg) ? 1 : 0, &count)
+        defer { nukeiso_free_paths(paths, count) }
+        guard let paths else { return [] }
+        return (0..<count).map { String(cString: paths[$0]) }
     }
 
-    /// Installs the sandbox, says ready and serves decodes on file descriptor 3 until the host
-    /// closes it.
-    private static func becomeHelper(sandboxed: Bool) -> Never {
-        var note = ""
-        var isSandboxed = false
-        if sandboxed {
-            var landlock: Int32 = 0
-            let result = nukeiso_enter_sandbox(&landlock)
-            if result == 0 {
-                isSandboxed = true
-                note = landlock != 0 ? "files: Landlock, fonts and locale data read-only"
-                    : "files: none (no Landlock in this kernel; text renders only with fonts opened at start)"
-            } else {
-                note = "seccomp refused: \(String(cString: strerror(-result)))"
+    /// Installs the sandbox, says ready and serves one decode on file descriptor 3, then exits.
+    private static func becomeHelper(_ options: Options, readable: [String]) -> Never {
+        var status = SandboxStatus.off("turned off by the host's configuration")
+        // The parent's pidfd, for the thread that ends this helper with it (pidfd_open is refused
+        // in the sandbox).
+        _ = nukeiso_open_parent()
+        if options.sandboxed {
+            let strings = readable.map { strdup($0) }
+            defer { strings.forEach { free($0) } }
+            var report = nukeiso_sandbox_report()
+            let result = strings.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
+                var settings = nukeiso_sandbox_options(uid: options.userID, gid: options.groupID, use_landlock: options.usesLandlock ? 1 : 0,
+                                                       readable: pointers.baseAddress, readable_count: pointers.count)
+                return nukeiso_enter_sandbox(&settings, &report)
             }
-        } else {
-            note = "turned off by the host's configuration"
+            if result == 0 {
+                status = SandboxStatus(systemCallFilter: report.seccomp != 0, filesByLandlock: report.files_by_landlock != 0,
+                                       landlockABI: Int(report.landlock_abi), networkByLandlock: report.landlock_network != 0,
+                                       scopesByLandlock: report.landlock_scopes != 0, capabilitiesDropped: report.capabilities_dropped != 0,
+                                       leftRoot: report.changed_identity != 0, userID: report.uid, groupID: report.gid, failure: nil)
+            } else {
+                // A helper whose sandbox failed half-way says so and decodes nothing.
+                status = .off("the sandbox could not be entered: \(String(cString: strerror(-result)))")
+                var ready = WireWriter()
+                ready.bool(false)
+                ready.string(status.summary)
+                ready.bytes(status.encoded())
+                _ = send(WireMessage(.ready, ready.data))
+                exit(0)
+            }
         }
         // A helper stuck in a decode would outlive a host that died; this thread (started inside
         // the sandbox, so it is confined too) ends it. A zygote's copy watches the zygote, which
         // ends when the host does.
         _ = nukeiso_watch_parent()
         var ready = WireWriter()
-        ready.bool(isSandboxed)
-        ready.string(note)
+        ready.bool(status.isActive)
+        ready.string(status.isActive ? status.summary : status.failure ?? "")
+        ready.bytes(status.encoded())
         guard send(WireMessage(.ready, ready.data)) else { exit(0) }
         serve()
         exit(0)
@@ -107,7 +156,8 @@ enum IsolationHelper {
     /// start encoders a helper never uses (x265 and aom alone take about 20 ms).
     ///
     /// `formats` are the formats to prepare (`nil`: every registered one).
-    private static func warmUp(sandboxed: Bool, samples: [ImageType: Data], formats: Set<ImageType>?) {
+    @discardableResult
+    private static func warmUp(filesStayReadable: Bool, samples: [ImageType: Data], formats: Set<ImageType>?) -> [ImageType] {
         let registry = ImageDecoderRegistry.shared
         let prepared = registry.registeredFormats.filter { formats?.contains($0) ?? true }
         // Codec libraries opened on first use (libheif, librsvg, libavcodec) are opened now, while
@@ -124,7 +174,7 @@ enum IsolationHelper {
         // as it would in process (about 45 ms that a helper start need not pay). Without Landlock
         // no file can be opened afterwards: render text in the default and generic families now,
         // so that fontconfig reads its configuration and opens the fonts they resolve to.
-        if prepared.contains(.svg), sandboxed, nukeiso_landlock_abi() > 0 {
+        if prepared.contains(.svg), filesStayReadable {
             _ = try? registry.decode(Data("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"2\" height=\"2\"><rect width=\"1\" height=\"2\" fill=\"#08f\"/></svg>".utf8))
         } else if prepared.contains(.svg) {
             let families = ["", "serif", "sans-serif", "monospace"]
@@ -139,10 +189,13 @@ enum IsolationHelper {
             _ = try? registry.decode(Data(svg.utf8))
         }
         _ = String(describing: 1.5)
+        return prepared
     }
 
     // MARK: - Serving
 
+    /// Serves one decode: `.start`, pushes and `.next` requests, frames of its animation, until
+    /// `.end` or the host closes the socket.
     private static func serve() {
         var request: IsolatedDecodeRequest?
         var decoder: (any IncrementalImageDecoding)?
@@ -151,22 +204,14 @@ enum IsolationHelper {
         // The final image's animation, and the frame decoder serving `.frame` requests from it.
         var animation: ImageAnimation?
         var frames: (any AnimationFrameDecoding)?
-        while let message = receive() {
+        while let message = receive(limit: Int(UInt32.max)) {
             switch message.kind {
             case .start:
+                // One decode per helper: a second start is not served.
+                guard request == nil else { return }
                 request = try? IsolatedDecodeRequest(decoding: message.payload)
-                decoder = nil
-                codec = nil
                 failure = request == nil ? ImageCodecError(.internalFailure, stage: .registry, codec: "NukeIsolation", message: "a malformed request") : nil
-                if let request { applyLimits(request) }
-            case .reuse:
-                var reader = WireReader(message.payload)
-                func ids() -> [Int] {
-                    guard let count = try? reader.int(), count >= 0, count <= message.payload.count / 8 else { return [] }
-                    return (0..<count).compactMap { _ in try? reader.int() }
-                }
-                let released = ids()
-                SharedMemoryAllocator.update(released: released, forgotten: ids())
+                if let request { applyLimits(request, firstTime: true) }
             case .push:
                 guard failure == nil, let request else { continue }
                 if decoder == nil {
@@ -203,7 +248,9 @@ enum IsolationHelper {
                     let event = try current.next()
                     decoder = current
                     if case .final(let container) = event { animation = container.animation }
-                    guard reply(event) else { return }
+                    // A helper that goes on to serve frames keeps the final image (a frame decoder
+                    // may start from it): the host gets a copy.
+                    guard reply(event, keepsFinalImage: request?.servesFrames == true && animation != nil) else { return }
                 } catch {
                     let wrapped = (error as? ImageCodecError)
                         ?? ImageCodecError(.decoderFailed, stage: .decoding, format: nil,
@@ -220,8 +267,8 @@ enum IsolationHelper {
                         throw ImageCodecError(.internalFailure, stage: .decoding, codec: "NukeIsolation",
                                               message: "frame \(index) was asked of a decode without such a frame")
                     }
-                    // Each frame gets the CPU time of a decode.
-                    if let request { applyLimits(request) }
+                    // Each frame gets the CPU time of a decode, within the ceiling set at the start.
+                    if let request { applyLimits(request, firstTime: false) }
                     if frames == nil {
                         frames = try animation.makeFrameDecoder()
                     } else if reset {
@@ -232,29 +279,26 @@ enum IsolationHelper {
                 } catch {
                     guard send(WireMessage(.failure, error.encoded())) else { return }
                 }
-            case .end:
-                animation = nil
-                frames = nil
-                request = nil
-                decoder = nil
-                codec = nil
-                failure = nil
-                SharedMemoryAllocator.dropUnshared()
-                _ = nukeiso_set_limits(0, 0)
             default:
+                // `.end`, or anything a helper does not serve.
                 return
             }
         }
     }
 
-    /// The decode's CPU time from now, and its address space on top of the buffers kept for reuse
-    /// (they are mapped already).
-    private static func applyLimits(_ request: IsolatedDecodeRequest) {
-        let space = request.addressSpace > 0 ? request.addressSpace + SharedMemoryAllocator.mappedBytes : 0
-        _ = nukeiso_set_limits(UInt64(space), UInt64(max(0, request.cpuSeconds)))
+    /// The decode's address space and CPU time, as hard limits that code running here cannot
+    /// raise: at the start, CPU time for the decode and, for an animation whose frames this helper
+    /// will serve, a ceiling of one decode's time per frame; for each frame, one decode's time
+    /// within that ceiling.
+    private static func applyLimits(_ request: IsolatedDecodeRequest, firstTime: Bool) {
+        let cpu = UInt64(max(0, request.cpuSeconds))
+        let frames = request.servesFrames ? UInt64(min(max(request.limits.maxFrameCount, 1), 10_000)) : 1
+        let ceiling = cpu.multipliedReportingOverflow(by: frames + 1)
+        _ = nukeiso_set_limits(firstTime ? UInt64(max(0, request.addressSpace)) : 0, cpu,
+                               ceiling.overflow ? UInt64(Int32.max) : ceiling.partialValue)
     }
 
-    private static func reply(_ event: ImageDecodingEvent) -> Bool {
+    private static func reply(_ event: ImageDecodingEvent, keepsFinalImage: Bool) -> Bool {
         switch event {
         case .needsMoreData:
             return send(WireMessage(.needsMoreData))
@@ -263,19 +307,18 @@ enum IsolationHelper {
         case .preview(let container):
             return sendImage(container, kind: .preview, shareStorage: false)
         case .final(let container):
-            return sendImage(container, kind: .final, shareStorage: true)
+            return sendImage(container, kind: .final, shareStorage: !keepsFinalImage)
         }
     }
 
-    /// Sends the image's description and the buffer holding its pixels (its descriptor too, the
-    /// first time): the decoder's own buffer for the final image, a copy otherwise (a preview,
-    /// whose memory the decoder goes on writing).
+    /// Sends the image's description and, attached, the sealed buffer holding its pixels: the
+    /// decoder's own buffer for the final image, a copy otherwise (a preview, whose memory the
+    /// decoder goes on writing).
     private static func sendImage(_ container: ImageContainer, kind: WireMessage.Kind, shareStorage: Bool) -> Bool {
         let bitmap = container.image.bitmap
         let image = WireImage(container: container)
-        var lent = shareStorage ? bitmap.withUnsafeBytes { SharedMemoryAllocator.lend($0.baseAddress) } : nil
-        var copy: PixelStorage?
-        if lent == nil {
+        var handed = shareStorage ? bitmap.withUnsafeBytes { SharedMemoryAllocator.handOver($0.baseAddress) } : nil
+        if handed == nil {
             guard let storage = try? SharedMemoryAllocator.allocator.allocate(byteCount: image.byteCount) else {
                 let error = ImageCodecError(.internalFailure, stage: .decoding, format: container.type, codec: "NukeIsolation",
                                             message: "the helper cannot make \(image.byteCount) bytes of shared memory")
@@ -288,19 +331,16 @@ enum IsolationHelper {
                     target.copyMemory(from: base, byteCount: min(source.count, image.byteCount))
                 }
             }
-            lent = SharedMemoryAllocator.lend(target)
-            copy = storage
+            handed = SharedMemoryAllocator.handOver(target)
+            withExtendedLifetime(storage) {}
         }
-        defer { _ = copy }
-        guard let lent else { return false }
+        guard let handed else { return false }
+        defer { nukeiso_close(handed.fd) }
         var writer = WireWriter()
         writer.bytes(image.encoded())
-        writer.int(lent.id)
-        writer.int(lent.capacity)
-        writer.bool(lent.fd != nil)
+        writer.int(handed.capacity)
         guard send(WireMessage(kind, writer.data)) else { return false }
-        if let fd = lent.fd { return nukeiso_send_fd(socket, fd) == 0 }
-        return true
+        return nukeiso_send_fd(socket, handed.fd) == 0
     }
 
     // MARK: - Messages
@@ -309,137 +349,17 @@ enum IsolationHelper {
         message.framed.withUnsafeBytes { nukeiso_write_all(socket, $0.baseAddress!, $0.count) } == 0
     }
 
-    private static func receive() -> WireMessage? {
+    /// The host's next message; `nil` at the end, or for a message longer than `limit`.
+    private static func receive(limit: Int) -> WireMessage? {
         var header = [UInt8](repeating: 0, count: 5)
         guard header.withUnsafeMutableBytes({ nukeiso_read_all(socket, $0.baseAddress!, 5, -1) }) == 0,
               let kind = WireMessage.Kind(rawValue: header[0]) else { return nil }
         let length = Int(UInt32(header[1]) | UInt32(header[2]) << 8 | UInt32(header[3]) << 16 | UInt32(header[4]) << 24)
+        guard length <= limit else { return nil }
         var payload = Data(count: length)
         if length > 0 {
             guard payload.withUnsafeMutableBytes({ nukeiso_read_all(socket, $0.baseAddress!, length, -1) }) == 0 else { return nil }
         }
         return WireMessage(kind, payload)
-    }
-}
-
-/// Pixel memory in the helper: memfd buffers that the host maps too (``HelperBuffers`` is its
-/// side), kept from one decode to the next.
-///
-/// A buffer is free when no bitmap here uses it and the host has released it. The allocator
-/// hands out the smallest free buffer that fits (and is not more than twice the request), else a
-/// new one. Buffers the host never saw are unmapped when the decode ends; the host says when to
-/// unmap the others.
-enum SharedMemoryAllocator {
-    private struct Buffer {
-        var fd: Int32
-        var address: UInt
-        var capacity: Int
-        var isHeldHere = true
-        var isHeldByHost = false
-        var hostHasDescriptor = false
-        var isForgotten = false
-        var isFree: Bool { !isHeldHere && !isHeldByHost }
-    }
-
-    private struct State {
-        var buffers: [Int: Buffer] = [:]
-        var nextID = 1
-    }
-
-    private static let state = Mutex(State())
-
-    static let allocator = PixelAllocator { byteCount, zeroed throws(ImageCodecError) in
-        let reused: (Int, UInt)? = state.withLock { state in
-            let fitting = state.buffers.filter {
-                $0.value.isFree && !$0.value.isForgotten && $0.value.capacity >= byteCount && $0.value.capacity <= 2 * byteCount + 65536
-            }
-            guard let (id, _) = fitting.min(by: { $0.value.capacity < $1.value.capacity }) else { return nil }
-            state.buffers[id]?.isHeldHere = true
-            return (id, state.buffers[id]!.address)
-        }
-        if let (id, address) = reused {
-            let pointer = UnsafeMutableRawPointer(bitPattern: address)!
-            if zeroed { memset(pointer, 0, byteCount) }
-            return storage(id: id, address: pointer, byteCount: byteCount)
-        }
-        // memfd memory starts zeroed, so `zeroed` costs nothing.
-        let fd = nukeiso_memfd(byteCount)
-        guard fd >= 0, let address = nukeiso_map(fd, byteCount, 1) else {
-            if fd >= 0 { nukeiso_close(fd) }
-            throw ImageCodecError(.internalFailure, stage: .decoding, codec: "NukeIsolation",
-                                  message: "the helper cannot allocate \(byteCount) bytes of shared memory")
-        }
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            state.buffers[state.nextID] = Buffer(fd: fd, address: UInt(bitPattern: address), capacity: max(byteCount, 1))
-            return state.nextID
-        }
-        return storage(id: id, address: address, byteCount: byteCount)
-    }
-
-    private static func storage(id: Int, address: UnsafeMutableRawPointer, byteCount: Int) -> PixelStorage {
-        PixelStorage(adopting: address, byteCount: byteCount) { _ in
-            let gone = state.withLock { state -> Buffer? in
-                state.buffers[id]?.isHeldHere = false
-                guard let buffer = state.buffers[id], buffer.isFree, buffer.isForgotten else { return nil }
-                state.buffers[id] = nil
-                return buffer
-            }
-            gone.map(destroy)
-        }
-    }
-
-    private static func destroy(_ buffer: Buffer) {
-        nukeiso_unmap(UnsafeMutableRawPointer(bitPattern: buffer.address), buffer.capacity)
-        nukeiso_close(buffer.fd)
-    }
-
-    /// What the host needs to map the buffer starting at `address`, now lent to it; `nil` when
-    /// the address is not one of ours or the host holds that buffer already. `fd` is `nil` when
-    /// the host mapped this buffer before.
-    static func lend(_ address: UnsafeRawPointer?) -> (id: Int, capacity: Int, fd: Int32?)? {
-        guard let address else { return nil }
-        return state.withLock { state in
-            guard let (id, buffer) = state.buffers.first(where: { $0.value.address == UInt(bitPattern: address) }),
-                  !buffer.isHeldByHost else { return nil }
-            state.buffers[id]?.isHeldByHost = true
-            state.buffers[id]?.hostHasDescriptor = true
-            return (id, buffer.capacity, buffer.hostHasDescriptor ? nil : buffer.fd)
-        }
-    }
-
-    /// The host gave buffers back (`released`: free to reuse) or unmapped them (`forgotten`).
-    static func update(released: [Int], forgotten: [Int]) {
-        let gone: [Buffer] = state.withLock { state in
-            for id in released { state.buffers[id]?.isHeldByHost = false }
-            var gone: [Buffer] = []
-            for id in forgotten {
-                guard var buffer = state.buffers[id] else { continue }
-                buffer.isHeldByHost = false
-                buffer.isForgotten = true
-                state.buffers[id] = buffer
-                if buffer.isFree {
-                    state.buffers[id] = nil
-                    gone.append(buffer)
-                }
-            }
-            return gone
-        }
-        gone.forEach(destroy)
-    }
-
-    /// A decode ended: free buffers the host never saw are unmapped.
-    static func dropUnshared() {
-        let gone: [Buffer] = state.withLock { state in
-            let unshared = state.buffers.filter { $0.value.isFree && !$0.value.hostHasDescriptor }
-            for id in unshared.keys { state.buffers[id] = nil }
-            return Array(unshared.values)
-        }
-        gone.forEach(destroy)
-    }
-
-    /// The bytes of every buffer mapped here.
-    static var mappedBytes: Int {
-        state.withLock { $0.buffers.values.reduce(0) { $0 + $1.capacity } }
     }
 }
