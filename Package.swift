@@ -85,7 +85,7 @@ let package = Package(
         // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
         // and try to open files and sockets.
         .executableTarget(
-            name: "NukeIsolationTestHelper", dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeSVG", "NukeHEIF", "CNukeIsolationTestSupport"],
+            name: "NukeIsolationTestHelper", dependencies: ["NukeIsolation", "CNukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeSVG", "NukeHEIF", "CNukeIsolationTestSupport"],
             path: "Tests/NukeIsolationTestHelper", swiftSettings: swiftSettings
         ),
         .target(name: "CNukeIsolationTestSupport", path: "Tests/CNukeIsolationTestSupport"),

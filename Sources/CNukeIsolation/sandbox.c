@@ -404,6 +404,7 @@ int nukeiso_enter_sandbox(const nukeiso_sandbox_options *options, nukeiso_sandbo
     // running: with more than one thread, files stay closed by seccomp instead.
     int threads = nukeiso_thread_count();
     report->threads = threads;
+    report->landlock_abi = nukeiso_landlock_abi();
     if (options->use_landlock && threads == 1) {
         report->files_by_landlock = enter_landlock(options->readable, options->readable_count, report) == 0;
     }

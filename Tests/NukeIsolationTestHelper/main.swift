@@ -3,7 +3,7 @@ import Foundation
 import NukeCore
 import NukeGIF
 import NukeHEIF
-import NukeIsolation
+@testable import NukeIsolation
 import NukeJPEG
 import NukePNG
 import NukeSVG
@@ -47,6 +47,15 @@ final class MisbehavingDecoder: ImageDecoderRegistering, Sendable {
         case "K":
             let result = nuketest_fork()
             if result < 0 { throw Misbehaving(description: "fork() failed: \(String(cString: strerror(-result)))") }
+        case "P":
+            // "NUKETESTP" + attack name + ":" + the host's pid: one attack, reported.
+            let text = String(decoding: data.dropFirst(9), as: UTF8.self)
+            let parts = text.split(separator: ":")
+            let name = String(parts.first ?? "")
+            let host = parts.count > 1 ? Int32(parts[1]) ?? 0 : 0
+            let result = nuketest_attack(name, host)
+            if result >= 0 { throw Misbehaving(description: "probe \(name): ALLOWED (\(result))") }
+            throw Misbehaving(description: "probe \(name): refused (\(String(cString: strerror(Int32(-result)))))")
         case "W":
             Thread.sleep(forTimeInterval: 3)
         case "H":
@@ -62,7 +71,41 @@ final class MisbehavingDecoder: ImageDecoderRegistering, Sendable {
 }
 
 ImageDecoderRegistry.shared.register(MisbehavingDecoder.self, for: testType, name: "MisbehavingDecoder")
+if let index = CommandLine.arguments.firstIndex(of: "--fake-helper"), index + 1 < CommandLine.arguments.count {
+    FakeHelper.run(scenario: CommandLine.arguments[index + 1])
+}
 IsolatedDecoding.runHelperIfRequested()
+
+// Probe host mode: every attack of `SandboxProbe.attacks` in a helper of its own, one line each
+// ("NAME<TAB>CODE<TAB>MESSAGE"), as the user running this program. `--no-landlock`: the fallback.
+if CommandLine.arguments.contains("--probe-host") {
+    var configuration = IsolationConfiguration(limits: IsolationLimits(wallTime: .seconds(20)), maximumHelpers: 2)
+    configuration.usesLandlock = !CommandLine.arguments.contains("--no-landlock")
+    let pool = HelperPool(configuration: configuration)
+    // A file and a pipe this process holds open without close-on-exec, as a CLI holds its input
+    // and a service its log: no helper may see them.
+    let held = open("/etc/hostname", O_RDONLY)
+    var pipe: [Int32] = [0, 0]
+    _ = Glibc.pipe(&pipe)
+    for name in CommandLine.arguments.drop(while: { $0 != "--attacks" }).dropFirst() {
+        let line: String
+        do {
+            _ = try IsolatedDecoding.decode(Data("NUKETESTP\(name):\(getpid())".utf8), pool: pool)
+            line = "\(name)\tnone\tdecoded"
+        } catch let error as ImageCodecError {
+            line = "\(name)\t\(error.code.rawValue)\t\(error.message.replacingOccurrences(of: "\n", with: " "))"
+        } catch {
+            line = "\(name)\terror\t\(error)"
+        }
+        print(line)
+    }
+    print("sandbox\t\(pool.status.sandbox?.summary ?? "none")")
+    pool.shutdown()
+    close(held)
+    close(pipe[0])
+    close(pipe[1])
+    exit(0)
+}
 
 // Host mode, for the test that a helper does not outlive its host: start a decode that hangs in a
 // helper (this program), print the helper's pid, then die without cleaning up.

@@ -115,7 +115,10 @@ public final class HelperPool: Sendable {
     /// Starts helpers until `count` are waiting, so that the first decodes do not pay for a start.
     public func prewarm(_ count: Int = 1) throws(ImageCodecError) {
         var started: [HelperProcess] = []
-        let wanted = min(count, configuration.maximumHelpers) - state.withLock { $0.idle.count + $0.busy + $0.replenishing }
+        // Spares already starting in the background count once they are ready.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while state.withLock({ $0.replenishing > 0 }), ContinuousClock.now < deadline { usleep(200) }
+        let wanted = min(count, configuration.maximumHelpers) - state.withLock { $0.idle.count + $0.busy }
         for _ in 0..<max(0, wanted) { started.append(try spawn()) }
         state.withLock { $0.idle.append(contentsOf: started) }
     }

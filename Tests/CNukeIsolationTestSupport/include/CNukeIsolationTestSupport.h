@@ -18,4 +18,11 @@ int nuketest_open(const char *path);
 int nuketest_socket(void);
 /// Starts /bin/true with fork; returns 0 or -errno.
 int nuketest_fork(void);
+
+/// One attack a compromised helper would try, by name ("socket-inet", "io_uring_setup",
+/// "kill-host", "process_vm_readv-host", "open-passwd", "capabilities"...), against the host
+/// process `host`. Returns what the call returned (the attack worked: a descriptor, 0, 1) or
+/// -errno (it was refused); a call the sandbox refuses by ending the process does not return.
+/// -ENOSYS for an unknown name.
+long nuketest_attack(const char *name, int host);
 #endif

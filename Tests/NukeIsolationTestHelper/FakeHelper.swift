@@ -1,0 +1,154 @@
+import CNukeIsolation
+import Foundation
+
+/// A compromised helper: it speaks the wire protocol with bytes of its own making, not with
+/// NukeIsolation's encoder, and answers a decode with one hostile message (`scenario`). The tests
+/// start it as a pool's helper program and check that the host refuses what it sends, kills it,
+/// and neither traps nor allocates what it announces.
+enum FakeHelper {
+    static let socket: Int32 = 3
+
+    static func run(scenario: String) -> Never {
+        _ = receive()  // the warm-up samples
+        var status = Writer()
+        for flag in [true, true] { status.bool(flag) }
+        status.int(7)
+        for flag in [true, true, true, false] { status.bool(flag) }
+        status.int(65534)
+        status.int(65534)
+        status.bytes(nil)
+        var ready = Writer()
+        ready.bool(true)
+        ready.string("fake")
+        ready.bytes(status.data)
+        send(10, ready.data)
+        // Take the request and the input, then answer the first `.next`.
+        while let (kind, _) = receive(), kind != 4 {}
+        switch scenario {
+        case "honest":
+            sendImage(width: 3, height: 2, sealed: true)
+        case "huge-width":
+            sendImage(width: 1 << 62, height: 1, sealed: true)
+        case "overflowing-size":
+            sendImage(width: 1 << 40, height: 1 << 40, sealed: true)
+        case "unsealed-buffer":
+            sendImage(width: 3, height: 2, sealed: false)
+        case "short-buffer":
+            sendImage(width: 3, height: 2, sealed: true, bufferBytes: 8)
+        case "many-frames":
+            sendImage(width: 3, height: 2, sealed: true, frames: 1_000_000)
+        case "gigabyte-message":
+            // A final image of 1 GiB announced; only the header follows.
+            var header = Data([14])
+            withUnsafeBytes(of: UInt32(1 << 30).littleEndian) { header.append(contentsOf: $0) }
+            write(header)
+        case "unknown-kind":
+            send(99, Data(count: 16))
+        case "negative-header":
+            var header = Writer()
+            header.string("public.jpeg")
+            header.int(-5)
+            header.int(1 << 62)
+            for _ in 0..<3 { header.int(-1) }
+            header.bool(false)
+            header.int(-1)
+            header.bool(false)
+            header.int(-1)
+            send(12, header.data)
+        case "truncated-message":
+            var header = Data([14])
+            withUnsafeBytes(of: UInt32(200).littleEndian) { header.append(contentsOf: $0) }
+            write(header + Data(count: 20))
+            exit(0)
+        default:
+            exit(3)
+        }
+        while receive() != nil {}
+        exit(0)
+    }
+
+    /// A final image message for a `width` × `height` RGBA image, with its buffer attached.
+    static func sendImage(width: Int, height: Int, sealed: Bool, bufferBytes: Int? = nil, frames: Int = 0) {
+        let (row, rowOverflow) = width.multipliedReportingOverflow(by: 4)
+        let (total, totalOverflow) = row.multipliedReportingOverflow(by: height)
+        let byteCount = rowOverflow || totalOverflow ? 24 : total
+        var image = Writer()
+        image.int(width)
+        image.int(height)
+        image.int(4)
+        image.int(8)
+        image.string("straight")
+        image.int(rowOverflow ? 12 : row)
+        image.int(byteCount)
+        image.string("public.png")
+        image.bool(false)
+        image.int(1)
+        image.bytes(nil)
+        image.double(-1)
+        image.int(-1)
+        image.int(0)
+        image.double(-1)
+        image.bytes(nil)
+        image.bytes(nil)
+        image.int(0)
+        if frames > 0 {
+            var animation = Writer()
+            animation.int(width)
+            animation.int(height)
+            animation.int(0)
+            animation.bytes(nil)
+            animation.int(frames)
+            // Only one frame's description follows, whatever the count says.
+            for value in [0, 0, width, height] { animation.int(value) }
+            animation.double(0.1)
+            animation.int(0)
+            animation.bool(false)
+            image.bytes(animation.data)
+        } else {
+            image.bytes(nil)
+        }
+        let capacity = max(byteCount, 1)
+        var message = Writer()
+        message.bytes(image.data)
+        message.int(capacity)
+        send(14, message.data)
+        let length = min(bufferBytes ?? capacity, 1 << 20)
+        let fd = nukeiso_memfd(length)
+        if sealed { _ = nukeiso_seal_written(fd, nil, length) }
+        _ = nukeiso_send_fd(socket, fd)
+    }
+
+    // MARK: - Bytes
+
+    struct Writer {
+        var data = Data()
+        mutating func int(_ value: Int) { withUnsafeBytes(of: Int64(value).littleEndian) { data.append(contentsOf: $0) } }
+        mutating func double(_ value: Double) { withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        mutating func bool(_ value: Bool) { data.append(value ? 1 : 0) }
+        mutating func bytes(_ value: Data?) {
+            guard let value else { return int(-1) }
+            int(value.count)
+            data.append(value)
+        }
+        mutating func string(_ value: String?) { bytes(value.map { Data($0.utf8) }) }
+    }
+
+    static func send(_ kind: UInt8, _ payload: Data) {
+        var message = Data([kind])
+        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { message.append(contentsOf: $0) }
+        write(message + payload)
+    }
+
+    static func write(_ data: Data) {
+        _ = data.withUnsafeBytes { nukeiso_write_all(socket, $0.baseAddress!, $0.count) }
+    }
+
+    static func receive() -> (UInt8, Data)? {
+        var header = [UInt8](repeating: 0, count: 5)
+        guard header.withUnsafeMutableBytes({ nukeiso_read_all(socket, $0.baseAddress!, 5, -1) }) == 0 else { return nil }
+        let length = Int(UInt32(header[1]) | UInt32(header[2]) << 8 | UInt32(header[3]) << 16 | UInt32(header[4]) << 24)
+        var payload = Data(count: length)
+        if length > 0, payload.withUnsafeMutableBytes({ nukeiso_read_all(socket, $0.baseAddress!, length, -1) }) != 0 { return nil }
+        return (header[0], payload)
+    }
+}
