@@ -263,7 +263,7 @@ static const long allowed[] = {
     SYS_read, SYS_readv, SYS_pread64, SYS_write, SYS_writev, SYS_pwrite64, SYS_sendto, SYS_sendmsg,
     SYS_recvfrom, SYS_recvmsg, SYS_getpeername, SYS_getsockname, SYS_ppoll, SYS_close, SYS_close_range,
     SYS_dup, SYS_dup3, SYS_lseek, SYS_fstat, SYS_newfstatat, SYS_statx, SYS_fstatfs, SYS_statfs,
-    SYS_eventfd2, SYS_pipe2, SYS_epoll_create1, SYS_epoll_ctl, SYS_epoll_pwait, SYS_fadvise64,
+    SYS_eventfd2, SYS_pipe2, SYS_epoll_create1, SYS_epoll_ctl, SYS_epoll_pwait, SYS_fadvise64, SYS_fsync, SYS_fdatasync,
     // Files, where Landlock confines them (fonts and their configuration, locale data).
     SYS_getdents64, SYS_faccessat, SYS_faccessat2, SYS_readlinkat, SYS_getcwd,
     // Facts about itself: time, ids, limits, usage, randomness.
@@ -294,9 +294,10 @@ static const long opening[] = {
 // fails with ENOTTY (TIOCSTI on an inherited terminal, for one).
 static const uint32_t ioctls[] = {TCGETS, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX};
 // fcntl commands; F_SETOWN, F_SETSIG and leases (signals to other processes) fail with EPERM.
+// Taking a lock (F_SETLK and the like) is refused too: a helper holding one on a shared file
+// could stall another process.
 static const uint32_t fcntls[] = {F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_DUPFD, F_DUPFD_CLOEXEC,
-                                  F_ADD_SEALS, F_GET_SEALS, F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK,
-                                  F_OFD_SETLK, F_OFD_SETLKW, F_GETPIPE_SZ};
+                                  F_ADD_SEALS, F_GET_SEALS, F_GETLK, F_OFD_GETLK, F_GETPIPE_SZ};
 // prctl options; the others (PR_SET_DUMPABLE back to 1, among them) fail with EPERM.
 static const uint32_t prctls[] = {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_GET_NO_NEW_PRIVS, PR_GET_SECUREBITS,
                                   PR_CAPBSET_READ, PR_GET_TIMERSLACK};
@@ -377,6 +378,30 @@ static int build_filter(struct filter *f, int files_by_landlock) {
     for (size_t i = 0; i < sizeof quietly_refused / sizeof quietly_refused[0]; i++) {
         JEQ((uint32_t)quietly_refused[i], 0, 1);
         RET(ERRNO(EPERM));
+    }
+    // Changing files: refused as Landlock (or a read-only file system) would refuse it, so that
+    // fontconfig, finding a font folder without a cache, carries on without writing one.
+    const long writing[] = {
+#ifdef SYS_chmod
+        SYS_chmod, SYS_chown, SYS_lchown, SYS_mkdir, SYS_rmdir, SYS_unlink, SYS_rename, SYS_link, SYS_symlink,
+        SYS_utime, SYS_utimes, SYS_futimesat, SYS_mknod, SYS_creat,
+#endif
+        SYS_fchmod, SYS_fchmodat, SYS_fchown, SYS_fchownat, SYS_mkdirat, SYS_unlinkat, SYS_renameat, SYS_renameat2,
+        SYS_linkat, SYS_symlinkat, SYS_truncate, SYS_utimensat, SYS_mknodat,
+        SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr, SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr,
+    };
+    for (size_t i = 0; i < sizeof writing / sizeof writing[0]; i++) {
+        JEQ((uint32_t)writing[i], 0, 1);
+        RET(ERRNO(EACCES));
+    }
+    // Locks on shared files (a helper holding one could stall another process): none to take.
+    JEQ(SYS_flock, 0, 1);
+    RET(ERRNO(ENOLCK));
+    // File-change notifications: not there, as on a system without inotify.
+    const long watching[] = {SYS_inotify_init1, SYS_inotify_add_watch, SYS_inotify_rm_watch, SYS_fanotify_mark};
+    for (size_t i = 0; i < sizeof watching / sizeof watching[0]; i++) {
+        JEQ((uint32_t)watching[i], 0, 1);
+        RET(ERRNO(ENOSYS));
     }
     // Everything else.
     RET(SECCOMP_RET_TRAP);

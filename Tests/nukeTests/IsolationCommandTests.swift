@@ -34,6 +34,40 @@ import Testing
         #expect(info.stdout.contains("intrinsic size 50×50, viewBox 0 0 100 100"), "\(info.stdout)")
     }
 
+    static let systemFont = ["/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"].first { FileManager.default.fileExists(atPath: $0) }
+
+    /// An app's own fontconfig configuration (FONTCONFIG_FILE naming a font folder of its own)
+    /// reaches the helper: isolated text renders with the app's font, as in process, and not with
+    /// the system's default (the font folder is made readable to the sandbox's user).
+    @Test(.enabled(if: systemFont != nil, "needs DejaVu Sans Mono (fonts-dejavu-core) to copy into an app font folder"))
+    func isolatedSVGSeesTheAppsFonts() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fonts = directory.appendingPathComponent("fonts")
+        try FileManager.default.createDirectory(at: fonts, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.systemFont!, toPath: fonts.appendingPathComponent("AppFont.ttf").path)
+        let configuration = directory.appendingPathComponent("fonts.conf")
+        try Data("""
+            <?xml version="1.0"?>
+            <!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+            <fontconfig><dir>\(fonts.path)</dir></fontconfig>
+            """.utf8).write(to: configuration)
+        for path in [directory.path, fonts.path] { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path) }
+        for path in [configuration.path, fonts.appendingPathComponent("AppFont.ttf").path] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        }
+        func render(_ mode: String, configured: Bool) throws -> Data {
+            let out = directory.appendingPathComponent("\(mode)-\(configured).pam")
+            let run = try NukeBinary.run(["convert", mode, "Fixtures/svg/text.svg", out.path],
+                                         environment: configured ? ["FONTCONFIG_FILE": configuration.path] : [:])
+            #expect(run.status == 0, "\(run.stderr)")
+            return try Data(contentsOf: out)
+        }
+        let isolated = try render("--isolate", configured: true)
+        #expect(isolated == (try render("--in-process", configured: true)), "isolated text differs from in-process text with the app's fonts")
+        #expect(isolated != (try render("--in-process", configured: false)), "the app's font configuration changed nothing")
+    }
+
     @Test func heifIsIsolatedByDefault() throws {
         let truncated = try NukeBinary.run("info", "Fixtures/heif/truncated.heic")
         #expect(truncated.stdout.contains("isolated"), "\(truncated.stdout)")

@@ -26,6 +26,18 @@ public struct ImageLimits: Sendable, Hashable {
     /// a decompression bomb, while real photos need 5–50 and flat synthetic graphics a few thousand.
     /// Default: no ceiling.
     public var maxDecodedBytesPerInputByte: Int
+    /// Maximum elements of a vector document (SVG) once its references (`use`, patterns,
+    /// markers, masks, clip paths, filters) are expanded wherever they are used. Default: 1,000,000.
+    public var maxVectorElements: Int
+    /// Maximum estimated work for drawing a vector document, in pixel operations: each filter
+    /// primitive costs the render area times its weight (turbulence octaves, morphology and
+    /// convolution kernels), per element it filters. Checked before drawing. Default:
+    /// 20,000,000,000 (tens of seconds of drawing).
+    public var maxVectorWork: Int
+    /// CPU time for drawing a vector document in an isolated helper (NukeIsolation ends the render
+    /// beyond it with `.limitExceeded`); in process, ``maxVectorWork`` is what bounds a render.
+    /// Default: `nil` (the helper pool's CPU limit).
+    public var maxVectorRenderTime: Duration?
 
     /// Creates limits; each defaults to the value of ``ImageLimits/default``.
     public init(
@@ -35,7 +47,10 @@ public struct ImageLimits: Sendable, Hashable {
         maxDecodedBytes: Int = 1 << 30,
         maxScanCount: Int = 100,
         maxMetadataBytes: Int = 8 << 20,
-        maxDecodedBytesPerInputByte: Int = .max
+        maxDecodedBytesPerInputByte: Int = .max,
+        maxVectorElements: Int = 1_000_000,
+        maxVectorWork: Int = 20_000_000_000,
+        maxVectorRenderTime: Duration? = nil
     ) {
         self.maxPixelCount = maxPixelCount
         self.maxDimension = maxDimension
@@ -44,6 +59,9 @@ public struct ImageLimits: Sendable, Hashable {
         self.maxScanCount = maxScanCount
         self.maxMetadataBytes = maxMetadataBytes
         self.maxDecodedBytesPerInputByte = maxDecodedBytesPerInputByte
+        self.maxVectorElements = maxVectorElements
+        self.maxVectorWork = maxVectorWork
+        self.maxVectorRenderTime = maxVectorRenderTime
     }
 
     /// The defaults described above.
@@ -61,19 +79,23 @@ public struct ImageLimits: Sendable, Hashable {
     /// | scans | 16 | progressive JPEGs with more scans (encoders write 10 or fewer) |
     /// | metadata | 1 MiB | ICC profiles and text chunks above it (real profiles are under 1 MiB) |
     /// | per input byte | 4,096 | files whose pixels expand more than 4,096 times: very large single-colour JPEGs and GIFs (a PNG cannot: deflate expands at most 1,032 times) |
+    /// | vector elements | 100,000 | SVG documents larger than that once `use` and other references are expanded |
+    /// | vector work | 2,000,000,000 | SVG filters costing more than about 2 s of drawing (a 4,096-pixel square turbulence of 100 octaves) |
+    /// | vector render time | 2 s | isolated SVG renders that draw longer |
     ///
     /// Pair it with ``ImageDecodingContext/isStrict`` to also refuse data the codecs only warn about.
     public static let untrusted = ImageLimits(
         maxPixelCount: 40_000_000, maxDimension: 16_384, maxFrameCount: 100,
         maxDecodedBytes: 256 << 20, maxScanCount: 16, maxMetadataBytes: 1 << 20,
-        maxDecodedBytesPerInputByte: 4_096
+        maxDecodedBytesPerInputByte: 4_096, maxVectorElements: 100_000, maxVectorWork: 2_000_000_000,
+        maxVectorRenderTime: .seconds(2)
     )
 
     /// No limits beyond what the codecs themselves impose.
     public static let unlimited = ImageLimits(
         maxPixelCount: .max, maxDimension: .max, maxFrameCount: .max,
         maxDecodedBytes: .max, maxScanCount: .max, maxMetadataBytes: .max,
-        maxDecodedBytesPerInputByte: .max
+        maxDecodedBytesPerInputByte: .max, maxVectorElements: .max, maxVectorWork: .max
     )
 
     /// Checks a header's dimensions against the limits.

@@ -217,6 +217,13 @@ enum IsolationHelper {
                 if decoder == nil {
                     let context = request.context(data: message.payload, allocator: SharedMemoryAllocator.allocator)
                     if let (made, info) = ImageDecoderRegistry.shared.incrementalDecoder(for: context) {
+                        // Drawing a vector document gets the limits' render time, when shorter.
+                        if context.type == .svg, let time = request.limits.maxVectorRenderTime {
+                            let seconds = max(1, Int(time.components.seconds) + (time.components.attoseconds > 0 ? 1 : 0))
+                            if request.cpuSeconds == 0 || seconds < request.cpuSeconds {
+                                _ = nukeiso_set_limits(0, UInt64(seconds), UInt64(seconds))
+                            }
+                        }
                         var made = made
                         made.setWantsPreviews(request.wantsPreviews)
                         decoder = made

@@ -96,8 +96,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             for message in pending { try helper.send(message) }
             pending.removeAll()
             try helper.send(WireMessage(.next))
-            let deadline = nukeiso_now_ms() + Int64(pool.configuration.limits.wallTime.components.seconds * 1000)
-                + Int64(pool.configuration.limits.wallTime.components.attoseconds / 1_000_000_000_000_000)
+            let deadline = nukeiso_now_ms() + Self.milliseconds(wallTime)
             let bounds = WireBounds(context.limits)
             let reply = try helper.receive(deadline: deadline, bound: bounds.maximumPayload)
             switch reply.kind {
@@ -132,6 +131,18 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         } catch {
             throw ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: codecName, message: "\(error)")
         }
+    }
+
+    /// The wall time for each answer: the pool's, or for a vector document the limits' render
+    /// time (and a second for the helper's own work) when that is shorter.
+    private var wallTime: Duration {
+        let pool = self.pool.configuration.limits.wallTime
+        guard context.type == .svg, let render = context.limits.maxVectorRenderTime else { return pool }
+        return min(pool, render + .seconds(1))
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        Int64(duration.components.seconds * 1000) + Int64(duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     private func checkedOutHelper() throws(ImageCodecError) -> HelperProcess {
@@ -181,8 +192,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             writer.int(index)
             writer.bool(reset)
             try helper.send(WireMessage(.frame, writer.data))
-            let deadline = nukeiso_now_ms() + Int64(pool.configuration.limits.wallTime.components.seconds * 1000)
-                + Int64(pool.configuration.limits.wallTime.components.attoseconds / 1_000_000_000_000_000)
+            let deadline = nukeiso_now_ms() + Self.milliseconds(wallTime)
             let reply = try helper.receive(deadline: deadline, bound: WireBounds(context.limits).maximumPayload)
             switch reply.kind {
             case .final:
@@ -251,7 +261,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             ImageCodecError(code, stage: .decoding, format: context.type, codec: codecName, message: message)
         }
         if timedOut {
-            return error(.timedOut, "the isolated decoder gave no answer within \(limits.wallTime) on a \(input); its helper (pid \(helper.pid)) was killed")
+            return error(.timedOut, "the isolated decoder gave no answer within \(wallTime) on a \(input); its helper (pid \(helper.pid)) was killed")
         }
         if failure.kind == .violation {
             return error(.sandboxViolation, "the isolated decoder's helper sent \(failure.reason) on a \(input); it was killed")

@@ -48,7 +48,9 @@ struct IsolatedDecodeRequest: Sendable {
         w.bool(wantsPreviews)
         w.bool(servesFrames)
         for value in [limits.maxPixelCount, limits.maxDimension, limits.maxFrameCount, limits.maxDecodedBytes,
-                      limits.maxScanCount, limits.maxMetadataBytes, limits.maxDecodedBytesPerInputByte] { w.int(value) }
+                      limits.maxScanCount, limits.maxMetadataBytes, limits.maxDecodedBytesPerInputByte,
+                      limits.maxVectorElements, limits.maxVectorWork] { w.int(value) }
+        w.int(limits.maxVectorRenderTime.map { Int($0.components.seconds) * 1000 + Int($0.components.attoseconds / 1_000_000_000_000_000) } ?? -1)
         w.int(cpuSeconds)
         w.int(addressSpace)
         return w.data
@@ -67,8 +69,11 @@ struct IsolatedDecodeRequest: Sendable {
         servesFrames = try r.bool()
         limits = ImageLimits(
             maxPixelCount: try r.int(), maxDimension: try r.int(), maxFrameCount: try r.int(), maxDecodedBytes: try r.int(),
-            maxScanCount: try r.int(), maxMetadataBytes: try r.int(), maxDecodedBytesPerInputByte: try r.int()
+            maxScanCount: try r.int(), maxMetadataBytes: try r.int(), maxDecodedBytesPerInputByte: try r.int(),
+            maxVectorElements: try r.int(), maxVectorWork: try r.int()
         )
+        let vectorMilliseconds = try r.int()
+        limits.maxVectorRenderTime = vectorMilliseconds >= 0 ? .milliseconds(vectorMilliseconds) : nil
         cpuSeconds = try r.int()
         addressSpace = try r.int()
     }

@@ -273,3 +273,30 @@ size_t nukesvg_gunzip_prefix(const uint8_t *data, size_t length, uint8_t *out, s
     inflateEnd(&stream);
     return made;
 }
+
+int64_t nukesvg_gunzip(const uint8_t *data, size_t length, uint8_t *out, size_t capacity) {
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) return -1;
+    stream.next_out = out;
+    stream.avail_out = (uInt)(capacity > UINT32_MAX ? UINT32_MAX : capacity);
+    size_t offset = 0;
+    int status = Z_OK;
+    while (status == Z_OK) {
+        if (stream.avail_in == 0 && offset < length) {
+            size_t piece = length - offset > (1u << 30) ? (1u << 30) : length - offset;
+            stream.next_in = (Bytef *)(data + offset);
+            stream.avail_in = (uInt)piece;
+            offset += piece;
+        }
+        if (stream.avail_out == 0) {
+            inflateEnd(&stream);
+            return -2;
+        }
+        status = inflate(&stream, Z_NO_FLUSH);
+        if (status == Z_BUF_ERROR && stream.avail_in == 0 && offset >= length) break;
+    }
+    int64_t made = (int64_t)stream.total_out;
+    inflateEnd(&stream);
+    return status == Z_STREAM_END || status == Z_BUF_ERROR ? made : -1;
+}

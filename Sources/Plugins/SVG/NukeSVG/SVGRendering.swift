@@ -22,6 +22,9 @@ struct SVGRendering {
         let intrinsic = document.intrinsicSize
         let size = ImageDecoders.SVG.renderSize(intrinsic: intrinsic, target: context.targetSize, contentMode: context.contentMode)
         try context.limits.check(width: size.width, height: size.height, bytesPerPixel: 4, format: .svg, codec: SVGLibrary.codecName)
+        // What drawing would cost, before librsvg draws anything.
+        try SVGBudget.check(try Self.markup(bytes, limits: context.limits), size: size, limits: context.limits)
+        if context.isCancelled { throw SVGLibrary.error(.cancelled, "cancelled") }
         let premultiplied = context.prefersPremultipliedAlpha
         let bitmap = try context.allocator.makeBitmap(
             width: size.width, height: size.height, pixelFormat: .rgba8, alphaMode: premultiplied ? .premultiplied : .straight
@@ -40,6 +43,26 @@ struct SVGRendering {
         var image = Image(bitmap: bitmap)
         image.colorInfo.sRGBIntent = nil
         return ImageContainer(image: image, type: .svg, isPreview: false, userInfo: userInfo)
+    }
+}
+
+extension SVGRendering {
+    /// The document's markup: the bytes, or for SVGZ the bytes they decompress to, at most
+    /// 64 MiB (and the decode's decoded-bytes limit).
+    static func markup(_ bytes: Data, limits: ImageLimits) throws(ImageCodecError) -> Data {
+        guard bytes.starts(with: [0x1F, 0x8B]) else { return bytes }
+        let capacity = max(1, min(64 << 20, limits.maxDecodedBytes))
+        var out = Data(count: capacity)
+        let made = out.withUnsafeMutableBytes { target in
+            bytes.withUnsafeBytes { source in
+                nukesvg_gunzip(source.bindMemory(to: UInt8.self).baseAddress!, source.count, target.bindMemory(to: UInt8.self).baseAddress!, capacity)
+            }
+        }
+        if made == -2 {
+            throw SVGLibrary.error(.limitExceeded, .header, "the SVGZ document decompresses to more than \(capacity) bytes")
+        }
+        guard made >= 0 else { throw SVGLibrary.error(.corrupt, .header, "the SVGZ document is not a valid gzip stream") }
+        return out.prefix(Int(made))
     }
 }
 

@@ -73,6 +73,10 @@ void nukesvg_unpremultiply(uint8_t *_Nonnull pixels, size_t count, int32_t allow
 /// Inflates the start of gzip data into `out` (at most `capacity` bytes); returns the bytes made.
 size_t nukesvg_gunzip_prefix(const uint8_t *_Nonnull data, size_t length, uint8_t *_Nonnull out, size_t capacity);
 
+/// Decompresses a whole gzip stream into `out`: the bytes made, -2 when they do not fit in
+/// `capacity`, -1 for data that is not gzip (or is corrupt before anything could be made).
+int64_t nukesvg_gunzip(const uint8_t *_Nonnull data, size_t length, uint8_t *_Nonnull out, size_t capacity);
+
 #ifdef __cplusplus
 }
 #endif
