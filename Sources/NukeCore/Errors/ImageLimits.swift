@@ -29,10 +29,10 @@ public struct ImageLimits: Sendable, Hashable {
     /// Maximum elements of a vector document (SVG) once its references (`use`, patterns,
     /// markers, masks, clip paths, filters) are expanded wherever they are used. Default: 1,000,000.
     public var maxVectorElements: Int
-    /// Maximum estimated work for drawing a vector document, in pixel operations: each filter
-    /// primitive costs the render area times its weight (turbulence octaves, morphology and
-    /// convolution kernels), per element it filters. Checked before drawing. Default:
-    /// 20,000,000,000 (tens of seconds of drawing).
+    /// Maximum estimated work for drawing a vector document, in operations of about a nanosecond:
+    /// each filter primitive costs the render area times its weight (turbulence octaves,
+    /// morphology and convolution kernels), per element it filters. Checked before drawing.
+    /// Default: 20,000,000,000 (about 20 s of drawing).
     public var maxVectorWork: Int
     /// CPU time for drawing a vector document in an isolated helper (NukeIsolation ends the render
     /// beyond it with `.limitExceeded`); in process, ``maxVectorWork`` is what bounds a render.
@@ -80,7 +80,7 @@ public struct ImageLimits: Sendable, Hashable {
     /// | metadata | 1 MiB | ICC profiles and text chunks above it (real profiles are under 1 MiB) |
     /// | per input byte | 4,096 | files whose pixels expand more than 4,096 times: very large single-colour JPEGs and GIFs (a PNG cannot: deflate expands at most 1,032 times) |
     /// | vector elements | 100,000 | SVG documents larger than that once `use` and other references are expanded |
-    /// | vector work | 2,000,000,000 | SVG filters costing more than about 2 s of drawing (a 4,096-pixel square turbulence of 100 octaves) |
+    /// | vector work | 2,000,000,000 | SVG filters costing more than about 2 s of drawing (25 turbulence octaves over 1 MP) |
     /// | vector render time | 2 s | isolated SVG renders that draw longer |
     ///
     /// Pair it with ``ImageDecodingContext/isStrict`` to also refuse data the codecs only warn about.
