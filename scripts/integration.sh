@@ -3,7 +3,9 @@
 # one with NukeCore alone (it must not link any codec library) and one with NukeCore and
 # NukeJPEG (JPEG decodes with no registration call, PNG is a clear error, a custom decoder
 # registered at startup wins), and one that links NukeHEIF with NukeIsolation and decodes HEIC
-# in sandboxed helpers (itself in helper mode).
+# in sandboxed helpers (itself in helper mode); then the thumbnail service, met by a hostile client
+# (Examples/ThumbnailService/edges.py: slow headers and bodies, oversized uploads, bad parameters,
+# connection floods, a helper killed mid-decode, log lines).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d)"
@@ -30,4 +32,9 @@ echo "integration: building IsolatedApp (NukeCore + NukeJPEG + NukeHEIF + NukeIs
 swift build --package-path "$work/IsolatedApp" -q
 isolated_bin="$(swift build --package-path "$work/IsolatedApp" --show-bin-path)/IsolatedApp"
 "$isolated_bin" "$root/Fixtures/heif/photo.heic" "$root/Fixtures/jpeg/baseline-420.jpg"
+
+echo "integration: building Examples/ThumbnailService and meeting its edges as a hostile client"
+swift build --package-path "$root/Examples/ThumbnailService" -q
+service_bin="$(swift build --package-path "$root/Examples/ThumbnailService" --show-bin-path)/ThumbnailService"
+python3 "$root/Examples/ThumbnailService/edges.py" --binary "$service_bin"
 echo "integration: OK"

@@ -305,39 +305,14 @@ int nukeiso_memfd(size_t size) {
         close(fd);
         return -error;
     }
-    // The size is final: a host that maps the buffer can never be made to fault (SIGBUS) by a
-    // helper shrinking it afterwards. Writing is sealed when the buffer is handed over.
-    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
+    // The size is final, and so are the seals: a process the buffer is lent to can neither make
+    // its owner fault (SIGBUS) by shrinking it nor seal the owner out of writing it.
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
         int error = errno;
         close(fd);
         return -error;
     }
     return fd;
-}
-
-int nukeiso_seal_written(int fd, void *address, size_t size) {
-    // F_SEAL_WRITE needs every writable shared mapping gone: this process's is replaced, at the
-    // same address, by private zero pages (code that still holds the address reads zeros).
-    if (address != NULL) {
-        void *replaced = mmap(address, size == 0 ? 1 : size, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-        if (replaced == MAP_FAILED) return -errno;
-    }
-    if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SEAL) != 0) return -errno;
-    return 0;
-}
-
-int nukeiso_is_sealed(int fd) {
-    int seals = fcntl(fd, F_GET_SEALS);
-    const int all = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
-    return seals >= 0 && (seals & all) == all;
-}
-
-void *nukeiso_map_sealed(int fd, size_t size) {
-    // Private: pages are the helper's until this process writes one (then its own copy); the
-    // file itself can no longer be written by anyone.
-    void *address = mmap(NULL, size == 0 ? 1 : size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    return address == MAP_FAILED ? NULL : address;
 }
 
 void *nukeiso_map(int fd, size_t size, int populate) {

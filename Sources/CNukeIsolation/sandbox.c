@@ -249,9 +249,9 @@ static int enter_landlock(const char *const *readable, size_t count, nukeiso_san
 
 // What a decode calls, and why (Docs/Isolation.md lists the same).
 static const long allowed[] = {
-    // Memory: malloc, the codecs' buffers, thread stacks, shared pixel memory.
+    // Memory: malloc, the codecs' buffers, thread stacks, and mapping the pixel buffers the host
+    // lends (the helper makes no shared memory of its own).
     SYS_brk, SYS_mmap, SYS_munmap, SYS_mremap, SYS_mprotect, SYS_madvise, SYS_mincore, SYS_msync,
-    SYS_memfd_create, SYS_ftruncate,
     // Threads (libheif, dav1d, librsvg's rayon pool) and their locks.
     SYS_futex, SYS_set_robust_list, SYS_rseq, SYS_set_tid_address, SYS_sched_yield, SYS_sched_getaffinity,
     SYS_sched_getparam, SYS_sched_getscheduler, SYS_sched_get_priority_max, SYS_sched_get_priority_min,
@@ -373,7 +373,7 @@ static int build_filter(struct filter *f, int files_by_landlock) {
     emit_argument_rule(f, SYS_prctl, 0, prctls, (int)(sizeof prctls / sizeof prctls[0]), ERRNO(EPERM));
     // Scheduling and memory policy of threads: refused without ending the helper (libraries try
     // them and carry on).
-    const long quietly_refused[] = {SYS_sched_setaffinity, SYS_sched_setscheduler, SYS_sched_setparam,
+    const long quietly_refused[] = {SYS_memfd_create, SYS_ftruncate, SYS_sched_setaffinity, SYS_sched_setscheduler, SYS_sched_setparam,
                                     SYS_setpriority, SYS_membarrier, SYS_get_robust_list, SYS_mlock, SYS_mlockall, SYS_munlock};
     for (size_t i = 0; i < sizeof quietly_refused / sizeof quietly_refused[0]; i++) {
         JEQ((uint32_t)quietly_refused[i], 0, 1);
@@ -416,6 +416,11 @@ int nukeiso_enter_sandbox(const nukeiso_sandbox_options *options, nukeiso_sandbo
     (void)options;
     return -ENOSYS;
 #else
+    if (options->niceness > 0) {
+        errno = 0;
+        int ignored = nice(options->niceness > 19 ? 19 : options->niceness);
+        (void)ignored;
+    }
     struct rlimit files = {256, 256};
     setrlimit(RLIMIT_NOFILE, &files);
     struct rlimit core = {0, 0};

@@ -26,23 +26,28 @@ struct IsolationOptions: ParsableArguments {
     /// the run decodes), helpers prepare only their formats (``IsolationConfiguration/warmUpFormats``):
     /// converting an AVIF, a helper need not open librsvg or libavcodec.
     func apply(inputs: [String]? = nil) {
-        CLIIsolation.install(policy, formats: inputs.flatMap(CLIIsolation.formats(of:)))
+        CLIIsolation.install(policy, formats: inputs.flatMap(CLIIsolation.formats(of:)), batch: inputs.map { $0.count > 1 } ?? true)
     }
 }
 
 /// The CLI's helper pool: `nuke` itself started in helper mode.
 ///
-/// A run decodes one file, so one helper: a zygote would only add a process and a fork to the
-/// one start there is. Long-running hosts keep the default (helpers forked from a zygote).
+/// Each helper serves one decode. A run of one file starts its helper as a program and keeps no
+/// spare (a zygote would only add a process and a fork to the one start there is); a batch forks
+/// its helpers from a zygote, one ready ahead of each decode.
 enum CLIIsolation {
-    /// The formats the run's helpers prepare (`nil`: every format), set before `pool` is first used.
-    private static let warmUpFormats = Mutex<Set<ImageType>?>(nil)
+    /// The formats the run's helpers prepare (`nil`: every format), and whether it is a batch;
+    /// set before `pool` is first used.
+    private static let settings = Mutex<(formats: Set<ImageType>?, batch: Bool)>((nil, false))
 
-    static let pool = HelperPool(configuration: IsolationConfiguration(startsHelpersFromZygote: false,
-                                                                       warmUpFormats: warmUpFormats.withLock { $0 }))
+    static let pool: HelperPool = {
+        let (formats, batch) = settings.withLock { $0 }
+        return HelperPool(configuration: IsolationConfiguration(spareHelpers: batch ? 1 : 0, startsHelpersFromZygote: batch,
+                                                                warmUpFormats: formats))
+    }()
 
-    static func install(_ policy: IsolationPolicy, formats: Set<ImageType>? = nil) {
-        warmUpFormats.withLock { $0 = formats }
+    static func install(_ policy: IsolationPolicy, formats: Set<ImageType>? = nil, batch: Bool = false) {
+        settings.withLock { $0 = (formats, batch) }
         IsolatedDecoding.install(on: .shared, policy: policy, pool: pool)
     }
 

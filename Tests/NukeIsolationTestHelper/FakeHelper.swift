@@ -26,17 +26,20 @@ enum FakeHelper {
         while let (kind, _) = receive(), kind != 4 {}
         switch scenario {
         case "honest":
-            sendImage(width: 3, height: 2, sealed: true)
+            sendImage(width: 3, height: 2, buffer: borrow(24))
         case "huge-width":
-            sendImage(width: 1 << 62, height: 1, sealed: true)
+            sendImage(width: 1 << 62, height: 1, buffer: borrow(24))
         case "overflowing-size":
-            sendImage(width: 1 << 40, height: 1 << 40, sealed: true)
-        case "unsealed-buffer":
-            sendImage(width: 3, height: 2, sealed: false)
-        case "short-buffer":
-            sendImage(width: 3, height: 2, sealed: true, bufferBytes: 8)
+            sendImage(width: 1 << 40, height: 1 << 40, buffer: borrow(24))
+        case "buffer-not-lent":
+            _ = borrow(24)
+            sendImage(width: 3, height: 2, buffer: 999_999)
+        case "image-larger-than-buffer":
+            sendImage(width: 3, height: 2, buffer: borrow(8))
+        case "terabyte-allocation":
+            _ = borrow(1 << 40)
         case "many-frames":
-            sendImage(width: 3, height: 2, sealed: true, frames: 1_000_000)
+            sendImage(width: 3, height: 2, buffer: borrow(24), frames: 1_000_000)
         case "gigabyte-message":
             // A final image of 1 GiB announced; only the header follows.
             var header = Data([14])
@@ -67,8 +70,20 @@ enum FakeHelper {
         exit(0)
     }
 
-    /// A final image message for a `width` × `height` RGBA image, with its buffer attached.
-    static func sendImage(width: Int, height: Int, sealed: Bool, bufferBytes: Int? = nil, frames: Int = 0) {
+    /// Asks the host for `bytes` of pixel memory and returns the buffer's id (0 when refused).
+    static func borrow(_ bytes: Int) -> Int {
+        var request = Writer()
+        request.int(bytes)
+        send(16, request.data)
+        guard let (kind, payload) = receive(), kind == 9, payload.count >= 16 else { return 0 }
+        let id = payload.prefix(8).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        let fd = nukeiso_recv_fd(socket, -1)
+        if fd >= 0 { nukeiso_close(fd) }
+        return id
+    }
+
+    /// A final image message for a `width` × `height` RGBA image in buffer `buffer`.
+    static func sendImage(width: Int, height: Int, buffer: Int, frames: Int = 0) {
         let (row, rowOverflow) = width.multipliedReportingOverflow(by: 4)
         let (total, totalOverflow) = row.multipliedReportingOverflow(by: height)
         let byteCount = rowOverflow || totalOverflow ? 24 : total
@@ -107,15 +122,10 @@ enum FakeHelper {
         } else {
             image.bytes(nil)
         }
-        let capacity = max(byteCount, 1)
         var message = Writer()
         message.bytes(image.data)
-        message.int(capacity)
+        message.int(buffer)
         send(14, message.data)
-        let length = min(bufferBytes ?? capacity, 1 << 20)
-        let fd = nukeiso_memfd(length)
-        if sealed { _ = nukeiso_seal_written(fd, nil, length) }
-        _ = nukeiso_send_fd(socket, fd)
     }
 
     // MARK: - Bytes

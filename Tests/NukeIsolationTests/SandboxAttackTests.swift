@@ -99,9 +99,11 @@ struct SandboxAttackTests {
 }
 
 /// A compromised helper's messages, made by hand (the test helper's `--fake-helper` mode), sent
-/// to a real host: each is refused before the host allocates what it announces, the helper is
-/// killed, and the decode ends in `.sandboxViolation` (or, for a helper that hangs up half-way,
-/// an error saying it stopped answering).
+/// to a real host: sizes past the limits or past what cannot overflow, images in buffers it was
+/// not lent or that are too small, a terabyte of pixel memory asked for, a million frames, a
+/// 1 GiB message announced, unknown messages. Each is refused before the host allocates what it
+/// announces, the helper is killed, and the decode ends in `.sandboxViolation` (or, for a helper
+/// that hangs up half-way, an error saying it stopped answering).
 @Suite(.serialized, .enabled(if: IsolationTestPaths.helperExists))
 struct HostileHelperTests {
     static func pool(_ scenario: String) -> HelperPool {
@@ -124,8 +126,8 @@ struct HostileHelperTests {
         #expect(image.image.width == 3 && image.image.height == 2)
     }
 
-    @Test(arguments: ["huge-width", "overflowing-size", "unsealed-buffer", "short-buffer", "many-frames",
-                      "gigabyte-message", "unknown-kind", "negative-header"])
+    @Test(arguments: ["huge-width", "overflowing-size", "buffer-not-lent", "image-larger-than-buffer", "terabyte-allocation",
+                      "many-frames", "gigabyte-message", "unknown-kind", "negative-header"])
     func aHostileMessageIsRefused(_ scenario: String) throws {
         let pool = Self.pool(scenario)
         defer { pool.shutdown() }

@@ -75,22 +75,9 @@ int nukeiso_send_fd(int socket, int fd);
 /// descriptor (close-on-exec), or -errno, or -1000 at end of file, -1001 at the deadline.
 int nukeiso_recv_fd(int socket, int64_t deadline_ms);
 
-/// A new anonymous shared-memory file of `size` bytes (memfd_create), close-on-exec, its size
-/// sealed (it can neither shrink nor grow); -errno on failure.
+/// A new anonymous shared-memory file of `size` bytes (memfd_create), close-on-exec, zero-filled,
+/// its size and its seals final (`F_SEAL_SHRINK`, `F_SEAL_GROW`, `F_SEAL_SEAL`); -errno on failure.
 int nukeiso_memfd(size_t size);
-
-/// Seals a buffer a helper has written against any further writing (F_SEAL_WRITE, F_SEAL_SEAL):
-/// this process's mapping of it at `address` (`size` bytes; NULL: none) is first replaced by
-/// private zero pages at the same address. 0, or -errno.
-int nukeiso_seal_written(int fd, void *_Nullable address, size_t size);
-
-/// 1 when `fd` is sealed against shrinking, growing and writing (and further sealing), so that
-/// mapping it cannot fault and no process can change its contents.
-int nukeiso_is_sealed(int fd);
-
-/// Maps `size` bytes of a sealed buffer privately, readable and writable (a write makes this
-/// process's own copy of the page); NULL on failure.
-void *_Nullable nukeiso_map_sealed(int fd, size_t size);
 
 /// Opens a pidfd of this process's parent, for ``nukeiso_watch_parent``; call it before the
 /// sandbox, which refuses pidfd_open. Returns 0 or -errno.
@@ -132,6 +119,9 @@ typedef struct nukeiso_sandbox_options {
     /// locale data).
     const char *_Nullable const *_Nullable readable;
     size_t readable_count;
+    /// Lowers the process's scheduling priority by this much first (0: unchanged), so that
+    /// decodes in helpers yield the processor to the host's own work.
+    int32_t niceness;
 } nukeiso_sandbox_options;
 
 /// What ``nukeiso_enter_sandbox`` did.

@@ -26,6 +26,7 @@ enum IsolationHelper {
         /// The identity a helper started as root takes.
         var userID: UInt32 = 65534
         var groupID: UInt32 = 65534
+        var niceness: Int32 = 0
 
         init(arguments: [String]) {
             sandboxed = !arguments.contains("--no-sandbox")
@@ -36,6 +37,7 @@ enum IsolationHelper {
             }
             userID = value("--sandbox-uid") ?? userID
             groupID = value("--sandbox-gid") ?? groupID
+            niceness = value("--sandbox-nice").map { Int32(clamping: $0) } ?? 0
         }
     }
 
@@ -60,10 +62,7 @@ enum IsolationHelper {
                 let fd = nukeiso_recv_fd(socket, -1)
                 guard fd >= 0 else { exit(0) }
                 let pid = nukeiso_fork_helper(fd)
-                if pid == 0 {
-                    SharedMemoryAllocator.forgetAll()
-                    becomeHelper(options, readable: readable)
-                }
+                if pid == 0 { becomeHelper(options, readable: readable) }
                 answer.int(Int(pid))
                 guard send(WireMessage(.forked, answer.data)) else { exit(0) }
             case .wait:
@@ -117,7 +116,7 @@ enum IsolationHelper {
             var report = nukeiso_sandbox_report()
             let result = strings.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
                 var settings = nukeiso_sandbox_options(uid: options.userID, gid: options.groupID, use_landlock: options.usesLandlock ? 1 : 0,
-                                                       readable: pointers.baseAddress, readable_count: pointers.count)
+                                                       readable: pointers.baseAddress, readable_count: pointers.count, niceness: options.niceness)
                 return nukeiso_enter_sandbox(&settings, &report)
             }
             if result == 0 {
@@ -221,7 +220,9 @@ enum IsolationHelper {
                         if context.type == .svg, let time = request.limits.maxVectorRenderTime {
                             let seconds = max(1, Int(time.components.seconds) + (time.components.attoseconds > 0 ? 1 : 0))
                             if request.cpuSeconds == 0 || seconds < request.cpuSeconds {
-                                _ = nukeiso_set_limits(0, UInt64(seconds), UInt64(seconds))
+                                // A second of ceiling above it: at the ceiling the kernel sends SIGKILL, which
+                                // would read as a helper lost rather than a limit reached.
+                                _ = nukeiso_set_limits(0, UInt64(seconds), UInt64(seconds + 1))
                             }
                         }
                         var made = made
@@ -318,17 +319,18 @@ enum IsolationHelper {
         }
     }
 
-    /// Sends the image's description and, attached, the sealed buffer holding its pixels: the
+    /// Sends the image's description and the id of the host's buffer holding its pixels: the
     /// decoder's own buffer for the final image, a copy otherwise (a preview, whose memory the
     /// decoder goes on writing).
     private static func sendImage(_ container: ImageContainer, kind: WireMessage.Kind, shareStorage: Bool) -> Bool {
         let bitmap = container.image.bitmap
         let image = WireImage(container: container)
-        var handed = shareStorage ? bitmap.withUnsafeBytes { SharedMemoryAllocator.handOver($0.baseAddress) } : nil
-        if handed == nil {
+        var id = shareStorage ? bitmap.withUnsafeBytes { SharedMemoryAllocator.bufferID(at: $0.baseAddress) } : nil
+        var copy: PixelStorage?
+        if id == nil {
             guard let storage = try? SharedMemoryAllocator.allocator.allocate(byteCount: image.byteCount) else {
                 let error = ImageCodecError(.internalFailure, stage: .decoding, format: container.type, codec: "NukeIsolation",
-                                            message: "the helper cannot make \(image.byteCount) bytes of shared memory")
+                                            message: "the helper cannot get \(image.byteCount) bytes of shared memory")
                 return send(WireMessage(.failure, error.encoded()))
             }
             // The allocator's own memory, not yet seen by anyone: writing it through the address is sound.
@@ -338,26 +340,35 @@ enum IsolationHelper {
                     target.copyMemory(from: base, byteCount: min(source.count, image.byteCount))
                 }
             }
-            handed = SharedMemoryAllocator.handOver(target)
-            withExtendedLifetime(storage) {}
+            id = SharedMemoryAllocator.bufferID(at: target)
+            copy = storage
         }
-        guard let handed else { return false }
-        defer { nukeiso_close(handed.fd) }
+        defer { withExtendedLifetime(copy) {} }
+        guard let id else { return false }
         var writer = WireWriter()
         writer.bytes(image.encoded())
-        writer.int(handed.capacity)
-        guard send(WireMessage(kind, writer.data)) else { return false }
-        return nukeiso_send_fd(socket, handed.fd) == 0
+        writer.int(id)
+        return send(WireMessage(kind, writer.data))
     }
 
     // MARK: - Messages
 
     private static func send(_ message: WireMessage) -> Bool {
-        message.framed.withUnsafeBytes { nukeiso_write_all(socket, $0.baseAddress!, $0.count) } == 0
+        SharedMemoryAllocator.channel.withLock { _ in sendUnlocked(message) }
     }
 
     /// The host's next message; `nil` at the end, or for a message longer than `limit`.
     private static func receive(limit: Int) -> WireMessage? {
+        SharedMemoryAllocator.channel.withLock { _ in receiveUnlocked(limit: limit) }
+    }
+
+    /// ``send(_:)`` for a caller that holds the channel's lock.
+    static func sendUnlocked(_ message: WireMessage) -> Bool {
+        message.framed.withUnsafeBytes { nukeiso_write_all(socket, $0.baseAddress!, $0.count) } == 0
+    }
+
+    /// ``receive(limit:)`` for a caller that holds the channel's lock.
+    static func receiveUnlocked(limit: Int) -> WireMessage? {
         var header = [UInt8](repeating: 0, count: 5)
         guard header.withUnsafeMutableBytes({ nukeiso_read_all(socket, $0.baseAddress!, 5, -1) }) == 0,
               let kind = WireMessage.Kind(rawValue: header[0]) else { return nil }

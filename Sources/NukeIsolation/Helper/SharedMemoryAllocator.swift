@@ -7,57 +7,52 @@ internal import CNukeIsolation
 import NukeCore
 import Synchronization
 
-/// Pixel memory in the helper: memfd buffers that the host maps once they are handed over.
+/// Pixel memory in the helper: buffers the host lends (``SharedPixelBuffers`` is its side).
 ///
-/// A buffer is handed over sealed (``NukeCore/PixelStorage`` stays valid here, over zero pages):
-/// from then on nobody can write it, so the host holds pixels no helper can change. A helper
-/// serves one decode, so nothing is kept from one decode to the next.
+/// A decoder's allocation becomes a `.allocate` message; the host checks it against the decode's
+/// limits and answers `.buffer` with a zeroed, size-sealed memfd it keeps mapped. An image goes
+/// back as the id of the buffer it lies in. The helper creates no shared memory of its own (its
+/// sandbox does not let it).
 enum SharedMemoryAllocator {
     private struct Buffer {
-        var fd: Int32
+        var id: Int
         var capacity: Int
     }
 
-    /// Buffers by address, until handed over or released.
+    /// Buffers by address.
     private static let buffers = Mutex<[UInt: Buffer]>([:])
+    /// One request and its answer at a time on the channel.
+    static let channel = Mutex<Void>(())
 
     static let allocator = PixelAllocator { byteCount, _ throws(ImageCodecError) in
-        // memfd memory starts zeroed.
-        let fd = nukeiso_memfd(byteCount)
-        guard fd >= 0, let address = nukeiso_map(fd, byteCount, 1) else {
-            if fd >= 0 { nukeiso_close(fd) }
-            throw ImageCodecError(.internalFailure, stage: .decoding, codec: "NukeIsolation",
-                                  message: "the helper cannot allocate \(byteCount) bytes of shared memory")
+        // The host's buffers come zeroed.
+        func fail(_ why: String) -> ImageCodecError {
+            ImageCodecError(.internalFailure, stage: .decoding, codec: "NukeIsolation", message: "the helper got no \(byteCount) bytes of pixel memory: \(why)")
         }
+        let lent: (id: Int, capacity: Int, fd: Int32)? = channel.withLock { _ in
+            var request = WireWriter()
+            request.int(byteCount)
+            guard IsolationHelper.sendUnlocked(WireMessage(.allocate, request.data)),
+                  let answer = IsolationHelper.receiveUnlocked(limit: 64), answer.kind == .buffer else { return nil }
+            var reader = WireReader(answer.payload)
+            guard let id = try? reader.int(), let capacity = try? reader.int(), capacity >= byteCount else { return nil }
+            let fd = nukeiso_recv_fd(IsolationHelper.socket, -1)
+            return fd >= 0 ? (id, capacity, fd) : nil
+        }
+        guard let lent else { throw fail("the host refused") }
+        defer { nukeiso_close(lent.fd) }
+        guard let address = nukeiso_map(lent.fd, lent.capacity, 1) else { throw fail("it cannot be mapped") }
         let key = UInt(bitPattern: address)
-        buffers.withLock { $0[key] = Buffer(fd: fd, capacity: max(byteCount, 1)) }
+        buffers.withLock { $0[key] = Buffer(id: lent.id, capacity: lent.capacity) }
         return PixelStorage(adopting: address, byteCount: byteCount) { pointer in
             let buffer = buffers.withLock { $0.removeValue(forKey: key) }
             nukeiso_unmap(pointer.baseAddress, buffer?.capacity ?? max(byteCount, 1))
-            if let buffer { nukeiso_close(buffer.fd) }
         }
     }
 
-    /// Seals the buffer at `address` for the host and returns its descriptor and size (the
-    /// descriptor is the caller's to close); `nil` when the address is not one of ours. The
-    /// memory at `address` reads zeros afterwards.
-    static func handOver(_ address: UnsafeRawPointer?) -> (fd: Int32, capacity: Int)? {
+    /// The id of the host's buffer starting at `address`; `nil` when the address is not one.
+    static func bufferID(at address: UnsafeRawPointer?) -> Int? {
         guard let address else { return nil }
-        let key = UInt(bitPattern: address)
-        guard let buffer = buffers.withLock({ $0.removeValue(forKey: key) }) else { return nil }
-        guard nukeiso_seal_written(buffer.fd, UnsafeMutableRawPointer(mutating: address), buffer.capacity) == 0 else {
-            nukeiso_close(buffer.fd)
-            return nil
-        }
-        return (buffer.fd, buffer.capacity)
-    }
-
-    /// Closes every buffer a zygote's warm-up left: a helper copied from it starts with none.
-    static func forgetAll() {
-        let all = buffers.withLock { buffers -> [Buffer] in
-            defer { buffers.removeAll() }
-            return Array(buffers.values)
-        }
-        for buffer in all { nukeiso_close(buffer.fd) }
+        return buffers.withLock { $0[UInt(bitPattern: address)]?.id }
     }
 }

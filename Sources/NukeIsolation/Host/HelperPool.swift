@@ -59,8 +59,12 @@ public final class HelperPool: Sendable {
     /// The number of processors, for the default pool size.
     static var processorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
+    /// The pixel memory lent to helpers, kept for reuse.
+    let buffers: SharedPixelBuffers
+
     public init(configuration: IsolationConfiguration = IsolationConfiguration()) {
         self.configuration = configuration
+        buffers = SharedPixelBuffers(budget: configuration.reusablePixelBytes)
     }
 
     deinit {
@@ -82,6 +86,8 @@ public final class HelperPool: Sendable {
         public var started: Int
         /// Helpers that crashed, hung, broke the sandbox or were killed.
         public var replaced: Int
+        /// Helpers whose decode is over, being reaped in the background.
+        public var ending: Int
         /// The sandbox layers the last helper that started entered (`nil` before the first).
         public var sandbox: SandboxStatus?
         /// Whether the last helper that started installed its sandbox (`nil` before the first).
@@ -105,7 +111,7 @@ public final class HelperPool: Sendable {
     public var status: Status {
         let (current, note) = zygote.withLock { ($0.current, $0.note) }
         return state.withLock {
-            Status(idle: $0.idle.count, busy: $0.busy, started: $0.started, replaced: $0.replaced, sandbox: $0.sandbox,
+            Status(idle: $0.idle.count, busy: $0.busy, started: $0.started, replaced: $0.replaced, ending: $0.retiring, sandbox: $0.sandbox,
                    lastStartDuration: $0.lastStart, idlePIDs: $0.idle.map(\.pid),
                    busyPIDs: $0.busyPIDs.sorted(), zygotePID: current?.pid, zygoteStartDuration: current?.startDuration,
                    zygoteNote: note)
@@ -118,7 +124,7 @@ public final class HelperPool: Sendable {
         // Spares already starting in the background count once they are ready.
         let deadline = ContinuousClock.now + .seconds(10)
         while state.withLock({ $0.replenishing > 0 }), ContinuousClock.now < deadline { usleep(200) }
-        let wanted = min(count, configuration.maximumHelpers) - state.withLock { $0.idle.count + $0.busy }
+        let wanted = min(count, configuration.maximumHelpers + configuration.spareHelpers) - state.withLock { $0.idle.count }
         for _ in 0..<max(0, wanted) { started.append(try spawn()) }
         state.withLock { $0.idle.append(contentsOf: started) }
     }
@@ -182,16 +188,17 @@ public final class HelperPool: Sendable {
             enum Next { case helper(HelperProcess), spawn, wait, closed }
             let next: Next = state.withLock { state in
                 if state.isShutDown { return .closed }
+                // At most `maximumHelpers` decodes at once; spares do not count until they decode.
+                guard state.busy < configuration.maximumHelpers else { return .wait }
                 if let helper = state.idle.popLast() {
                     state.busy += 1
                     state.busyPIDs.insert(helper.pid)
                     return .helper(helper)
                 }
-                if state.busy + state.idle.count < configuration.maximumHelpers {
-                    state.busy += 1
-                    return .spawn
-                }
-                return .wait
+                // A spare on its way is sooner than a new start.
+                if state.replenishing > 0 { return .wait }
+                state.busy += 1
+                return .spawn
             }
             switch next {
             case .helper(let helper) where helper.isBroken:
@@ -201,7 +208,7 @@ public final class HelperPool: Sendable {
                 replenish()
                 return helper
             case .closed: throw ImageCodecError(.cancelled, stage: .registry, codec: "NukeIsolation", message: "the helper pool was shut down")
-            case .wait: usleep(500)
+            case .wait: usleep(200)
             case .spawn:
                 do {
                     let helper = try spawn()
@@ -223,7 +230,7 @@ public final class HelperPool: Sendable {
         var forked: HelperProcess?
         if let zygote = warmZygote() {
             do {
-                forked = try HelperProcess.fork(from: zygote, configuration)
+                forked = try HelperProcess.fork(from: zygote, configuration, lease: buffers.makeLease())
             } catch {
                 self.zygote.withLock { $0.note = error.message }
             }
@@ -232,7 +239,7 @@ public final class HelperPool: Sendable {
         if let forked {
             helper = forked
         } else {
-            helper = try HelperProcess.spawn(configuration)
+            helper = try HelperProcess.spawn(configuration, lease: buffers.makeLease())
         }
         state.withLock {
             $0.started += 1
@@ -242,14 +249,12 @@ public final class HelperPool: Sendable {
         return helper
     }
 
-    /// Starts spares in the background until ``IsolationConfiguration/spareHelpers`` wait, within
-    /// ``IsolationConfiguration/maximumHelpers``.
+    /// Starts spares in the background until ``IsolationConfiguration/spareHelpers`` wait (on top
+    /// of the ``IsolationConfiguration/maximumHelpers`` that may decode at once).
     private func replenish() {
         let wanted = state.withLock { state -> Int in
             guard !state.isShutDown else { return 0 }
-            let room = configuration.maximumHelpers - state.busy - state.idle.count - state.replenishing
-            let missing = configuration.spareHelpers - state.idle.count - state.replenishing
-            let count = max(0, min(room, missing))
+            let count = max(0, configuration.spareHelpers - state.idle.count - state.replenishing)
             state.replenishing += count
             return count
         }
@@ -280,6 +285,8 @@ public final class HelperPool: Sendable {
         }
         Self.background.async { [self] in
             helper.retire()
+            // Reaped: nothing it was lent can be written any more.
+            buffers.ended(helper.lease)
             state.withLock { $0.retiring -= 1 }
         }
         replenish()
@@ -288,6 +295,7 @@ public final class HelperPool: Sendable {
 
     /// Forgets a helper that was killed or died (already reaped), and starts a spare in its place.
     func discard(_ helper: HelperProcess) {
+        buffers.ended(helper.lease)
         state.withLock {
             $0.busyPIDs.remove(helper.pid)
             $0.busy -= 1

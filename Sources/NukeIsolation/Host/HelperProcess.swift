@@ -24,12 +24,15 @@ final class HelperProcess: Sendable {
     var isSandboxed: Bool { sandbox.isActive }
     /// How long the helper took from spawn to ready.
     let startDuration: Duration
+    /// Its claim on the pool's pixel buffers, released once it has been reaped.
+    let lease: SharedPixelBuffers.Lease
 
     /// The zygote this helper is a copy of (it reaps the helper), or `nil` for a helper this
     /// process started itself.
     private let zygote: HelperZygote?
 
-    private init(pid: Int32, socket: Int32, zygote: HelperZygote?, ready: WireMessage, startDuration: Duration, requiresSandbox: Bool) throws(ImageCodecError) {
+    private init(pid: Int32, socket: Int32, zygote: HelperZygote?, ready: WireMessage, startDuration: Duration, requiresSandbox: Bool,
+                 lease: SharedPixelBuffers.Lease) throws(ImageCodecError) {
         var reader = WireReader(ready.payload)
         guard ready.kind == .ready, (try? reader.bool()) != nil, (try? reader.string()) != nil,
               let encoded = try? reader.bytes(), let sandbox = try? SandboxStatus(decoding: encoded) else {
@@ -47,22 +50,23 @@ final class HelperProcess: Sendable {
         self.zygote = zygote
         self.sandbox = sandbox
         self.startDuration = startDuration
+        self.lease = lease
     }
 
     /// Starts a helper and waits for it to say it is ready (sandbox installed, codecs warm).
     ///
     /// - Throws: ``NukeCore/ImageCodecError`` `.internalFailure` when the program cannot be started
     ///   or does not answer in helper mode within 10 seconds.
-    static func spawn(_ configuration: IsolationConfiguration) throws(ImageCodecError) -> HelperProcess {
+    static func spawn(_ configuration: IsolationConfiguration, lease: SharedPixelBuffers.Lease) throws(ImageCodecError) -> HelperProcess {
         let started = ContinuousClock.now
         let (pid, socket, ready) = try launch(configuration)
         return try HelperProcess(pid: pid, socket: socket, zygote: nil, ready: ready, startDuration: .now - started,
-                                 requiresSandbox: configuration.isSandboxed)
+                                 requiresSandbox: configuration.isSandboxed, lease: lease)
     }
 
     /// Starts a helper as a copy of `zygote` (warm already, so only the sandbox is left to
     /// install) and waits for it to say it is ready.
-    static func fork(from zygote: HelperZygote, _ configuration: IsolationConfiguration) throws(ImageCodecError) -> HelperProcess {
+    static func fork(from zygote: HelperZygote, _ configuration: IsolationConfiguration, lease: SharedPixelBuffers.Lease) throws(ImageCodecError) -> HelperProcess {
         let started = ContinuousClock.now
         let (pid, socket) = try zygote.fork()
         let ready: WireMessage
@@ -73,7 +77,7 @@ final class HelperProcess: Sendable {
             throw setupError("a helper started by the zygote did not say it was ready: \(error.reason)")
         }
         return try HelperProcess(pid: pid, socket: socket, zygote: zygote, ready: ready, startDuration: .now - started,
-                                 requiresSandbox: configuration.isSandboxed)
+                                 requiresSandbox: configuration.isSandboxed, lease: lease)
     }
 
     /// Starts the configured program in helper mode with `extraArguments`, sends it the warm-up
@@ -83,6 +87,7 @@ final class HelperProcess: Sendable {
         if !configuration.isSandboxed { arguments.append("--no-sandbox") }
         if !configuration.usesLandlock { arguments.append("--no-landlock") }
         arguments += ["--sandbox-uid", String(configuration.sandboxUserID), "--sandbox-gid", String(configuration.sandboxGroupID)]
+        if configuration.helperNiceness > 0 { arguments += ["--sandbox-nice", String(configuration.helperNiceness)] }
         var socket: Int32 = -1
         let pid = withCStrings(arguments) { argv in
             nukeiso_spawn(configuration.helper.path, argv, configuration.standardError ?? -1, &socket)
@@ -121,17 +126,6 @@ final class HelperProcess: Sendable {
     /// The helper's next message, at most `bound(kind)` bytes long.
     func receive(deadline: Int64, bound: (WireMessage.Kind) -> Int) throws(Failure) -> WireMessage {
         try Self.receive(socket: socket, deadline: deadline, bound: bound)
-    }
-
-    /// Receives a file descriptor sent after an image message.
-    func receiveDescriptor(deadline: Int64) throws(Failure) -> Int32 {
-        let fd = nukeiso_recv_fd(socket, deadline)
-        switch fd {
-        case 0...: return fd
-        case -1000: throw Failure(kind: .closed, reason: "the helper closed its socket")
-        case -1001: throw Failure(kind: .timedOut, reason: "no answer before the deadline")
-        default: throw Failure(kind: .io, reason: String(cString: strerror(-fd)))
-        }
     }
 
     static func write(_ data: Data, to socket: Int32) throws(Failure) {

@@ -108,3 +108,10 @@ public enum IsolatedDecoding {
         })
     }
 }
+
+extension ImageCodecError.Code {
+    /// An isolated decode's helper was killed from outside (by an operator, the OOM killer, or
+    /// with its zygote) or its pool could not start one: not the input's fault, so the same
+    /// request may succeed again (a service answers 503 with `Retry-After`, or retries once).
+    public static let helperLost = ImageCodecError.Code(rawValue: "helper lost")
+}

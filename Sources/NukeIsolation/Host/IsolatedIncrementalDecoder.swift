@@ -12,9 +12,10 @@ import NukeCore
 /// An ``NukeCore/IncrementalImageDecoding`` whose work happens in a helper process.
 ///
 /// Pushed bytes are forwarded to the helper as they come; each ``next()`` asks it for the next
-/// event and waits at most ``IsolationLimits/wallTime``. Images come back in sealed shared memory
-/// mapped straight into a ``NukeCore/PixelStorage`` (no copy for the final image; one in the
-/// helper for a preview, whose memory the decoder goes on writing): ``SealedPixels``. Nothing a
+/// event and waits at most ``IsolationLimits/wallTime``. The helper's decoder writes into shared
+/// memory this process lends it (``SharedPixelBuffers``), which becomes the image's
+/// ``NukeCore/PixelStorage``: no copy for the final image, one in the helper for a preview, whose
+/// memory the decoder goes on writing. Nothing a
 /// helper sends is taken on trust: every message is bounded by its kind and the decode's
 /// ``NukeCore/ImageLimits`` before anything is allocated for it. If the helper dies, hangs, breaks
 /// its sandbox or sends what no honest helper sends, the decode throws an
@@ -98,7 +99,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             try helper.send(WireMessage(.next))
             let deadline = nukeiso_now_ms() + Self.milliseconds(wallTime)
             let bounds = WireBounds(context.limits)
-            let reply = try helper.receive(deadline: deadline, bound: bounds.maximumPayload)
+            let reply = try answer(from: helper, deadline: deadline)
             switch reply.kind {
             case .needsMoreData:
                 return .needsMoreData
@@ -193,7 +194,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             writer.bool(reset)
             try helper.send(WireMessage(.frame, writer.data))
             let deadline = nukeiso_now_ms() + Self.milliseconds(wallTime)
-            let reply = try helper.receive(deadline: deadline, bound: WireBounds(context.limits).maximumPayload)
+            let reply = try answer(from: helper, deadline: deadline)
             switch reply.kind {
             case .final:
                 let bitmap = try receiveImage(reply, helper: helper, deadline: deadline).image.bitmap
@@ -225,17 +226,41 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         }
     }
 
-    /// An image message and the sealed buffer after it, checked against the decode's limits
-    /// before the buffer is mapped.
+    /// The helper's answer to a request, lending it the pixel memory its decoder asks for on the
+    /// way: each request is checked against the decode's limits first.
+    private func answer(from helper: HelperProcess, deadline: Int64) throws -> WireMessage {
+        let bounds = WireBounds(context.limits)
+        // A decode's buffers: its image, scratch and previews, within three times its limit.
+        let (budget, overflow) = context.limits.maxDecodedBytes.multipliedReportingOverflow(by: 3)
+        while true {
+            let message = try helper.receive(deadline: deadline) { $0 == .allocate ? 8 : bounds.maximumPayload($0) }
+            guard message.kind == .allocate else { return message }
+            var reader = WireReader(message.payload)
+            let byteCount = try reader.int()
+            do {
+                let lent = try pool.buffers.lend(byteCount: byteCount, to: helper.lease, limit: overflow ? .max : budget)
+                var writer = WireWriter()
+                writer.int(lent.id)
+                writer.int(lent.capacity)
+                try helper.send(WireMessage(.buffer, writer.data))
+                guard nukeiso_send_fd(helper.socket, lent.fd) == 0 else {
+                    throw HelperProcess.Failure(kind: .closed, reason: "the helper closed its socket")
+                }
+            } catch let refused as SharedPixelBuffers.Refused {
+                throw HelperProcess.Failure(kind: .violation, reason: refused.reason)
+            }
+        }
+    }
+
+    /// An image message, checked against the decode's limits, over the buffer it names.
     private func receiveImage(_ reply: WireMessage, helper: HelperProcess, deadline: Int64) throws -> ImageContainer {
         var reader = WireReader(reply.payload)
         guard let description = try reader.bytes() else { throw WireReader.Malformed("an image without a description") }
         let image = try WireImage(decoding: description, limits: context.limits)
-        let capacity = try reader.int()
-        let fd = try helper.receiveDescriptor(deadline: deadline)
+        let id = try reader.int()
         let storage: PixelStorage
         do {
-            storage = try SealedPixels.adopt(descriptor: fd, capacity: capacity, byteCount: image.byteCount)
+            storage = try pool.buffers.adopt(id: id, byteCount: image.byteCount, lease: helper.lease)
         } catch {
             throw HelperProcess.Failure(kind: .violation, reason: error.reason)
         }
@@ -273,8 +298,12 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 let cpu = limits.cpuTime.map { "\($0)" } ?? "its"
                 return error(.limitExceeded, "the isolated decoder used up its CPU time limit (\(cpu)) on a \(input); its helper was killed (\(signal))")
             }
+            if exit.value == SIGKILL {
+                // Not the input's doing: killed from outside (an operator, the OOM killer) or with
+                // its zygote. The same input may well decode in another helper.
+                return error(.helperLost, "the isolated decoder's helper was killed (SIGKILL) during a decode of a \(input); the input may decode in another helper")
+            }
             var message = "the isolated decoder crashed with \(signal) on a \(input); the host is unaffected"
-            if exit.value == SIGKILL { message = "the isolated decoder's helper was killed (SIGKILL) during a decode of a \(input)" }
             if let space = limits.addressSpace, [SIGABRT, SIGTRAP].contains(exit.value) {
                 message += " (it may have run out of its \(space >> 20) MiB address space)"
             }

@@ -17,11 +17,20 @@ public struct IsolationConfiguration: Sendable, Hashable {
     /// (`nobody`/`nogroup`); a uid no other process uses is better still.
     public var sandboxUserID: UInt32
     public var sandboxGroupID: UInt32
+    /// How much lower than this process helpers run (`nice`, 0–19): a service that decodes its
+    /// fast formats in process and slow ones in helpers keeps its fast requests fast when the
+    /// processors are busy. Default 0.
+    public var helperNiceness: Int
     /// Helpers kept started and sandboxed ahead of demand, so that a decode does not wait for a
     /// fork. Each helper serves one decode and is then replaced. Default 1.
     public var spareHelpers: Int
     /// Where helpers write their standard error (a file descriptor), or `nil` for /dev/null.
     public var standardError: Int32?
+    /// Pixel memory the pool keeps for reuse once the images using it are released: helpers
+    /// decode into buffers this process lends them (zeroed, and only after the helper that last
+    /// held one has ended), so that a decode in a fresh helper maps, faults and zero-fills no
+    /// new memory. Default 128 MiB; 0 unmaps every buffer as soon as its image is released.
+    public var reusablePixelBytes: Int
     /// Whether helpers confine files with Landlock where the kernel has it (else every open is
     /// refused). Only tests of the fallback turn it off.
     var usesLandlock = true
@@ -43,8 +52,10 @@ public struct IsolationConfiguration: Sendable, Hashable {
         isSandboxed: Bool = true,
         sandboxUserID: UInt32 = 65534,
         sandboxGroupID: UInt32 = 65534,
+        helperNiceness: Int = 0,
         spareHelpers: Int = 1,
         standardError: Int32? = nil,
+        reusablePixelBytes: Int = 128 << 20,
         startsHelpersFromZygote: Bool = true,
         warmUpFormats: Set<ImageType>? = nil
     ) {
@@ -54,8 +65,10 @@ public struct IsolationConfiguration: Sendable, Hashable {
         self.isSandboxed = isSandboxed
         self.sandboxUserID = sandboxUserID
         self.sandboxGroupID = sandboxGroupID
+        self.helperNiceness = min(max(0, helperNiceness), 19)
         self.spareHelpers = max(0, spareHelpers)
         self.standardError = standardError
+        self.reusablePixelBytes = max(0, reusablePixelBytes)
         self.startsHelpersFromZygote = startsHelpersFromZygote
         self.warmUpFormats = warmUpFormats
     }

@@ -7,15 +7,16 @@ import NukeCore
 
 /// One message between the host and a helper: a kind byte, a 32-bit length, the payload.
 ///
-/// Integers are little-endian; strings and byte blocks carry a 64-bit length. A preview or final
-/// image is followed by one more byte carrying the descriptor of the sealed shared-memory buffer
-/// that holds its pixels (``HelperBuffers``).
+/// Integers are little-endian; strings and byte blocks carry a 64-bit length. A helper's decoder
+/// asks for pixel memory with `.allocate`; the host answers `.buffer` (its id and capacity),
+/// followed by one byte carrying the buffer's descriptor. A preview or final image names the
+/// buffer its pixels lie in (``SharedPixelBuffers``).
 struct WireMessage {
     enum Kind: UInt8 {
         // Host → helper.
-        case start = 1, push = 2, finish = 3, next = 4, end = 5, frame = 7, warmUp = 8
+        case start = 1, push = 2, finish = 3, next = 4, end = 5, frame = 7, warmUp = 8, buffer = 9
         // Helper → host.
-        case ready = 10, needsMoreData = 11, header = 12, preview = 13, final = 14, failure = 15
+        case ready = 10, needsMoreData = 11, header = 12, preview = 13, final = 14, failure = 15, allocate = 16
         // Host → zygote (``HelperZygote``), and its answers.
         case fork = 20, wait = 21, forked = 22, waited = 23
     }

@@ -1,119 +1,215 @@
 import Dispatch
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NukeCore
-import Synchronization
+import NukeIsolation
 
-/// Turns an upload into a thumbnail: untrusted limits, strict decoding, decode to size, encode;
-/// at most `maxDecodes` at once, at most `maxWaiting` more waiting their turn in order (the rest
-/// answer 503 with Retry-After at once), every error a 4xx naming the reason, one log line per
-/// request.
+/// Turns an upload into a thumbnail: untrusted limits, strict decoding, decode to size, encode.
+///
+/// Decodes go through two lanes, so that formats slow by nature cannot take every slot:
+/// - **fast** (JPEG, PNG, GIF, WebP, in process): `fastSlots` at once;
+/// - **slow** (HEIC, HEIF, AVIF, SVG, in sandboxed helpers that run at a lower priority):
+///   `slowSlots` at once.
+/// Each lane queues at most `waiting` more, client by client in turn, and at most `perClient`
+/// from one client (429 beyond it); the rest answer 503 with `Retry-After` at once. Every error is
+/// a 4xx naming the reason, except a helper lost mid-decode (503, after one retry).
 final class Thumbnailer: Sendable {
-    let maxDecodes: Int
-    let maxUploadBytes: Int
-    private let admission: Admission
+    struct Settings: Sendable {
+        var fastSlots = 4
+        var slowSlots = 1
+        var waiting = 64
+        var perClient = 8
+        var maxUploadBytes = 32 << 20
+        /// A body must arrive within this plus its length at `minimumBodyRate`.
+        var bodyFloor: Duration = .seconds(10)
+        var minimumBodyRate = 64 << 10
+    }
+
+    let settings: Settings
+    let fast: Admission
+    let slow: Admission
     /// Decodes run here, off Swift's cooperative threads (they block in C libraries).
     private let queue = DispatchQueue(label: "thumbnails", attributes: .concurrent)
 
-    init(maxDecodes: Int, maxWaiting: Int, maxUploadBytes: Int) {
-        self.maxDecodes = maxDecodes
-        self.maxUploadBytes = maxUploadBytes
-        self.admission = Admission(running: maxDecodes, waiting: maxWaiting)
+    /// Formats decoded in helpers, slow by nature.
+    static let slowFormats: Set<ImageType> = [.heic, .heif, .avif, .svg]
+
+    init(settings: Settings) {
+        self.settings = settings
+        fast = Admission(name: "fast", running: settings.fastSlots, waiting: settings.waiting, perClient: settings.perClient)
+        slow = Admission(name: "slow", running: settings.slowSlots, waiting: settings.waiting, perClient: settings.perClient)
     }
 
     struct Failure: Error {
         var status: HTTPResponse.Status
         var reason: String
+        var retryAfter: Int?
+        /// Close the connection after answering (the body was not read).
+        var closes = false
     }
 
-    func respond(to request: Request, context: some RequestContext) async throws -> Response {
+    /// The request's parameters, validated.
+    struct Parameters {
+        var size: Int
+        var type: ImageType
+
+        static let known: Set<String> = ["size", "format"]
+
+        init(_ uri: URI) throws(Failure) {
+            let query = uri.queryParameters
+            for (key, _) in query where !Self.known.contains(String(key)) {
+                throw Failure(status: .badRequest, reason: "unknown parameter \(String(key)) (known: size, format)")
+            }
+            if let text = query.get("size") {
+                guard let size = Int(text), (16...2048).contains(size) else { throw Failure(status: .badRequest, reason: "size must be a whole number 16…2048") }
+                self.size = size
+            } else {
+                size = 256
+            }
+            let name = query.get("format") ?? "webp"
+            guard let type = Thumbnailer.types[name] else {
+                throw Failure(status: .badRequest, reason: "format must be one of \(Thumbnailer.types.keys.sorted().joined(separator: ", "))")
+            }
+            self.type = type
+        }
+    }
+
+    func respond(to request: Request, context: ThumbnailContext) async throws -> Response {
         let clock = ContinuousClock()
         let started = clock.now
-        let size = request.uri.queryParameters.get("size", as: Int.self) ?? 256
-        let formatName = request.uri.queryParameters.get("format") ?? "webp"
-        var log: Logger.Metadata = ["size": "\(size)", "format": "\(formatName)"]
+        let client = context.clientAddress
+        var log: Logger.Metadata = ["client": .string(client)]
         func finish(_ response: Response, _ outcome: String) -> Response {
             log["status"] = "\(response.status.code)"
-            log["outcome"] = "\(outcome)"
-            log["ms"] = "\((clock.now - started).components.attoseconds / 1_000_000_000_000_000 + (clock.now - started).components.seconds * 1000)"
+            log["outcome"] = .string(LogEscaping.escaped(outcome))
+            let elapsed = clock.now - started
+            log["ms"] = "\(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)"
             context.logger.info("thumbnail", metadata: log)
             return response
         }
-        guard await admission.enter() else {
-            // Read the upload before answering: closing on a client still sending resets it.
-            _ = try? await request.body.collect(upTo: maxUploadBytes)
-            var headers = HTTPFields()
-            headers[.retryAfter] = "1"
-            return finish(Response(status: .serviceUnavailable, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "busy: try again\n"))), "busy")
-        }
-        defer { admission.leave() }
         do {
-            guard (16...2048).contains(size) else { throw Failure(status: .badRequest, reason: "size must be 16…2048") }
-            guard let type = Self.types[formatName] else { throw Failure(status: .badRequest, reason: "format must be one of \(Self.types.keys.sorted())") }
-            let body: ByteBuffer
-            do {
-                body = try await request.body.collect(upTo: maxUploadBytes)
-            } catch {
-                throw Failure(status: .contentTooLarge, reason: "the upload is larger than \(maxUploadBytes) bytes")
-            }
-            let data = Data(buffer: body)
+            let parameters = try Parameters(request.uri)
+            log["size"] = "\(parameters.size)"
+            log["format"] = .string(parameters.type.name)
+            let data = try await readBody(request)
             log["bytes"] = "\(data.count)"
-            let output = try await thumbnail(data, size: size, type: type, log: &log)
+            guard !data.isEmpty else { throw Failure(status: .badRequest, reason: "empty upload") }
+            let input = ImageType(data)
+            log["input"] = .string(input?.name ?? "?")
+            let lane = input.map { Self.slowFormats.contains($0) } == true ? slow : fast
+            log["lane"] = .string(lane.name)
+            switch await lane.enter(client: client) {
+            case .admitted:
+                break
+            case .busy:
+                throw Failure(status: .serviceUnavailable, reason: "busy: try again", retryAfter: 1)
+            case .clientOverLimit:
+                throw Failure(status: .tooManyRequests, reason: "too many requests from this client at once", retryAfter: 1)
+            case .cancelled:
+                throw CancellationError()
+            }
+            defer { lane.leave(client: client) }
+            if Task.isCancelled { throw CancellationError() }
+            let output = try await thumbnail(data, parameters, log: &log)
             var headers = HTTPFields()
-            headers[.contentType] = type.mimeType
+            headers[.contentType] = parameters.type.mimeType
             return finish(Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: output))), "ok")
         } catch let failure as Failure {
-            return finish(Response(status: failure.status, body: .init(byteBuffer: ByteBuffer(string: failure.reason + "\n"))), failure.reason)
+            var headers = HTTPFields()
+            if let seconds = failure.retryAfter { headers[.retryAfter] = "\(seconds)" }
+            if failure.closes { headers[.connection] = "close" }
+            return finish(Response(status: failure.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: failure.reason + "\n"))), failure.reason)
         }
+    }
+
+    /// The upload, refused without reading it when it declares more than the limit, and within
+    /// its deadline.
+    private func readBody(_ request: Request) async throws -> Data {
+        let limit = settings.maxUploadBytes
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        if let declared, declared > limit {
+            throw Failure(status: .contentTooLarge, reason: "the upload declares \(declared) bytes, more than the limit of \(limit)", closes: true)
+        }
+        let deadline = settings.bodyFloor + .seconds(Double(min(declared ?? limit, limit)) / Double(max(1, settings.minimumBodyRate)))
+        let body = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask {
+                do {
+                    return try await request.body.collect(upTo: limit)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    throw Failure(status: .contentTooLarge, reason: "the upload is larger than \(limit) bytes", closes: true)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            guard let first else {
+                throw Failure(status: .requestTimeout, reason: "the upload did not arrive within \(deadline)", closes: true)
+            }
+            return first
+        }
+        return Data(buffer: body)
     }
 
     static let types: [String: ImageType] = ["webp": .webp, "jpeg": .jpeg, "jpg": .jpeg, "png": .png, "avif": .avif]
 
-    private func thumbnail(_ data: Data, size: Int, type: ImageType, log: inout Logger.Metadata) async throws(Failure) -> Data {
-        let result: Result<(Data, String), Failure> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Self.work(data, size: size, type: type))
+    private func thumbnail(_ data: Data, _ parameters: Parameters, log: inout Logger.Metadata) async throws(Failure) -> Data {
+        var attempt = 0
+        while true {
+            let result: Result<Data, Failure> = await withCheckedContinuation { continuation in
+                queue.async { continuation.resume(returning: Self.work(data, parameters)) }
             }
-        }
-        switch result {
-        case .success(let (output, input)):
-            log["input"] = "\(input)"
-            return output
-        case .failure(let failure):
-            throw failure
+            switch result {
+            case .success(let output):
+                return output
+            case .failure(let failure) where failure.status == .serviceUnavailable && attempt == 0:
+                // A helper lost mid-decode (killed from outside): once more, in another helper.
+                attempt += 1
+                log["retried"] = .string(LogEscaping.escaped(failure.reason))
+            case .failure(let failure):
+                throw failure
+            }
         }
     }
 
-    private static func work(_ data: Data, size: Int, type: ImageType) -> Result<(Data, String), Failure> {
-        guard !data.isEmpty else { return .failure(Failure(status: .badRequest, reason: "empty upload")) }
+    private static func work(_ data: Data, _ parameters: Parameters) -> Result<Data, Failure> {
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.limits = .untrusted
         context.isStrict = true
-        context.targetSize = ImageSize(width: size, height: size)
+        context.targetSize = ImageSize(width: parameters.size, height: parameters.size)
         context.contentMode = .aspectFit
         do {
             var image = try ImageDecoderRegistry.shared.decode(context).image
-            let fit = ImageResampler.targetSize(for: ImageSize(width: image.width, height: image.height),
-                                                fitting: ImageSize(width: size, height: size), contentMode: .aspectFit)
+            let box = ImageSize(width: parameters.size, height: parameters.size)
+            let fit = ImageResampler.targetSize(for: ImageSize(width: image.width, height: image.height), fitting: box, contentMode: .aspectFit)
             if fit.width < image.width || fit.height < image.height { image.bitmap = image.bitmap.resized(to: fit) }
             image.frames = [image.frames[0]]
-            if type == .jpeg, image.hasAlpha { image.bitmap = image.bitmap.converted(to: .rgb8) }
-            let output = try ImageEncoderRegistry.shared.encode(image, as: type, options: ImageEncodingOptions(quality: 0.8))
-            return .success((output, context.type?.name ?? "?"))
+            if parameters.type == .jpeg, image.hasAlpha { image.bitmap = image.bitmap.converted(to: .rgb8) }
+            return .success(try ImageEncoderRegistry.shared.encode(image, as: parameters.type, options: ImageEncodingOptions(quality: 0.8)))
         } catch let error as ImageCodecError {
-            return .failure(Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)"))
+            let failure = Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)",
+                                  retryAfter: error.code == .helperLost || error.code == .internalFailure ? 1 : nil)
+            return .failure(failure)
         } catch {
             return .failure(Failure(status: .unprocessableContent, reason: "\(error)"))
         }
     }
 
-    /// 415 for formats no codec reads, 413 for images over the limits, 422 for the rest of what is
-    /// wrong with the upload (truncated, corrupt, crashed or stalled an isolated decoder).
+    /// 415 for formats no codec reads, 413 for images over the limits, 503 when a helper was lost
+    /// or could not start (not the upload's fault), 422 for the rest of what is wrong with the
+    /// upload (truncated, corrupt, crashed or stalled an isolated decoder).
     private static func status(for error: ImageCodecError) -> HTTPResponse.Status {
         switch error.code {
         case .noCodec, .unsupported: return .unsupportedMediaType
         case .limitExceeded: return .contentTooLarge
+        case .helperLost: return .serviceUnavailable
+        case .internalFailure where error.stage == .registry: return .serviceUnavailable
         case .encodingFailed, .internalFailure: return .internalServerError
         default: return .unprocessableContent
         }
@@ -132,49 +228,25 @@ extension ImageType {
     }
 }
 
-/// A bounded line for the decodes: `running` at once, `waiting` more queued in arrival order,
-/// and no room for anyone else (back-pressure instead of a queue without bound).
-final class Admission: Sendable {
-    private struct State {
-        var running = 0
-        var waiters: [CheckedContinuation<Bool, Never>] = []
-    }
-
-    private let maxRunning: Int
-    private let maxWaiting: Int
-    private let state = Mutex(State())
-
-    init(running: Int, waiting: Int) {
-        self.maxRunning = max(running, 1)
-        self.maxWaiting = max(waiting, 0)
-    }
-
-    /// `true` once the caller may run (it must call ``leave()`` after), at once or after waiting
-    /// its turn; `false` at once when the line is full.
-    func enter() async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let answer: Bool? = state.withLock { state in
-                if state.running < maxRunning {
-                    state.running += 1
-                    return true
+/// Log values as one line: control characters (a codec message's newline) escaped.
+enum LogEscaping {
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\\": out += "\\\\"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                    out += String(format: "\\u%04X", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
                 }
-                guard state.waiters.count < maxWaiting else { return false }
-                state.waiters.append(continuation)
-                return nil
             }
-            if let answer { continuation.resume(returning: answer) }
         }
-    }
-
-    /// Hands the caller's place to the first in line, or frees it.
-    func leave() {
-        let next: CheckedContinuation<Bool, Never>? = state.withLock { state in
-            if state.waiters.isEmpty {
-                state.running -= 1
-                return nil
-            }
-            return state.waiters.removeFirst()
-        }
-        next?.resume(returning: true)
+        return out
     }
 }

@@ -1,0 +1,131 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+
+/// Per-connection deadlines and a per-client connection cap, in the channel pipeline (after HTTP
+/// decoding), so that slow or idle clients cannot hold the server's connections:
+/// - a request's head must arrive within `headerTimeout` of the connection opening (or of the
+///   previous response): a client sending headers a byte a second is cut off;
+/// - its body within `bodyTimeout(contentLength)`: a floor plus the time the declared length
+///   takes at a minimum rate;
+/// - a response that says `Connection: close` (an upload refused before its body was read)
+///   closes the connection once written, instead of the server reading the rest of the body;
+/// - at most `perClient` connections from one address at once; more are closed at once.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    struct Settings: Sendable {
+        var headerTimeout: TimeAmount = .seconds(10)
+        var bodyFloor: TimeAmount = .seconds(10)
+        /// Bytes a second an upload must average beyond the floor.
+        var minimumBodyRate: Int = 64 << 10
+        var maxUploadBytes: Int = 32 << 20
+        var perClient: Int = 32
+
+        func bodyTimeout(contentLength: Int?) -> TimeAmount {
+            let bytes = min(contentLength ?? maxUploadBytes, maxUploadBytes)
+            return bodyFloor + .seconds(Int64(bytes / max(1, minimumBodyRate)))
+        }
+    }
+
+    /// Open connections per client address, across the server.
+    final class Registry: Sendable {
+        private let counts = Mutex<[String: Int]>([:])
+
+        /// Counts a new connection; `false` when the client has `limit` already.
+        func open(_ client: String, limit: Int) -> Bool {
+            counts.withLock { counts in
+                guard counts[client, default: 0] < limit else { return false }
+                counts[client, default: 0] += 1
+                return true
+            }
+        }
+
+        func close(_ client: String) {
+            counts.withLock { counts in
+                let count = counts[client, default: 1] - 1
+                counts[client] = count > 0 ? count : nil
+            }
+        }
+    }
+
+    private let settings: Settings
+    private let registry: Registry
+    private var client: String?
+    private var deadline: Scheduled<Void>?
+    private var closesAfterResponse = false
+
+    init(settings: Settings, registry: Registry) {
+        self.settings = settings
+        self.registry = registry
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let address = Self.clientAddress(context.channel.remoteAddress)
+        guard registry.open(address, limit: settings.perClient) else {
+            context.close(promise: nil)
+            return
+        }
+        client = address
+        arm(context, after: settings.headerTimeout)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        if let client { registry.close(client) }
+        client = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            let length = head.headerFields[.contentLength].flatMap { Int($0) }
+            arm(context, after: settings.bodyTimeout(contentLength: length))
+        case .body:
+            break
+        case .end:
+            // The request is in; the response is the server's to make.
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            closesAfterResponse = head.headerFields[.connection] == "close"
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            if closesAfterResponse {
+                let written = context.eventLoop.makePromise(of: Void.self)
+                written.futureResult.cascade(to: promise)
+                context.writeAndFlush(data, promise: written)
+                let channel = context.channel
+                written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            } else {
+                context.write(data, promise: promise)
+                // Keep-alive: the next request's head has its deadline.
+                arm(context, after: settings.headerTimeout)
+            }
+        }
+    }
+
+    private func arm(_ context: ChannelHandlerContext, after timeout: TimeAmount) {
+        deadline?.cancel()
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    /// The client's IP address, without its port.
+    static func clientAddress(_ address: SocketAddress?) -> String {
+        address?.ipAddress ?? "unknown"
+    }
+}
