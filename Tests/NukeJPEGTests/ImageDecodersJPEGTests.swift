@@ -129,7 +129,10 @@ struct ImageDecodersJPEGTests {
         bytes[sof + 7] = 0x20; bytes[sof + 8] = 0x00   // width 8192
         let data = Data(bytes)
         let limits = ImageLimits(maxDecodedBytes: 1024 * 1024 * 3)
-        let context = ImageDecodingContext(data: data, targetSize: ImageSize(width: 1024, height: 1024), limits: limits)
+        // Fast scaling: DCT scaling straight to 1/8 (the default plan would decode at 1/4, whose
+        // pixels alone are over the limit).
+        var context = ImageDecodingContext(data: data, targetSize: ImageSize(width: 1024, height: 1024), limits: limits)
+        context.prefersFastScaling = true
         let error = try #require(throws: ImageCodecError.self) { try decode(data, context: context) }
         #expect(error.code == .limitExceeded)
         #expect(error.message.contains("DCT coefficients"), "\(error)")
@@ -171,28 +174,39 @@ struct ImageDecodersJPEGTests {
 
     // MARK: - Scaled decoding
 
-    @Test("scaled decode picks the smallest N/8 that covers the target, then resamples the remainder", arguments: [
-        (160, 120, 8), (80, 60, 4), (79, 59, 4), (81, 60, 5), (20, 15, 1), (21, 15, 2), (1, 1, 1), (400, 300, 8),
+    /// The core's plan: DCT scaling to the smallest N/8 that covers twice the exact size (Pillow's
+    /// reducing gap), or the exact size itself with `prefersFastScaling`; then the resampler.
+    @Test("scaled decode picks the smallest N/8 that covers the plan's floor, then resamples the remainder", arguments: [
+        (160, 120, nil, nil), (80, 60, 8, 4), (79, 59, 8, 4), (81, 60, 8, 5), (20, 15, 2, 1), (21, 15, 3, 2), (1, 1, 1, 1),
+        (400, 300, nil, nil),
     ])
-    func scaledDecode(_ width: Int, _ height: Int, _ expected: Int) throws {
+    func scaledDecode(_ width: Int, _ height: Int, _ expected: Int?, _ expectedFast: Int?) throws {
         let data = try JPEGFixtures.data("baseline-420-160x120.jpg")
-        let context = ImageDecodingContext(data: data, targetSize: ImageSize(width: width, height: height))
-        let container = try decode(data, context: context)
-        #expect(container.userInfo[.dctScaleKey] as? Double == Double(expected) / 8)
-        #expect(container.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: 160, height: 120))
-        // The exact size the target asks for (aspect fill, never upscaled).
-        let exact = ImageResampler.targetSize(
-            for: ImageSize(width: 160, height: 120), fitting: ImageSize(width: width, height: height), contentMode: .aspectFill)
-        #expect(container.image.width == exact.width && container.image.height == exact.height)
-        #expect(container.userInfo[.decodeScaleKey] as? Double == Double(exact.width) / 160)
-        #expect(container.image.width >= min(width, 160) && container.image.height >= min(height, 120))
+        for fast in [false, true] {
+            var context = ImageDecodingContext(data: data, targetSize: ImageSize(width: width, height: height))
+            context.prefersFastScaling = fast
+            let container = try decode(data, context: context)
+            let scale = fast ? expectedFast : expected
+            #expect(container.userInfo[.dctScaleKey] as? Double == scale.map { Double($0) / 8 }, "fast: \(fast)")
+            // The exact size the target asks for (aspect fill, never upscaled).
+            let exact = ImageResampler.targetSize(
+                for: ImageSize(width: 160, height: 120), fitting: ImageSize(width: width, height: height), contentMode: .aspectFill)
+            #expect(container.image.width == exact.width && container.image.height == exact.height)
+            if scale == nil {
+                #expect(container.userInfo[.originalSizeKey] == nil, "no reduction, nothing to report")
+            } else {
+                #expect(container.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: 160, height: 120))
+                #expect(container.userInfo[.decodeScaleKey] as? Double == Double(exact.width) / 160)
+            }
+        }
     }
 
     @Test func aspectFitScalesToTheLargerSide() throws {
         let data = try JPEGFixtures.data("baseline-420-160x120.jpg")
         let context = ImageDecodingContext(data: data, targetSize: ImageSize(width: 40, height: 100), contentMode: .aspectFit)
         let container = try decode(data, context: context)
-        #expect(container.userInfo[.decodeScaleKey] as? Double == 2.0 / 8)  // 40 wide covers the width
+        #expect(container.userInfo[.decodeScaleKey] as? Double == 2.0 / 8)  // 40 × 30 fits
+        #expect(container.userInfo[.dctScaleKey] as? Double == 4.0 / 8)    // 80 × 60 covers twice that
     }
 
     /// libjpeg-turbo's own test suite: MD5 of `djpeg -dct int -scale N/8 -nosmooth -ppm testorig.jpg`
@@ -208,8 +222,11 @@ struct ImageDecodersJPEGTests {
         let data = try JPEGFixtures.corpus("\(JPEGFixtures.turbo)/testorig.jpg")
         let full = try decode(data).image
         let target = ImageSize(width: (full.width * scale + 7) / 8, height: (full.height * scale + 7) / 8)
-        let container = try decode(data, context: ImageDecodingContext(data: data, targetSize: target))
-        #expect(container.userInfo[.decodeScaleKey] as? Double == Double(scale) / 8)
+        // Fast scaling: DCT scaling straight to the size asked for, libjpeg's pixels exactly.
+        var context = ImageDecodingContext(data: data, targetSize: target)
+        context.prefersFastScaling = true
+        let container = try decode(data, context: context)
+        #expect(container.userInfo[.dctScaleKey] as? Double == Double(scale) / 8)
         #expect(MD5.hex([UInt8](Netpbm.pnm(container.image.bitmap))) == md5)
     }
 

@@ -32,6 +32,37 @@ import Testing
         #expect(error.message.contains("Corrupt JPEG data"))
     }
 
+    /// A session whose decode request is strict refuses the file too, in chunks as it arrives;
+    /// one made the plain way keeps its warnings.
+    @Test(arguments: [true, false])
+    func aStrictSessionRefusesWarnings(strict: Bool) async throws {
+        let registry = ImageDecoderRegistry(codecs: [.jpeg])
+        var context = registry.makeContext(for: Data(), isCompleted: false)
+        context.isStrict = strict
+        let session = ImageDecodingSession(configuration: .init(registry: registry, context: context))
+        let data = try corruptJPEG()
+        var offset = 0
+        while offset < data.count {
+            session.append(data[offset..<min(offset + 500, data.count)])
+            offset += 500
+        }
+        session.finish()
+        var final: ImageContainer?
+        var failure: ImageCodecError?
+        for await event in session.events {
+            switch event {
+            case .final(let container, _): final = container
+            case .failure(let error): failure = error
+            default: break
+            }
+        }
+        if strict {
+            #expect(failure?.code == .corrupt && failure?.message.contains("Corrupt JPEG data") == true, "\(String(describing: failure))")
+        } else {
+            #expect((final?.userInfo[.warningsKey] as? ImageDecodingWarnings)?.count ?? 0 >= 1, "\(String(describing: failure))")
+        }
+    }
+
     @Test func cleanFileDecodesStrictly() throws {
         let container = try decode(try JPEGFixtures.data("baseline-420.jpg"), strict: true)
         #expect(container.userInfo[.warningsKey] == nil)

@@ -1,4 +1,5 @@
 import Foundation
+import NukeConformance
 import NukeCore
 @testable import NukePNG
 import Testing
@@ -21,7 +22,35 @@ import Testing
         let data = try ImageEncoders.PNG().encode(Image(bitmap: PNGTestImages.gradient(width: 20, height: 20, format: .rgb8)))
         let error = try #require(throws: ImageCodecError.self) { try registry.decode(data) }
         #expect(error.code == .limitExceeded)
-        #expect(error.attempts.count == 1, "no decoder after the limit: \(error.attempts)")
+        #expect(error.attempts.isEmpty, "the core refused it before any decoder: \(error.attempts)")
+    }
+
+    /// Registered at startup without a priority, a catch-all is tried first (the newest of
+    /// equals): the core still checks the header against the limits before it sees the data,
+    /// one-shot, in pieces and in a session.
+    @Test func aCatchAllTriedFirstStillMeetsTheLimits() async throws {
+        let registry = ImageDecoderRegistry(codecs: [.png])
+        registry.register(name: "catch-all") { _ in CatchAll() }
+        registry.limits = ImageLimits(maxPixelCount: 100)
+        let data = try ImageEncoders.PNG().encode(Image(bitmap: PNGTestImages.gradient(width: 20, height: 20, format: .rgb8)))
+        #expect(registry.registeredCodecs.first?.name == "catch-all")
+        let oneShot = try #require(throws: ImageCodecError.self) { try registry.decode(data) }
+        #expect(oneShot.code == .limitExceeded, "\(oneShot)")
+        let pieces = try #require(throws: ImageCodecError.self) {
+            try registry.decode(registry.makeContext(for: data.prefix(8)), reading: data.dropFirst(8).pieces(ofSize: 7))
+        }
+        #expect(pieces.code == .limitExceeded, "\(pieces)")
+        let session = ImageDecodingSession(configuration: .init(registry: registry))
+        session.append(data)
+        session.finish()
+        var failure: ImageCodecError?
+        for await event in session.events {
+            if case .failure(let error) = event { failure = error }
+        }
+        #expect(failure?.code == .limitExceeded, "\(String(describing: failure))")
+        // Within the limits, the catch-all still decodes it (it was tried first).
+        registry.limits = .default
+        #expect(try registry.decode(data).image.width == 1)
     }
 
     @Test func catchAllStillCatchesWhatNoFormatDecoderAccepts() throws {

@@ -13,9 +13,10 @@ public struct ImageDecodingContext: Sendable {
     public var isCompleted: Bool
     /// The format sniffed from ``data``, if recognised.
     public var type: ImageType?
-    /// The size the caller will display the image at, in pixels. A decoder that can scale
-    /// while decoding (JPEG's DCT scaling, WebP's scaler) returns the smallest image it can
-    /// make that still covers this size, as ``contentMode`` defines; others ignore it.
+    /// The size the caller will display the image at, in pixels: the decode returns the image
+    /// fitted or filled to it (``contentMode``), never enlarged, planned by the core
+    /// (``scalePlan(for:)``): a codec reduces natively as far as the plan allows and the core's
+    /// resampler finishes.
     public var targetSize: ImageSize?
     /// How ``targetSize`` is covered.
     public var contentMode: ContentMode
@@ -84,16 +85,6 @@ public struct ImageDecodingContext: Sendable {
     /// `true` when the caller cancelled through ``cancellation`` or the current task is cancelled.
     public var isCancelled: Bool {
         (cancellation?.isCancelled ?? false) || Task.isCancelled
-    }
-
-    /// The smallest scale factor (≤ 1) at which an image of the given size still covers
-    /// ``targetSize`` per ``contentMode``; 1 when there is no target.
-    public func minimumScale(width: Int, height: Int) -> Double {
-        guard let target = targetSize, width > 0, height > 0 else { return 1 }
-        let sx = Double(target.width) / Double(width)
-        let sy = Double(target.height) / Double(height)
-        let scale = contentMode == .aspectFill ? max(sx, sy) : min(sx, sy)
-        return min(1, max(scale, 0))
     }
 }
 

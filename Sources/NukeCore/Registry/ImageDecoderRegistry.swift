@@ -186,11 +186,29 @@ public final class ImageDecoderRegistry: Sendable {
 
     /// Returns the first incremental decoder that accepts the context (a plugin's own, or a
     /// Nuke-style decoder driven through the contract), with its codec's description.
+    ///
+    /// For a format with a header hook, the decoder sees no byte until the hook has read the
+    /// header and the context's limits have been checked against it
+    /// (``ImageLimits/check(header:context:inputByteCount:)``): whatever decoder an app
+    /// registered, an image over the limits ends in `.limitExceeded` before it decodes.
     public func incrementalDecoder(for context: ImageDecodingContext) -> (decoder: any IncrementalImageDecoding, codec: ImageCodecInfo)? {
         for entry in registrations.entries(for: context.type) {
-            if let decoder = entry.factory.incrementalDecoder(for: context) { return (decoder, entry.info) }
+            if let decoder = entry.factory.incrementalDecoder(for: context) { return (gated(decoder, context: context, codec: entry.info), entry.info) }
         }
         return nil
+    }
+
+    /// `decoder` behind the header-limit gate, when the format has a header hook.
+    private func gated(_ decoder: any IncrementalImageDecoding, context: ImageDecodingContext, codec: ImageCodecInfo) -> any IncrementalImageDecoding {
+        guard let type = context.type, registrations.entries(for: type).contains(where: { $0.factory.parseHeader != nil }) else { return decoder }
+        return HeaderLimitGate(decoder, context: context, codec: codec.codecDescription) { [self] data in parseHeader(data) }
+    }
+
+    /// The limits checked against the header the format's hook reads from `context`'s data,
+    /// before any decoder is tried.
+    private func checkDeclaredLimits(_ context: ImageDecodingContext) throws(ImageCodecError) {
+        guard case .parsed(let header) = parseHeader(context.data) else { return }
+        try context.limits.check(header: header, context: context, inputByteCount: context.isCompleted ? context.data.count : nil)
     }
 
     /// Decodes complete data with the first decoder that accepts it, falling through to the
@@ -209,6 +227,8 @@ public final class ImageDecoderRegistry: Sendable {
     ///
     /// - Throws: See ``decode(_:)-(Data)``.
     public func decode(_ context: ImageDecodingContext) throws -> ImageContainer {
+        // What the header declares, against the limits, before any decoder sees the data.
+        try checkDeclaredLimits(context)
         var attempts: [ImageCodecError] = []
         for entry in registrations.entries(for: context.type) {
             guard var decoder = entry.factory.incrementalDecoder(for: context) else { continue }

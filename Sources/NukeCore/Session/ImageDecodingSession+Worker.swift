@@ -44,7 +44,7 @@ extension ImageDecodingSession {
             self.configuration = configuration
         }
 
-        var limits: ImageLimits { configuration.limits ?? configuration.registry.limits }
+        var limits: ImageLimits { configuration.context.limits }
 
         /// Takes the new chunks and does what the data received so far allows.
         ///
@@ -66,16 +66,16 @@ extension ImageDecodingSession {
                     switch configuration.registry.parseHeader(data) {
                     case .parsed(let header):
                         isHeaderResolved = true
+                        // The target size first: a decode to size is checked at the size it decodes.
+                        targetSize = configuration.targetSize?(header)
                         do {
-                            try limits.check(width: header.width, height: header.height, bytesPerPixel: 1,
-                                             format: header.type, codec: nil)
+                            try limits.check(header: header, context: makeContext(isCompleted: false), inputByteCount: nil)
                         } catch {
                             core.emit(.failure(error))
                             return true
                         }
                         isSizeAnnounced = true
                         core.emit(.sizeKnown(header))
-                        targetSize = configuration.targetSize?(header)
                     case .needsMoreData:
                         if !isFinished { return false }
                         isHeaderResolved = true
@@ -97,11 +97,13 @@ extension ImageDecodingSession {
         private func makeContext(isCompleted: Bool) -> ImageDecodingContext {
             // A partial context gets its own copy of the (still small) data: a decoder that keeps
             // its context must not share storage with the buffer appended to at every chunk.
-            ImageDecodingContext(
-                data: isCompleted ? data : data.withUnsafeBytes { Data($0) }, isCompleted: isCompleted, targetSize: targetSize, contentMode: configuration.contentMode,
-                prefersHighBitDepth: configuration.prefersHighBitDepth, limits: limits,
-                cancellation: core.cancellation, userInfo: configuration.userInfo
-            )
+            var context = configuration.context
+            context.data = isCompleted ? data : data.withUnsafeBytes { Data($0) }
+            context.isCompleted = isCompleted
+            context.type = ImageType(context.data)
+            context.targetSize = targetSize ?? configuration.context.targetSize
+            context.cancellation = core.cancellation
+            return context
         }
 
         /// Feeds the decoder the new bytes and reports the previews they allow.

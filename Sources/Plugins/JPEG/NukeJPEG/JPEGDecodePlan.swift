@@ -22,6 +22,8 @@ struct JPEGDecodePlan {
     var orientation: ImageOrientation
     var exif: Data?
     var iccProfile: Data?
+    /// The core's plan for a decode to size.
+    var sizePlan: ImageScalePlan?
 
     var bytesPerRow: Int { outputSize.width * pixelFormat.bytesPerPixel }
 
@@ -48,22 +50,11 @@ struct JPEGDecodePlan {
                                   message: "unknown JPEG colour space with \(header.components) components")
         }
 
-        // The smallest N/8 whose output (as libjpeg rounds it) still covers the target size
-        // per the content mode; full size when none does.
-        var scale = 8
-        if let target = context.targetSize {
-            for n in 1...7 {
-                let size = try decompressor.outputSize(scale: n)
-                let coversWidth = size.width >= target.width
-                let coversHeight = size.height >= target.height
-                let covers = context.contentMode == .aspectFill ? coversWidth && coversHeight : coversWidth || coversHeight
-                if covers {
-                    scale = n
-                    break
-                }
-            }
-        }
+        // The core's plan: the smallest N/8 (as libjpeg rounds it) that covers its native floor.
+        let sizePlan = context.scalePlan(for: ImageSize(width: header.width, height: header.height))
+        let scale = try sizePlan?.smallestNative(among: 1...8) { (n) throws(ImageCodecError) in try decompressor.outputSize(scale: n) } ?? 8
         self.scale = scale
+        self.sizePlan = sizePlan
         self.outputSize = try decompressor.outputSize(scale: scale)
         self.originalSize = ImageSize(width: header.width, height: header.height)
         self.isProgressive = header.isProgressive
@@ -101,29 +92,22 @@ struct JPEGDecodePlan {
 
     /// The exact size a target size asks for, when DCT scaling alone gives a larger image:
     /// the core's resampler shrinks the remainder.
-    func remainderSize(context: ImageDecodingContext) -> ImageSize? {
-        guard let target = context.targetSize else { return nil }
-        let exact = ImageResampler.targetSize(for: originalSize, fitting: target, contentMode: context.contentMode)
-        guard exact.width <= outputSize.width, exact.height <= outputSize.height, exact != outputSize else { return nil }
-        return exact
+    var remainderSize: ImageSize? {
+        guard let sizePlan, sizePlan.finalSize != outputSize, sizePlan.finalSize.width <= outputSize.width,
+              sizePlan.finalSize.height <= outputSize.height else { return nil }
+        return sizePlan.finalSize
     }
 
-    /// Wraps decoded pixels in a container with this plan's metadata, shrinking what DCT scaling
-    /// left to the exact target size.
+    /// Wraps decoded pixels in a container with this plan's metadata, finished to the exact
+    /// target size by the core's plan.
     func container(bitmap: Bitmap, context: ImageDecodingContext, isPreview: Bool, scan: Int? = nil,
                    warnings: ImageDecodingWarnings? = nil) -> ImageContainer {
-        var bitmap = bitmap
-        var decodeScale = Double(scale) / 8
-        if let exact = remainderSize(context: context) {
-            bitmap = bitmap.resized(to: exact)
-            decodeScale = Double(exact.width) / Double(originalSize.width)
-        }
+        let bitmap = sizePlan?.finish(bitmap) ?? bitmap
         let image = Image(bitmap: bitmap, orientation: orientation, colorInfo: ColorInfo(iccProfile: iccProfile), exif: exif)
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: isProgressive]
-        if context.targetSize != nil {
-            userInfo[.decodeScaleKey] = decodeScale
+        if let sizePlan {
+            userInfo.merge(sizePlan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
             userInfo[.dctScaleKey] = Double(scale) / 8
-            userInfo[.originalSizeKey] = originalSize
         }
         if let scan { userInfo[.scanNumberKey] = scan }
         if let warnings { userInfo[.warningsKey] = warnings }
