@@ -199,7 +199,7 @@ int64_t nukeiso_now_ms(void) {
 }
 
 /// Waits until `fd` is readable or the deadline passes: 0 ready, 2 deadline, -errno.
-static int wait_readable(int fd, int64_t deadline_ms) {
+int nukeiso_wait_readable(int fd, int64_t deadline_ms) {
     for (;;) {
         int timeout = -1;
         if (deadline_ms >= 0) {
@@ -220,7 +220,7 @@ static int wait_readable(int fd, int64_t deadline_ms) {
 int nukeiso_read_all(int fd, void *bytes, size_t length, int64_t deadline_ms) {
     uint8_t *p = bytes;
     while (length > 0) {
-        int ready = wait_readable(fd, deadline_ms);
+        int ready = nukeiso_wait_readable(fd, deadline_ms);
         if (ready != 0) return ready;
         ssize_t n = read(fd, p, length);
         if (n < 0) {
@@ -270,7 +270,7 @@ int nukeiso_idle_socket_is_broken(int fd) {
 }
 
 int nukeiso_recv_fd(int socket, int64_t deadline_ms) {
-    int ready = wait_readable(socket, deadline_ms);
+    int ready = nukeiso_wait_readable(socket, deadline_ms);
     if (ready == 2) return -1001;
     if (ready != 0) return ready;
     char byte = 0;

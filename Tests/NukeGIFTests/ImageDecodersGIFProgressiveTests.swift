@@ -7,7 +7,7 @@ import Testing
 struct ImageDecodersGIFProgressiveTests {
     /// Feeds `data` in `chunks` to the incremental decoder, collecting every event.
     private func feed(_ data: Data, chunks: [Int]) throws -> (previews: [ImageContainer], final: ImageContainer, headers: Int) {
-        let decoder = GIFIncrementalDecoder(limits: .default, cancellation: nil)
+        let decoder = GIFIncrementalDecoder(context: ImageDecodingContext(data: Data()))
         var previews: [ImageContainer] = []
         var headers = 0
         var offset = 0
@@ -89,7 +89,7 @@ struct ImageDecodersGIFProgressiveTests {
     @Test("truncated input after finish throws incomplete", .enabled(if: gifFixturesExist))
     func truncatedFinish() throws {
         let data = try GIFTestPaths.fixture("dispose-none.gif")
-        let decoder = GIFIncrementalDecoder(limits: .default, cancellation: nil)
+        let decoder = GIFIncrementalDecoder(context: ImageDecodingContext(data: Data()))
         decoder.push(data.prefix(data.count / 2))
         decoder.finish()
         let error = try #require(throws: ImageCodecError.self) {

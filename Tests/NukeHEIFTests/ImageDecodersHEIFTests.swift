@@ -41,19 +41,30 @@ import Testing
         #expect(values.contains { $0 & 0x3F != 0 })
     }
 
-    /// Decode to size takes the embedded thumbnail when it covers the target.
+    /// Decode to size takes the embedded thumbnail (48 × 36) when it covers the core plan's
+    /// native floor: twice the final size, or the final size itself with fast scaling.
     @Test func decodeToSizeUsesTheThumbnail() throws {
         let data = try HEIFTestPaths.fixture("thumbnail.heic")
         let small = try decode(data) {
-            $0.targetSize = ImageSize(width: 32, height: 32)
+            $0.targetSize = ImageSize(width: 24, height: 24)
             $0.contentMode = .aspectFit
         }
         #expect(small.userInfo[.heifUsedThumbnailKey] as? Bool == true)
-        #expect(small.image.width == 32 && small.image.height == 24)
+        #expect(small.image.width == 24 && small.image.height == 18)
         #expect(small.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: 160, height: 120))
         let full = try decode(data).image.bitmap
-        let comparison = ImageComparison(small.image.bitmap, reference: full.resized(to: ImageSize(width: 32, height: 24)), tolerance: .minimumPSNR(25))
+        let comparison = ImageComparison(small.image.bitmap, reference: full.resized(to: ImageSize(width: 24, height: 18)), tolerance: .minimumPSNR(25))
         #expect(comparison.isMatch, "\(comparison)")
+        // 32 × 24: the thumbnail is not twice that, so the image is decoded, unless fast scaling.
+        for fast in [false, true] {
+            let medium = try decode(data) {
+                $0.targetSize = ImageSize(width: 32, height: 32)
+                $0.contentMode = .aspectFit
+                $0.prefersFastScaling = fast
+            }
+            #expect((medium.userInfo[.heifUsedThumbnailKey] as? Bool ?? false) == fast)
+            #expect(medium.image.width == 32 && medium.image.height == 24)
+        }
 
         let large = try decode(data) {
             $0.targetSize = ImageSize(width: 100, height: 100)

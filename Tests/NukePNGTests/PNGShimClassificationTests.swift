@@ -22,7 +22,7 @@ import Testing
 
     /// Decodes `data` through one session fed in pieces of `step` bytes.
     static func session(_ data: Data, step: Int, limits: ImageLimits = .default) throws -> PNGDecodingSession {
-        let session = try PNGDecodingSession(configuration: .init(prefersHighBitDepth: false, limits: limits, cancellation: nil))
+        let session = try PNGDecodingSession(configuration: ImageDecodingContext(data: Data(), limits: limits))
         var start = data.startIndex
         while start < data.endIndex {
             let end = min(start + step, data.endIndex)

@@ -61,6 +61,10 @@ int nukeiso_write_all(int fd, const void *_Nonnull bytes, size_t length);
 /// (-1: no deadline). Returns 0, 1 at end of file, 2 when the deadline passed, or -errno.
 int nukeiso_read_all(int fd, void *_Nonnull bytes, size_t length, int64_t deadline_ms);
 
+/// Waits until `fd` is readable (or hung up) or `deadline_ms` passes on the monotonic clock:
+/// 0 ready, 2 at the deadline, -errno.
+int nukeiso_wait_readable(int fd, int64_t deadline_ms);
+
 /// 1 when a helper's idle socket has something to read or is hung up (an idle helper sends
 /// nothing, so it died or is misbehaving), 0 otherwise; does not wait.
 int nukeiso_idle_socket_is_broken(int fd);

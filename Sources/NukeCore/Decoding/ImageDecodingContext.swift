@@ -84,7 +84,13 @@ public struct ImageDecodingContext: Sendable {
 
     /// `true` when the caller cancelled through ``cancellation`` or the current task is cancelled.
     public var isCancelled: Bool {
-        (cancellation?.isCancelled ?? false) || Task.isCancelled
+        cancellationToken.isCancelled
+    }
+
+    /// The token decoders poll, from C callbacks too: ``cancellation``, or one that follows the
+    /// task the check is made in (``ImageDecodingCancellation/taskOnly``).
+    public var cancellationToken: ImageDecodingCancellation {
+        cancellation ?? .taskOnly
     }
 }
 

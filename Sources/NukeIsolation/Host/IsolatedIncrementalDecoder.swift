@@ -127,6 +127,8 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             throw helperFailed(helper, failure)
         } catch let malformed as WireReader.Malformed {
             throw helperFailed(helper, HelperProcess.Failure(kind: .violation, reason: malformed.reason))
+        } catch is Cancelled {
+            throw cancelled(helper)
         } catch let error as ImageCodecError {
             throw error
         } catch {
@@ -219,6 +221,10 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             let error = helperFailed(helper, HelperProcess.Failure(kind: .violation, reason: malformed.reason))
             self.failure = error
             throw error
+        } catch is Cancelled {
+            let error = cancelled(helper)
+            self.failure = error
+            throw error
         } catch let error as ImageCodecError {
             throw error
         } catch {
@@ -233,6 +239,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         // A decode's buffers: its image, scratch and previews, within three times its limit.
         let (budget, overflow) = context.limits.maxDecodedBytes.multipliedReportingOverflow(by: 3)
         while true {
+            try waitForAnswer(from: helper, deadline: deadline)
             let message = try helper.receive(deadline: deadline) { $0 == .allocate ? 8 : bounds.maximumPayload($0) }
             guard message.kind == .allocate else { return message }
             var reader = WireReader(message.payload)
@@ -252,6 +259,19 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         }
     }
 
+    /// Waits for the helper to answer, a tenth of a second at a time: a decode cancelled meanwhile
+    /// (its token, or its task) kills the helper and throws `.cancelled` at once.
+    private func waitForAnswer(from helper: HelperProcess, deadline: Int64) throws {
+        while true {
+            if context.isCancelled { throw Cancelled() }
+            let ready = nukeiso_wait_readable(helper.socket, min(deadline, nukeiso_now_ms() + 100))
+            if ready == 0 || ready < 0 || nukeiso_now_ms() >= deadline { return }
+        }
+    }
+
+    /// The caller cancelled while the helper worked.
+    struct Cancelled: Error {}
+
     /// An image message, checked against the decode's limits, over the buffer it names.
     private func receiveImage(_ reply: WireMessage, helper: HelperProcess, deadline: Int64) throws -> ImageContainer {
         var reader = WireReader(reply.payload)
@@ -268,6 +288,15 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             receivedAnimation = wire
         }
         return image.container(storage: storage)
+    }
+
+    /// Kills the helper of a cancelled decode (it may be deep in a C library) and says so.
+    private func cancelled(_ helper: HelperProcess) -> ImageCodecError {
+        self.helper = nil
+        helper.kill()
+        pool.discard(helper)
+        return ImageCodecError(.cancelled, stage: .decoding, format: context.type, codec: codecName,
+                               message: "cancelled; the helper decoding it was stopped")
     }
 
     /// The error for a helper that stopped answering: how it ended, reaped.

@@ -18,8 +18,10 @@ import NukeCore
 final class GIFIncrementalDecoder: IncrementalImageDecoding {
     typealias Event = ImageDecodingEvent
 
-    private let limits: ImageLimits
-    private let cancellation: ImageDecodingCancellation?
+    /// The decode request: limits, strictness, target size and plan, cancellation.
+    private let context: ImageDecodingContext
+    private var limits: ImageLimits { context.limits }
+    private var cancellation: ImageDecodingCancellation { context.cancellationToken }
     /// Every byte pushed. A first push of a whole `Data` shares its storage (no copy).
     private(set) var bytes = Data()
     private var scanner = GIFScanner()
@@ -37,18 +39,8 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     /// preview, so a decode to size can stream frame 0 into the resampler at the end.
     private var wantsPreviews = true
 
-    private let isStrict: Bool
-    /// Decode to size: the container's image (the first frame) is shrunk to fit this.
-    private let targetSize: ImageSize?
-    private let contentMode: ImageDecodingContext.ContentMode
-
-    init(limits: ImageLimits, cancellation: ImageDecodingCancellation?, isStrict: Bool = false,
-         targetSize: ImageSize? = nil, contentMode: ImageDecodingContext.ContentMode = .aspectFill) {
-        self.limits = limits
-        self.cancellation = cancellation
-        self.isStrict = isStrict
-        self.targetSize = targetSize
-        self.contentMode = contentMode
+    init(context: ImageDecodingContext) {
+        self.context = context
     }
 
     /// Appends bytes not seen before.
@@ -72,7 +64,7 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     var isFinishedFeeding: Bool { isFinished }
 
     private func checkCancellation() throws(ImageCodecError) {
-        if cancellation?.isCancelled == true { throw GIFLibrary.error(.cancelled, "cancelled") }
+        if context.isCancelled { throw GIFLibrary.error(.cancelled, "cancelled") }
     }
 
     /// The next event.
@@ -155,11 +147,10 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
         let loopCount = scanner.loopCount ?? 1
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: frames[0].isInterlaced, .frameCountKey: frames.count]
         let full = ImageSize(width: screen.width, height: screen.height)
-        let size = targetSize.map { ImageResampler.targetSize(for: full, fitting: $0, contentMode: contentMode) } ?? full
-        if size != full {
-            userInfo[.originalSizeKey] = full
-            userInfo[.decodeScaleKey] = Double(size.width) / Double(full.width)
-        }
+        // GIF has no reduction of its own: the core's plan resamples the first frame.
+        let plan = context.scalePlan(for: full)
+        let size = plan?.finalSize ?? full
+        if let plan { userInfo.merge(plan.userInfo(for: size)) { $1 } }
         let shown: Bitmap
         // Frame 0's pixels, kept by the animation so that playing from the start does not decode it again.
         var seed: Bitmap?
@@ -203,13 +194,13 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
                 seed = firstPixels
             }
             // Decode to size after previews: the composited first frame through the resampler.
-            shown = size != full ? first.resized(to: size) : first
+            shown = plan?.finish(first) ?? first
         }
         self.firstPixels = nil
         var image = Image(bitmap: shown)
         if let handle, handle.warnings.count > 0 {
             let warnings = ImageDecodingWarnings(count: handle.warnings.count, first: handle.warnings.first)
-            if isStrict {
+            if context.isStrict {
                 throw GIFLibrary.error(.corrupt, "strict decoding refuses what the codec only warned about: \(warnings)")
             }
             userInfo[.warningsKey] = warnings

@@ -17,10 +17,7 @@ extension ImageCodec {
         ),
         makeIncrementalDecoder: { context in
             ImageDecoders.GIF.isGIF(context.data)
-                ? GIFIncrementalDecoder(
-                    limits: context.limits, cancellation: context.cancellation, isStrict: context.isStrict,
-                    targetSize: context.targetSize, contentMode: context.contentMode
-                ) : nil
+                ? GIFIncrementalDecoder(context: context) : nil
         },
         makeDecoder: { context in ImageDecoders.GIF(data: context.data, context: context) },
         parseHeader: { ImageDecoders.GIF.parseHeader($0) },

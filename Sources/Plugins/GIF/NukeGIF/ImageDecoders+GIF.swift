@@ -48,18 +48,14 @@ extension ImageDecoders {
         /// - Parameters:
         ///   - limits: Bounds checked before pixels are allocated.
         ///   - cancellation: Checked before each frame and every 64 rows within one.
-        public init(limits: ImageLimits = .default, cancellation: ImageDecodingCancellation? = nil) {
-            adapter = IncrementalDecoderAdapter { GIFIncrementalDecoder(limits: limits, cancellation: cancellation) }
+        public convenience init(limits: ImageLimits = .default, cancellation: ImageDecodingCancellation? = nil) {
+            self.init(context: ImageDecodingContext(data: Data(), limits: limits, cancellation: cancellation))
         }
 
-        /// Creates a decoder with the context's limits, cancellation, strictness and target size.
+        /// Creates a decoder for the decode request `context` (its limits, cancellation,
+        /// strictness and target size).
         public init(context: ImageDecodingContext) {
-            adapter = IncrementalDecoderAdapter {
-                GIFIncrementalDecoder(
-                    limits: context.limits, cancellation: context.cancellation, isStrict: context.isStrict,
-                    targetSize: context.targetSize, contentMode: context.contentMode
-                )
-            }
+            adapter = IncrementalDecoderAdapter { GIFIncrementalDecoder(context: context) }
         }
 
         /// Creates a decoder for complete data, or returns `nil` when it is not a GIF.

@@ -44,15 +44,15 @@ final class HEIFDecoderHandle {
         HEIFLibrary.error(status: status, diagnostics: nukeheif_decoder_diagnostics(decoder).pointee, format: format, context: context)
     }
 
-    /// The smallest thumbnail with the image's aspect ratio that covers `target`, if any.
-    func thumbnail(covering target: ImageSize, of size: ImageSize) -> (index: Int, size: ImageSize)? {
+    /// The smallest thumbnail with the image's aspect ratio that `allowed` accepts, if any.
+    func thumbnail(of size: ImageSize, where allowed: (ImageSize) -> Bool) -> (index: Int, size: ImageSize)? {
         var best: (index: Int, size: ImageSize)?
         for index in 0..<Int(info.thumbnail_count) {
             var width: Int32 = 0, height: Int32 = 0
             guard nukeheif_decoder_thumbnail_size(decoder, Int32(index), &width, &height) == NUKE_STATUS_OK else { continue }
             let candidate = ImageSize(width: Int(width), height: Int(height))
             let sameShape = abs(Double(candidate.width) / Double(candidate.height) - Double(size.width) / Double(size.height)) < 0.02
-            guard sameShape, candidate.width >= target.width, candidate.height >= target.height else { continue }
+            guard sameShape, allowed(candidate) else { continue }
             if best.map({ candidate.width < $0.size.width }) ?? true { best = (index, candidate) }
         }
         return best

@@ -13,53 +13,32 @@ import NukeCore
 /// go through ``NukeCore/WholeInputDecoder``, which decodes at `finish()` (``incremental(_:)``);
 /// no previews, and the codec's capabilities say so.
 struct HEIFDecoding {
-    struct Options {
-        var limits: ImageLimits = .default
-        var cancellation: ImageDecodingCancellation?
-        var targetSize: ImageSize?
-        var contentMode: ImageDecodingContext.ContentMode = .aspectFill
-        var allocator: PixelAllocator = .heap
-        var prefersHighBitDepth = false
-        var premultipliesAlpha = false
-
-        init() {}
-
-        init(context: ImageDecodingContext) {
-            limits = context.limits
-            cancellation = context.cancellation
-            targetSize = context.targetSize
-            contentMode = context.contentMode
-            allocator = context.allocator
-            prefersHighBitDepth = context.prefersHighBitDepth
-            premultipliesAlpha = context.prefersPremultipliedAlpha
-        }
-    }
-
-    let options: Options
+    /// The decode request: limits, allocator, alpha, bit depth, target size and plan, cancellation.
+    let context: ImageDecodingContext
 
     /// An incremental decoder that decodes at `finish()`.
-    static func incremental(_ options: Options) -> WholeInputDecoder {
-        WholeInputDecoder { (bytes) throws(ImageCodecError) in try HEIFDecoding(options: options).decode(bytes) }
+    static func incremental(_ context: ImageDecodingContext) -> WholeInputDecoder {
+        WholeInputDecoder { (bytes) throws(ImageCodecError) in try HEIFDecoding(context: context).decode(bytes) }
     }
 
     func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
         let format = ImageType(bytes) ?? .heif
-        if options.cancellation?.isCancelled == true { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
+        if context.isCancelled { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
         // What the file asks libheif to decode (grid tiles, alpha), before libheif reads it.
         let graph = HEIFItemGraph.parse(bytes)
-        try graph?.check(limits: options.limits, format: format)
+        try graph?.check(limits: context.limits, format: format)
         // libheif checks the coded size (padded to whole CTUs or tiles, up to 64 pixels more than
         // the image shown, and refuses a side equal to its limit): give it that slack. The core's
         // limits then check the size shown, exactly, before any pixel memory.
-        let (slack, overflow) = options.limits.maxDimension.addingReportingOverflow(65)
+        let (slack, overflow) = context.limits.maxDimension.addingReportingOverflow(65)
         let handle = try HEIFDecoderHandle(bytes: bytes, format: format, maximumDimension: overflow ? Int.max : slack,
                                            codedItems: graph?.codedItems ?? [])
         let info = handle.info
-        let wide = options.prefersHighBitDepth && info.bit_depth > 8
+        let wide = context.prefersHighBitDepth && info.bit_depth > 8
         let hasAlpha = info.has_alpha != 0
         let bytesPerPixel = (hasAlpha ? 4 : 3) * (wide ? 2 : 1)
         let size = ImageSize(width: Int(info.width), height: Int(info.height))
-        try options.limits.check(
+        try context.limits.check(
             width: size.width, height: size.height, bytesPerPixel: bytesPerPixel, format: format, codec: HEIFLibrary.codecName,
             inputByteCount: bytes.count
         )
@@ -74,16 +53,12 @@ struct HEIFDecoding {
             userInfo[.heifNCLXKey] = [Int(info.nclx_primaries), Int(info.nclx_transfer), Int(info.nclx_matrix), Int(info.nclx_full_range)]
         }
 
-        // Decode to size: an embedded thumbnail when it covers the target, else the full image.
+        // Decode to size, as the core plans it: an embedded thumbnail when it covers the plan's
+        // native floor, else the full image; the core's resampler finishes.
         var source = (index: -1, size: size)
-        var target: ImageSize?
-        if let wanted = options.targetSize {
-            let fitted = ImageResampler.targetSize(for: size, fitting: wanted, contentMode: options.contentMode)
-            if fitted != size {
-                target = fitted
-                if let thumbnail = handle.thumbnail(covering: fitted, of: size) { source = thumbnail }
-            }
-        }
+        let plan = context.scalePlan(for: size)
+        let target = plan?.finalSize
+        if let plan, let thumbnail = handle.thumbnail(of: size, where: plan.allowsNative) { source = thumbnail }
         let pixelFormat: PixelFormat = wide ? (hasAlpha ? .rgba16 : .rgb16) : (hasAlpha ? .rgba8 : .rgb8)
         let alphaMode: AlphaMode = hasAlpha ? .straight : .none
         var bitmap: Bitmap
@@ -92,7 +67,7 @@ struct HEIFDecoding {
             // otherwise libheif's interleaved rows go straight into the core's resampler. Either
             // way there is no full-size copy of our own.
             if !hasAlpha, !wide,
-               let planar = try handle.decodePlanes(thumbnail: source.index, size: source.size, target: target, allocator: options.allocator) {
+               let planar = try handle.decodePlanes(thumbnail: source.index, size: source.size, target: target, allocator: context.allocator) {
                 bitmap = planar
             } else {
                 let resampler = ImageResampler(
@@ -103,23 +78,20 @@ struct HEIFDecoding {
                 bitmap = resampler.finish()
             }
         } else {
-            bitmap = try options.allocator.makeBitmap(
+            bitmap = try context.allocator.makeBitmap(
                 width: source.size.width, height: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode
             ) { (buffer) throws(ImageCodecError) in
                 try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: buffer)
             }
         }
-        if options.cancellation?.isCancelled == true { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
+        if context.isCancelled { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
         if source.index >= 0 { userInfo[.heifUsedThumbnailKey] = true }
-        if let target {
-            userInfo[.originalSizeKey] = size
-            userInfo[.decodeScaleKey] = Double(target.width) / Double(size.width)
-        }
-        if options.premultipliesAlpha, hasAlpha { bitmap = bitmap.premultiplied() }
+        if let plan { userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 } }
+        if context.prefersPremultipliedAlpha, hasAlpha { bitmap = bitmap.premultiplied() }
         // libheif has applied irot/imir/clap: the EXIF orientation is kept but not reported, so
         // that nobody rotates the pixels a second time.
-        var image = Image(bitmap: bitmap, exif: handle.exif(maxSize: options.limits.maxMetadataBytes))
-        image.colorInfo.iccProfile = handle.iccProfile(maxSize: options.limits.maxMetadataBytes)
+        var image = Image(bitmap: bitmap, exif: handle.exif(maxSize: context.limits.maxMetadataBytes))
+        image.colorInfo.iccProfile = handle.iccProfile(maxSize: context.limits.maxMetadataBytes)
         return ImageContainer(image: image, type: format, isPreview: false, userInfo: userInfo)
     }
 

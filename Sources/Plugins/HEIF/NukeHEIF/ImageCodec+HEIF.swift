@@ -25,7 +25,7 @@ extension ImageCodec {
                     ? HEIFLibrary.version : "\(HEIFLibrary.version) (HEVC: \(HEIFLibrary.hevcDecoder))"
             ),
             makeIncrementalDecoder: { context in
-                ImageDecoders.HEIF.isHEIF(context.data) ? HEIFDecoding.incremental(.init(context: context)) : nil
+                ImageDecoders.HEIF.isHEIF(context.data) ? HEIFDecoding.incremental(context) : nil
             },
             makeDecoder: { context in ImageDecoders.HEIF(data: context.data, context: context) },
             makeEncoder: { options in ImageEncoders.HEIF(format: type, options: options) }

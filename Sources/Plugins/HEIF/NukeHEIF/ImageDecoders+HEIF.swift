@@ -27,7 +27,8 @@ extension ImageDecoders {
     /// `userInfo[.heifNCLXKey]`. The brand, bit depth, number of images and thumbnails are in
     /// `userInfo` too (`nuke info` prints them).
     ///
-    /// Decode to size uses an embedded thumbnail when one covers the target, then the core's
+    /// Decode to size uses an embedded thumbnail when one covers the core plan's native floor
+    /// (twice the final size, or the final size with `prefersFastScaling`), then the core's
     /// resampler. No progressive decoding: libheif needs the whole file.
     ///
     /// libheif 1.15.1 crashes on some hostile files (DESIGN.md): decode untrusted files through
@@ -38,17 +39,13 @@ extension ImageDecoders {
     public final class HEIF: ImageDecoderRegistering, Sendable {
         private let adapter: IncrementalDecoderAdapter
 
-        public init(limits: ImageLimits = .default, cancellation: ImageDecodingCancellation? = nil) {
-            var options = HEIFDecoding.Options()
-            options.limits = limits
-            options.cancellation = cancellation
-            let settings = options
-            adapter = IncrementalDecoderAdapter { HEIFDecoding.incremental(settings) }
+        public convenience init(limits: ImageLimits = .default, cancellation: ImageDecodingCancellation? = nil) {
+            self.init(context: ImageDecodingContext(data: Data(), limits: limits, cancellation: cancellation))
         }
 
+        /// Creates a decoder for the decode request `context`.
         public init(context: ImageDecodingContext) {
-            let options = HEIFDecoding.Options(context: context)
-            adapter = IncrementalDecoderAdapter { HEIFDecoding.incremental(options) }
+            adapter = IncrementalDecoderAdapter { HEIFDecoding.incremental(context) }
         }
 
         /// Creates a decoder for complete data, or returns `nil` when it is not HEIC, HEIF or AVIF.

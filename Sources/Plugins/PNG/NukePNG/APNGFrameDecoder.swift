@@ -11,12 +11,12 @@ import NukeCore
 final class APNGFrameDecoder: AnimationFrameDecoding {
     private let structure: APNGStructure
     private let file: Data
-    private let configuration: PNGDecodingSession.Configuration
+    private let configuration: ImageDecodingContext
     /// Frame 0's pixels when the file's default image is frame 0 and was already decoded at full
     /// size for the container: playing from the start does not decode it again.
     private let firstFrame: Bitmap?
 
-    init(structure: APNGStructure, file: Data, configuration: PNGDecodingSession.Configuration, firstFrame: Bitmap? = nil) {
+    init(structure: APNGStructure, file: Data, configuration: ImageDecodingContext, firstFrame: Bitmap? = nil) {
         self.structure = structure
         self.file = file
         self.firstFrame = firstFrame

@@ -54,10 +54,8 @@ extension ImageDecoders {
             limits: ImageLimits = .default,
             cancellation: ImageDecodingCancellation? = nil
         ) {
-            let configuration = PNGDecodingSession.Configuration(
-                prefersHighBitDepth: prefersHighBitDepth, limits: limits, cancellation: cancellation
-            )
-            adapter = IncrementalDecoderAdapter { PNGIncrementalDecoder(configuration: configuration) }
+            let context = ImageDecodingContext(data: Data(), prefersHighBitDepth: prefersHighBitDepth, limits: limits, cancellation: cancellation)
+            adapter = IncrementalDecoderAdapter { PNGIncrementalDecoder(context: context) }
         }
 
         /// Creates a decoder with the context's options, limits, cancellation and allocator.
@@ -111,7 +109,7 @@ extension ImageDecoders {
 /// The incremental PNG decoder NukeCore drives: new bytes in, a preview per Adam7 pass or per
 /// batch of new rows, then the final image (as soon as libpng sees `IEND`).
 final class PNGIncrementalDecoder: IncrementalImageDecoding {
-    private let configuration: PNGDecodingSession.Configuration
+    private let configuration: ImageDecodingContext
     private var session: PNGDecodingSession?
     /// Bytes received that libpng has not been given yet (it stops at each completed pass).
     private var unfed = Data()
@@ -125,16 +123,8 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
     private var apngDecided = false
     private var isAnimated = false
 
-    init(configuration: PNGDecodingSession.Configuration) {
-        self.configuration = configuration
-    }
-
-    convenience init(context: ImageDecodingContext) {
-        self.init(configuration: PNGDecodingSession.Configuration(
-            prefersHighBitDepth: context.prefersHighBitDepth, limits: context.limits, cancellation: context.cancellation,
-            allocator: context.allocator, targetSize: context.targetSize, contentMode: context.contentMode,
-            isStrict: context.isStrict, inputByteCount: context.isCompleted ? context.data.count : nil
-        ))
+    init(context: ImageDecodingContext) {
+        self.configuration = context
     }
 
     func push(_ bytes: Data) {
@@ -222,10 +212,9 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
                 }
             )
             var first = try composited ?? animation.frame(at: 0).canvas
-            if let target = configuration.targetSize {
-                let full = ImageSize(width: first.width, height: first.height)
-                let size = ImageResampler.targetSize(for: full, fitting: target, contentMode: configuration.contentMode)
-                if size != full { first = first.resized(to: size) }
+            if let plan = configuration.scalePlan(for: ImageSize(width: first.width, height: first.height)) {
+                first = plan.finish(first)
+                container.userInfo.merge(plan.userInfo(for: ImageSize(width: first.width, height: first.height))) { $1 }
             }
             container.image.bitmap = first
             container.image.loopCount = structure.loopCount

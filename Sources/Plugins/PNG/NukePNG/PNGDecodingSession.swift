@@ -13,25 +13,6 @@ import NukeCore
 /// (freed in `deinit`) and the pixel array; the array's address is handed to the shim for
 /// the duration of one `nukepng_decoder_feed` call only.
 final class PNGDecodingSession {
-    /// What the session needs from the decoding context.
-    struct Configuration: Sendable {
-        var prefersHighBitDepth: Bool
-        var limits: ImageLimits
-        var cancellation: ImageDecodingCancellation?
-        /// Where the pixels are allocated (the context's allocator: heap, pool, shared memory).
-        var allocator: PixelAllocator = .heap
-        /// Decode to this size (``ImageDecodingContext/targetSize``), never larger than the image.
-        var targetSize: ImageSize?
-        var contentMode: ImageDecodingContext.ContentMode = .aspectFill
-        /// Refuse what libpng only warned about (``ImageDecodingContext/isStrict``).
-        var isStrict = false
-        /// The size of the complete input, when the decode has all of it (for
-        /// ``ImageLimits/maxDecodedBytesPerInputByte``).
-        var inputByteCount: Int?
-
-        var isCancelled: Bool { (cancellation?.isCancelled ?? false) || Task.isCancelled }
-    }
-
     /// The output geometry, once the header passed the limits.
     struct Header {
         var width: Int
@@ -57,7 +38,11 @@ final class PNGDecodingSession {
     }
 
     private let handle: OpaquePointer
-    private let configuration: Configuration
+    /// The decode request: limits, allocator, bit depth, strictness, target size and plan.
+    private let configuration: ImageDecodingContext
+    /// The size of the complete input, when the decode has all of it (for
+    /// ``ImageLimits/maxDecodedBytesPerInputByte``).
+    private var inputByteCount: Int? { configuration.isCompleted ? configuration.data.count : nil }
 
     /// How many bytes libpng has seen.
     private(set) var fedCount = 0
@@ -68,6 +53,8 @@ final class PNGDecodingSession {
     private var pixels = Bitmap.empty
     /// The size a target size asks for, when smaller than the image.
     private var outputSize: ImageSize?
+    /// The core's plan for a decode to size.
+    private var sizePlan: ImageScalePlan?
     /// Decode to size of a non-interlaced image: rows go through a ring of this many rows into
     /// ``resampler``, so the full-size image never exists. 0: the whole image is kept.
     private var ringRows = 0
@@ -86,7 +73,7 @@ final class PNGDecodingSession {
     /// Progress at the last preview: pass number (interlaced) or row count.
     private var lastPreviewProgress = 0
 
-    init(configuration: Configuration) throws(ImageCodecError) {
+    init(configuration: ImageDecodingContext) throws(ImageCodecError) {
         self.configuration = configuration
         let limits = configuration.limits
         var options = nukepng_decoder_options(
@@ -202,24 +189,20 @@ final class PNGDecodingSession {
         )
         try configuration.limits.check(
             width: header.width, height: header.height, bytesPerPixel: format.bytesPerPixel,
-            format: .png, codec: LibPNG.codecName, inputByteCount: configuration.inputByteCount
+            format: .png, codec: LibPNG.codecName, inputByteCount: inputByteCount
         )
-        let fullSize = ImageSize(width: header.width, height: header.height)
-        if let target = configuration.targetSize {
-            let size = ImageResampler.targetSize(for: fullSize, fitting: target, contentMode: configuration.contentMode)
-            if size != fullSize { outputSize = size }
-        }
+        // PNG has no reduction of its own: the core's plan resamples it, row by row when it can.
+        sizePlan = configuration.scalePlan(for: ImageSize(width: header.width, height: header.height))
+        outputSize = sizePlan?.finalSize
         var rows = header.height
-        if let outputSize, !header.isInterlaced, !zeroFill {
+        if outputSize != nil, !header.isInterlaced, !zeroFill {
             // Decode to size while decoding: a ring of rows into the resampler.
             let ringBytes = Self.ringSliceSize * Self.deflateMaximumExpansion
             rows = min(header.height, max(2, ringBytes / max(header.bytesPerRow, 1) + 2))
             ringRows = rows
             nukepng_decoder_set_row_ring(handle, UInt32(rows))
-            resampler = ImageResampler(
-                sourceWidth: header.width, sourceHeight: header.height, pixelFormat: format, alphaMode: format.hasAlpha ? .straight : .none,
-                targetWidth: outputSize.width, targetHeight: outputSize.height
-            )
+            resampler = sizePlan?.resampler(from: ImageSize(width: header.width, height: header.height), pixelFormat: format,
+                                            alphaMode: format.hasAlpha ? .straight : .none)
         }
         // Unless zero-filled, every byte is written by libpng before a complete image is returned.
         pixels = try Bitmap(
@@ -322,8 +305,7 @@ final class PNGDecodingSession {
         if let outputSize {
             // Streamed through the ring, or (interlaced, or decoded for previews) resized now.
             bitmap = resampler?.finish() ?? pixels.resized(to: outputSize)
-            userInfo[.originalSizeKey] = ImageSize(width: header.width, height: header.height)
-            userInfo[.decodeScaleKey] = Double(outputSize.width) / Double(header.width)
+            if let sizePlan { userInfo.merge(sizePlan.userInfo(for: outputSize)) { $1 } }
         } else {
             bitmap = pixels
         }

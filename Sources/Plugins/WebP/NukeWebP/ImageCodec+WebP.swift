@@ -16,7 +16,7 @@ extension ImageCodec {
             libraryVersion: WebPLibrary.version
         ),
         makeIncrementalDecoder: { context in
-            WebPContainer.hasSignature(context.data) ? WebPIncrementalDecoder(options: .init(context: context)) : nil
+            WebPContainer.hasSignature(context.data) ? WebPIncrementalDecoder(context: context) : nil
         },
         makeDecoder: { context in ImageDecoders.WebP(data: context.data, context: context) },
         parseHeader: { ImageDecoders.WebP.parseHeader($0) },

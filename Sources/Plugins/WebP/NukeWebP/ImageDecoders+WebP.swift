@@ -50,19 +50,14 @@ extension ImageDecoders {
         /// - Parameters:
         ///   - limits: Bounds checked before pixels are allocated.
         ///   - cancellation: Checked before each frame and between appended chunks.
-        public init(limits: ImageLimits = .default, cancellation: ImageDecodingCancellation? = nil) {
-            var options = WebPIncrementalDecoder.Options()
-            options.limits = limits
-            options.cancellation = cancellation
-            let settings = options
-            adapter = IncrementalDecoderAdapter { WebPIncrementalDecoder(options: settings) }
+        public convenience init(limits: ImageLimits = .default, cancellation: ImageDecodingCancellation? = nil) {
+            self.init(context: ImageDecodingContext(data: Data(), limits: limits, cancellation: cancellation))
         }
 
-        /// Creates a decoder with the context's limits, cancellation, target size, allocator and
-        /// alpha preference.
+        /// Creates a decoder for the decode request `context` (its limits, cancellation, target
+        /// size, allocator and alpha preference).
         public init(context: ImageDecodingContext) {
-            let options = WebPIncrementalDecoder.Options(context: context)
-            adapter = IncrementalDecoderAdapter { WebPIncrementalDecoder(options: options) }
+            adapter = IncrementalDecoderAdapter { WebPIncrementalDecoder(context: context) }
         }
 
         /// Creates a decoder for complete data, or returns `nil` when it is not a WebP.

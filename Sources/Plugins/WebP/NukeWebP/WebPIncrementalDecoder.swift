@@ -23,30 +23,6 @@ import NukeCore
 final class WebPIncrementalDecoder: IncrementalImageDecoding {
     typealias Event = ImageDecodingEvent
 
-    struct Options {
-        var limits: ImageLimits = .default
-        var cancellation: ImageDecodingCancellation?
-        var targetSize: ImageSize?
-        var contentMode: ImageDecodingContext.ContentMode = .aspectFill
-        var allocator: PixelAllocator = .heap
-        var premultipliesAlpha = false
-        /// ``NukeCore/ImageDecodingContext/prefersFastScaling``: libwebp's scaler straight to
-        /// the target size.
-        var scalesFast = false
-
-        init() {}
-
-        init(context: ImageDecodingContext) {
-            limits = context.limits
-            cancellation = context.cancellation
-            targetSize = context.targetSize
-            contentMode = context.contentMode
-            allocator = context.allocator
-            premultipliesAlpha = context.prefersPremultipliedAlpha
-            scalesFast = context.prefersFastScaling
-        }
-    }
-
     /// The image as the header describes it.
     private struct Canvas {
         var width: Int
@@ -55,7 +31,8 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         var size: ImageSize { ImageSize(width: width, height: height) }
     }
 
-    private let options: Options
+    /// The decode request: limits, allocator, alpha, target size and plan, cancellation.
+    private let context: ImageDecodingContext
     /// Every byte pushed. A first push of a whole `Data` shares its storage (no copy).
     private(set) var bytes = Data()
     private var container = WebPContainer()
@@ -76,8 +53,8 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
     private var framesComposited = 0
     private var firstCanvas: Bitmap?
 
-    init(options: Options) {
-        self.options = options
+    init(context: ImageDecodingContext) {
+        self.context = context
     }
 
     func push(_ newBytes: Data) {
@@ -95,7 +72,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
 
     private var layout: nukewebp_layout {
         guard canvas?.hasAlpha ?? true else { return NUKEWEBP_RGB }
-        return options.premultipliesAlpha ? NUKEWEBP_RGBA_PREMULTIPLIED : NUKEWEBP_RGBA
+        return context.prefersPremultipliedAlpha ? NUKEWEBP_RGBA_PREMULTIPLIED : NUKEWEBP_RGBA
     }
 
     /// The next event.
@@ -104,8 +81,8 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
     ///   ``finish()``), `.limitExceeded`, `.cancelled`.
     func next() throws(ImageCodecError) -> Event {
         if let result { return .final(result) }
-        if options.cancellation?.isCancelled == true { throw WebPLibrary.error(.cancelled, "cancelled") }
-        try container.scan(bytes, limits: options.limits)
+        if context.isCancelled { throw WebPLibrary.error(.cancelled, "cancelled") }
+        try container.scan(bytes, limits: context.limits)
         guard let canvas else {
             guard let found = try readCanvas() else {
                 if isFinished { throw WebPLibrary.error(.incomplete, .header, "the WebP data ends inside its header (\(bytes.count) bytes)") }
@@ -145,14 +122,14 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
             found = Canvas(width: Int(features.width), height: Int(features.height), hasAlpha: features.has_alpha != 0)
         }
         let bytesPerPixel = found.hasAlpha ? 4 : 3
-        try options.limits.check(
+        try context.limits.check(
             width: found.width, height: found.height, bytesPerPixel: bytesPerPixel, format: .webp, codec: WebPLibrary.codecName,
             inputByteCount: isFinished ? bytes.count : nil
         )
         if container.isAnimated {
             let needed = AnimationCompositor.bytesNeeded(canvasWidth: found.width, canvasHeight: found.height, largestFrameBytes: found.width * found.height * 4)
-            guard let needed, needed <= options.limits.maxDecodedBytes else {
-                throw WebPLibrary.error(.limitExceeded, .header, "compositing frames on a \(found.width)×\(found.height) canvas needs more than the maximum \(options.limits.maxDecodedBytes) bytes")
+            guard let needed, needed <= context.limits.maxDecodedBytes else {
+                throw WebPLibrary.error(.limitExceeded, .header, "compositing frames on a \(found.width)×\(found.height) canvas needs more than the maximum \(context.limits.maxDecodedBytes) bytes")
             }
         }
         return found
@@ -168,7 +145,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         }
         if handle == nil, !stillIsDecoded, isFinished {
             // Every byte is here before any was decoded: one call.
-            return .final(try finalStill(try WebPStillDecoding.decode(bytes, width: canvas.width, height: canvas.height, layout: layout, options: options), canvas: canvas))
+            return .final(try finalStill(try WebPStillDecoding.decode(bytes, width: canvas.width, height: canvas.height, layout: layout, context: context), canvas: canvas))
         }
         if handle == nil, !wantsPreviews {
             // A file read in pieces without previews: libwebp would copy the bytes anyway, so keep
@@ -210,7 +187,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
             let format: PixelFormat = bytesPerPixel == 3 ? .rgb8 : .rgba8
             let alphaMode: AlphaMode = layout == NUKEWEBP_RGBA_PREMULTIPLIED ? .premultiplied : (bytesPerPixel == 3 ? .none : .straight)
             // Zeroed: a preview shows the rows below the decoded ones as transparent black.
-            pixels = try options.allocator.makeBitmap(width: canvas.width, height: canvas.height, pixelFormat: format, alphaMode: alphaMode, zeroed: true)
+            pixels = try context.allocator.makeBitmap(width: canvas.width, height: canvas.height, pixelFormat: format, alphaMode: alphaMode, zeroed: true)
             handle = try WebPDecoderHandle(layout: layout, width: canvas.width, height: canvas.height, stride: canvas.width * bytesPerPixel)
         }
         guard let handle, var bitmap = pixels else { return }
@@ -226,21 +203,16 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         let done = try appended.get()
         bytesFed = bytes.count
         stillIsDecoded = done
-        if options.cancellation?.isCancelled == true { throw WebPLibrary.error(.cancelled, "cancelled") }
+        if context.isCancelled { throw WebPLibrary.error(.cancelled, "cancelled") }
     }
 
     private func finalStill(_ decoded: WebPStillDecoding.Result, canvas: Canvas) throws(ImageCodecError) -> ImageContainer {
         var bitmap = decoded.bitmap
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false]
-        if let target = options.targetSize, decoded.scale == nil {
-            let size = ImageResampler.targetSize(for: canvas.size, fitting: target, contentMode: options.contentMode)
-            if size != canvas.size {
-                bitmap = bitmap.resized(to: size)
-            }
-        }
-        if bitmap.width != canvas.width || bitmap.height != canvas.height {
-            userInfo[.originalSizeKey] = canvas.size
-            userInfo[.decodeScaleKey] = Double(bitmap.width) / Double(canvas.width)
+        // The core's plan finishes what libwebp's scaler left (or the whole reduction).
+        if let plan = context.scalePlan(for: canvas.size) {
+            bitmap = plan.finish(bitmap)
+            userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
         }
         let image = makeImage(bitmap)
         let container = ImageContainer(image: image, type: .webp, isPreview: false, userInfo: userInfo)
@@ -300,21 +272,17 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         if let firstCanvas { first = firstCanvas } else { first = try compositeNextFrame(canvas) }
         var shown = first
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false, .frameCountKey: frames.count]
-        if let target = options.targetSize {
-            let size = ImageResampler.targetSize(for: canvas.size, fitting: target, contentMode: options.contentMode)
-            if size != canvas.size {
-                shown = first.resized(to: size)
-                userInfo[.originalSizeKey] = canvas.size
-                userInfo[.decodeScaleKey] = Double(size.width) / Double(canvas.width)
-            }
+        if let plan = context.scalePlan(for: canvas.size) {
+            shown = plan.finish(first)
+            userInfo.merge(plan.userInfo(for: ImageSize(width: shown.width, height: shown.height))) { $1 }
         }
-        if options.premultipliesAlpha { shown = shown.premultiplied() }
+        if context.prefersPremultipliedAlpha { shown = shown.premultiplied() }
         var image = makeImage(shown)
         let loopCount = container.loopCount ?? 0
         image.loopCount = loopCount
         image.frames[0].duration = frames[0].info.duration
         let bytes = self.bytes
-        let cancellation = options.cancellation
+        let cancellation = context.cancellation
         let animation = ImageAnimation(
             canvasSize: canvas.size,
             loopCount: loopCount,

@@ -22,30 +22,31 @@ enum WebPStillDecoding {
 
     /// Decodes the complete file in `bytes`.
     ///
-    /// With a target size smaller than the image and no alpha, libwebp's scaler first shrinks it by
-    /// the integer factor Pillow's `reduce` step would use (the core's resampler finishes the
-    /// job), so the full-size image never exists; with `options.scalesFast` it goes straight to
-    /// the target size (as `dwebp -scale` does). Images with alpha are decoded at full size: the
-    /// core's resampler weights colours by alpha, libwebp's scaler does not.
+    /// With the core's plan for a target size and no alpha, libwebp's scaler first shrinks the
+    /// image by the integer factor Pillow's `reduce` step would use, down to the plan's reducing
+    /// gap (the core's resampler finishes the job), so the full-size image never exists; with
+    /// ``NukeCore/ImageDecodingContext/prefersFastScaling`` it goes straight to the final size (as
+    /// `dwebp -scale` does). Images with alpha are decoded at full size: the core's resampler
+    /// weights colours by alpha, libwebp's scaler does not.
     ///
     /// The corresponding libwebp function is `WebPDecode`.
-    static func decode(_ bytes: Data, width: Int, height: Int, layout: nukewebp_layout, options: WebPIncrementalDecoder.Options) throws(ImageCodecError) -> Result {
+    static func decode(_ bytes: Data, width: Int, height: Int, layout: nukewebp_layout, context: ImageDecodingContext) throws(ImageCodecError) -> Result {
         let full = ImageSize(width: width, height: height)
-        if let target = options.targetSize, layout == NUKEWEBP_RGB {
-            let size = ImageResampler.targetSize(for: full, fitting: target, contentMode: options.contentMode)
-            if size != full, options.scalesFast {
-                let bitmap = try decode(bytes, size: size, scaled: true, layout: layout, allocator: options.allocator)
+        if let plan = context.scalePlan(for: full), layout == NUKEWEBP_RGB {
+            let size = plan.finalSize
+            if context.prefersFastScaling {
+                let bitmap = try decode(bytes, size: size, scaled: true, layout: layout, allocator: context.allocator)
                 return Result(bitmap: bitmap, scale: Double(size.width) / Double(width))
             }
-            let fx = max(1, Int(Double(width) / Double(size.width) / 2)), fy = max(1, Int(Double(height) / Double(size.height) / 2))
-            if size != full, min(fx, fy) >= minimumScalerFactor {
+            let fx = max(1, Int(Double(width) / Double(size.width) / plan.reducingGap))
+            let fy = max(1, Int(Double(height) / Double(size.height) / plan.reducingGap))
+            if min(fx, fy) >= minimumScalerFactor {
                 let reduced = ImageSize(width: (width + fx - 1) / fx, height: (height + fy - 1) / fy)
-                var bitmap = try decode(bytes, size: reduced, scaled: true, layout: layout, allocator: .heap)
-                if reduced != size { bitmap = bitmap.resized(to: size) }
+                let bitmap = plan.finish(try decode(bytes, size: reduced, scaled: true, layout: layout, allocator: .heap))
                 return Result(bitmap: bitmap, scale: Double(size.width) / Double(width))
             }
         }
-        return Result(bitmap: try decode(bytes, size: full, scaled: false, layout: layout, allocator: options.allocator), scale: nil)
+        return Result(bitmap: try decode(bytes, size: full, scaled: false, layout: layout, allocator: context.allocator), scale: nil)
     }
 
     private static func decode(_ bytes: Data, size: ImageSize, scaled: Bool, layout: nukewebp_layout, allocator: PixelAllocator) throws(ImageCodecError) -> Bitmap {
