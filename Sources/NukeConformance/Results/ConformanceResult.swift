@@ -32,8 +32,9 @@ public struct ConformanceResult: Sendable, CustomStringConvertible {
         self.progressiveRuns = progressiveRuns
     }
 
-    /// `true` when no defect was found.
-    public var passed: Bool { failures.isEmpty }
+    /// `true` when no defect was found in at least one case, or every part of the check was
+    /// skipped for a stated reason. A check that examined nothing and said nothing did not pass.
+    public var passed: Bool { failures.isEmpty && (caseCount > 0 || !skipped.isEmpty) }
 
     /// Adds another result's fixtures, cases, failures, skips and runs to this one.
     public mutating func merge(_ other: ConformanceResult) {
@@ -50,7 +51,8 @@ public struct ConformanceResult: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "\(check): \(passed ? "passed" : "\(failures.count) failure\(failures.count == 1 ? "" : "s")")"
+        let verdict = passed ? "passed" : failures.isEmpty ? "examined nothing" : "\(failures.count) failure\(failures.count == 1 ? "" : "s")"
+        var text = "\(check): \(verdict)"
         text += " (\(fixtures.count) fixture\(fixtures.count == 1 ? "" : "s"), \(caseCount) case\(caseCount == 1 ? "" : "s")"
         if !skipped.isEmpty { text += ", \(skipped.count) skipped" }
         text += ")"
