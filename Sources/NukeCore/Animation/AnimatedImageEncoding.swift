@@ -2,7 +2,7 @@ import Foundation
 
 /// An encoder that writes animations (GIF, APNG, animated WebP).
 ///
-/// Two inputs, one model: ``ImageEncoding/encode(_:)`` takes an ``Image`` whose ``Image/frames``
+/// Two inputs, one model: `encode(_:)` takes an ``Image`` whose ``Image/frames``
 /// are the composited canvases with their durations and whose ``Image/loopCount`` applies (an
 /// eager animation, as decoded by ``ImageAnimation/allFrames(limits:)``); ``encode(_:)-(ImageAnimation)``
 /// takes an ``ImageAnimation`` and draws its frames one at a time from an iterator, so a long

@@ -15,6 +15,11 @@ import Foundation
 /// the file size. Calls on one instance never overlap; a decoder is `Sendable` so the
 /// session may move between threads.
 public protocol ImageDecoding: Sendable {
+    /// Nuke's hint that ``decode(_:)`` is slow enough to run off the caller's queue. Kept for
+    /// decoders ported from Nuke; the registry and sessions decode off the caller's thread
+    /// already. Default `false`.
+    var isAsynchronous: Bool { get }
+
     /// Decodes the complete image.
     ///
     /// - Parameter data: All of the image's bytes.
@@ -38,6 +43,8 @@ public protocol ImageDecoding: Sendable {
 }
 
 extension ImageDecoding {
+    public var isAsynchronous: Bool { false }
+
     public func decodePartiallyDownloadedData(_ data: Data) -> ImageContainer? { nil }
 }
 

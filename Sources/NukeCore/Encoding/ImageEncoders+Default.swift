@@ -31,7 +31,7 @@ extension ImageEncoders {
             self.registry = registry
         }
 
-        /// The format ``encode(_:)`` will write for `image`.
+        /// The format `encode(_:)` will write for `image`.
         public func preferredType(for image: Image) -> ImageType {
             if isHEIFPreferred {
                 let formats = Set(registry.registeredFormats)

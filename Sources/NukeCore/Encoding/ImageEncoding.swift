@@ -5,6 +5,10 @@ import Foundation
 #endif
 
 /// Encodes images.
+///
+/// An encoder implements the throwing `encode(_:) throws -> Data` (errors say why), or Nuke's
+/// `encode(_:) -> Data?` returning `nil` on failure: each has a default made of the
+/// other, so an encoder written for Nuke conforms as it is.
 public protocol ImageEncoding: Sendable {
     /// Encodes an image.
     ///
@@ -14,10 +18,18 @@ public protocol ImageEncoding: Sendable {
     /// - Throws: ``ImageCodecError`` when the image cannot be encoded in this format.
     func encode(_ image: Image) throws -> Data
 
+    /// Nuke's signature: the encoded file, or `nil` when the image cannot be encoded.
+    @_disfavoredOverload
+    func encode(_ image: PlatformImage) -> Data?
+
+    /// Nuke's optional method for a container (with its original data): the default encodes
+    /// the container's image.
+    func encode(_ container: ImageContainer, context: ImageEncodingContext) -> Data?
+
     /// Encodes an image into `stream`, piece by piece as the file is produced.
     ///
     /// Encoders that stream natively (NukeJPEG, NukePNG) never hold the whole file in memory.
-    /// The default implementation calls ``encode(_:)`` and writes its result, so every
+    /// The default implementation calls `encode(_:)` and writes its result, so every
     /// encoder supports this call.
     /// - Throws: ``ImageCodecError`` when the image cannot be encoded, or the stream's error;
     ///   after an error the stream holds a partial file.
@@ -25,6 +37,23 @@ public protocol ImageEncoding: Sendable {
 }
 
 extension ImageEncoding {
+    public func encode(_ image: Image) throws -> Data {
+        let nukeStyle = (encode as (Image) -> Data?)(image)
+        guard let nukeStyle else {
+            throw ImageCodecError(.encodingFailed, stage: .encoding, codec: String(describing: Self.self), message: "the encoder returned no data")
+        }
+        return nukeStyle
+    }
+
+    @_disfavoredOverload
+    public func encode(_ image: PlatformImage) -> Data? {
+        try? (encode as (Image) throws -> Data)(image)
+    }
+
+    public func encode(_ container: ImageContainer, context: ImageEncodingContext) -> Data? {
+        (encode as (Image) -> Data?)(container.image)
+    }
+
     public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
         let data = try encode(image)
         try data.withUnsafeBytes { try stream.write($0) }

@@ -22,8 +22,8 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     public static let png: ImageType = "public.png"
     /// GIF (`com.compuserve.gif`).
     public static let gif: ImageType = "com.compuserve.gif"
-    /// WebP (`public.webp`).
-    public static let webp: ImageType = "public.webp"
+    /// WebP (`org.webmproject.webp`, Nuke 13's identifier).
+    public static let webp: ImageType = "org.webmproject.webp"
     /// HEIC: HEIF with HEVC images (`public.heic`).
     public static let heic: ImageType = "public.heic"
     /// HEIF with other codecs (`public.heif`).
@@ -45,6 +45,16 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
         case .heif: return "HEIF"
         case .avif: return "AVIF"
         case .svg: return "SVG"
+        case .tiff: return "TIFF"
+        case .jxl: return "JPEG XL"
+        case .bmp: return "BMP"
+        case .ico: return "ICO"
+        case .cur: return "CUR"
+        case .xbm: return "XBM"
+        case .jpeg2000: return "JPEG 2000"
+        case .mp4: return "MPEG-4"
+        case .m4v: return "M4V"
+        case .mov: return "QuickTime"
         default: return rawValue
         }
     }
@@ -61,6 +71,16 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
         case .heif: return ["heif", "heifs", "hif"]
         case .avif: return ["avif", "avifs"]
         case .svg: return ["svg"]
+        case .tiff: return ["tif", "tiff"]
+        case .jxl: return ["jxl"]
+        case .bmp: return ["bmp", "dib"]
+        case .ico: return ["ico"]
+        case .cur: return ["cur"]
+        case .xbm: return ["xbm"]
+        case .jpeg2000: return ["jp2", "j2k"]
+        case .mp4: return ["mp4"]
+        case .m4v: return ["m4v"]
+        case .mov: return ["mov"]
         default: return []
         }
     }
