@@ -58,32 +58,16 @@ def jpeg():
     return open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "progressive.jpg"), "rb").read()
 
 
-def slow_headers(port):
+def trickle(port, head, body=b""):
+    """Sends `head` (byte by byte when `body` is empty), then `body` a byte a second, until the
+    server closes the connection; the seconds it took."""
     s = socket.create_connection(("127.0.0.1", port))
     started = time.monotonic()
+    pieces = [bytes([b]) for b in head] if not body else [head] + [bytes([b]) for b in body]
     try:
-        for byte in b"POST /thumbnail HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n":
-            s.send(bytes([byte]))
-            time.sleep(1)
-            s.settimeout(0.01)
-            try:
-                if s.recv(1) == b"":
-                    break
-            except socket.timeout:
-                pass
-    except OSError:
-        pass
-    return time.monotonic() - started
-
-
-def slow_body(port):
-    s = socket.create_connection(("127.0.0.1", port))
-    started = time.monotonic()
-    s.send(b"POST /thumbnail HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
-    try:
-        for _ in range(120):
-            s.send(b"x")
-            time.sleep(1)
+        for piece in pieces:
+            s.send(piece)
+            time.sleep(1 if len(piece) == 1 else 0)
             s.settimeout(0.01)
             try:
                 if s.recv(4096) == b"":
@@ -93,6 +77,14 @@ def slow_body(port):
     except OSError:
         pass
     return time.monotonic() - started
+
+
+def slow_headers(port):
+    return trickle(port, b"POST /thumbnail HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n")
+
+
+def slow_body(port):
+    return trickle(port, b"POST /thumbnail HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n", b"x" * 120)
 
 
 def declared_too_large(port):

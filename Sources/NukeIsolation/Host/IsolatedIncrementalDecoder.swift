@@ -117,9 +117,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 return .final(container)
             case .failure:
                 finishDecode(helper)
-                var error = try ImageCodecError(decoding: reply.payload)
-                error.codec = error.codec.map { "\($0), isolated" } ?? codecName
-                throw error
+                throw try decoderError(reply)
             default:
                 throw HelperProcess.Failure(kind: .violation, reason: "an unexpected \(reply.kind) message")
             }
@@ -207,9 +205,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 }
                 return bitmap
             case .failure:
-                var error = try ImageCodecError(decoding: reply.payload)
-                error.codec = error.codec.map { "\($0), isolated" } ?? codecName
-                throw error
+                throw try decoderError(reply)
             default:
                 throw HelperProcess.Failure(kind: .violation, reason: "an unexpected \(reply.kind) message")
             }
@@ -257,6 +253,13 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 throw HelperProcess.Failure(kind: .violation, reason: refused.reason)
             }
         }
+    }
+
+    /// The decoder's own error, as the helper reported it, naming the codec as isolated.
+    private func decoderError(_ reply: WireMessage) throws(WireReader.Malformed) -> ImageCodecError {
+        var error = try ImageCodecError(decoding: reply.payload)
+        error.codec = error.codec.map { "\($0), isolated" } ?? codecName
+        return error
     }
 
     /// Waits for the helper to answer, a tenth of a second at a time: a decode cancelled meanwhile
