@@ -35,11 +35,11 @@ func plugin(
             linkerSettings: shimLinks.map { .linkedLibrary($0) }
         ),
         .target(
-            name: "Nuke\(format)", dependencies: ["NukeCore", .target(name: "C\(format)Shim"), .target(name: "CLib\(format)")],
+            name: "Nuke\(format)", dependencies: ["NukeCore", "NukePixels", "NukePluginKit", .target(name: "C\(format)Shim"), .target(name: "CLib\(format)")],
             path: "\(base)/Nuke\(format)", swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), .target(name: "C\(format)Shim"), "NukeCore", "NukeConformance", "CNukeShim"],
+            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), .target(name: "C\(format)Shim"), "NukeCore", "NukePixels", "NukePluginKit", "NukeSession", "NukeConformance", "CNukeShim"],
             path: "Tests/Nuke\(format)Tests", swiftSettings: swiftSettings
         ),
     ]
@@ -49,6 +49,9 @@ let package = Package(
     name: "NukeCodecs",
     products: [
         .library(name: "NukeCore", targets: ["NukeCore"]),
+        .library(name: "NukePixels", targets: ["NukePixels"]),
+        .library(name: "NukeSession", targets: ["NukeSession"]),
+        .library(name: "NukePluginKit", targets: ["NukePluginKit"]),
         .library(name: "NukeJPEG", targets: ["NukeJPEG"]),
         .library(name: "NukePNG", targets: ["NukePNG"]),
         .library(name: "NukeGIF", targets: ["NukeGIF"]),
@@ -71,11 +74,20 @@ let package = Package(
         // The C shim convention every plugin's shim follows (Docs/CShims.md).
         .target(name: "CNukeShim", path: "Sources/CNukeShim"),
         .target(name: "NukeCore", dependencies: ["CNukeCore"], path: "Sources/NukeCore", swiftSettings: swiftSettings),
-        .testTarget(name: "NukeCoreTests", dependencies: ["NukeCore"], path: "Tests/NukeCoreTests", swiftSettings: swiftSettings),
+        .testTarget(name: "NukeCoreTests", dependencies: ["NukeCore", "NukePixels", "NukeSession"], path: "Tests/NukeCoreTests", swiftSettings: swiftSettings),
+        // Pixel work every plugin and the output stage share: the resampler, conversions, the
+        // animation compositor, a buffer pool.
+        .target(name: "NukePixels", dependencies: ["NukeCore"], path: "Sources/NukePixels", swiftSettings: swiftSettings),
+        // What every codec plugin shares (Docs/WritingACodecPlugin.md): the Swift side of the C
+        // shim convention, the Nuke-style decoder, whole-input decoding.
+        .target(name: "NukePluginKit", dependencies: ["NukeCore", "CNukeShim"], path: "Sources/NukePluginKit", swiftSettings: swiftSettings),
+        .testTarget(name: "NukePluginKitTests", dependencies: ["NukePluginKit", "NukeCore", "CNukeShim"], path: "Tests/NukePluginKitTests", swiftSettings: swiftSettings),
+        // Progressive decoding of a download: events as bytes arrive, off the caller's thread.
+        .target(name: "NukeSession", dependencies: ["NukeCore"], path: "Sources/NukeSession", swiftSettings: swiftSettings),
 
         // MARK: - Isolation (decoding in sandboxed helper processes; links no codec library)
         .target(name: "CNukeIsolation", path: "Sources/CNukeIsolation"),
-        .target(name: "NukeIsolation", dependencies: ["NukeCore", "CNukeIsolation"], path: "Sources/NukeIsolation", swiftSettings: swiftSettings),
+        .target(name: "NukeIsolation", dependencies: ["NukeCore", "NukePixels", "CNukeIsolation"], path: "Sources/NukeIsolation", swiftSettings: swiftSettings),
         // A helper program with every codec of this package, for apps that ship one separately.
         .executableTarget(
             name: "nuke-isolation-helper",
@@ -90,14 +102,14 @@ let package = Package(
         ),
         .target(name: "CNukeIsolationTestSupport", path: "Tests/CNukeIsolationTestSupport"),
         .testTarget(
-            name: "NukeIsolationTests", dependencies: ["NukeIsolation", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeConformance", "CNukeIsolation"],
+            name: "NukeIsolationTests", dependencies: ["NukeIsolation", "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeConformance", "CNukeIsolation"],
             path: "Tests/NukeIsolationTests", swiftSettings: swiftSettings
         ),
 
         // MARK: - Conformance kit (reused by third-party plugins)
-        .target(name: "NukeConformance", dependencies: ["NukeCore"], path: "Sources/NukeConformance", swiftSettings: swiftSettings),
+        .target(name: "NukeConformance", dependencies: ["NukeCore", "NukePixels", "NukeSession"], path: "Sources/NukeConformance", swiftSettings: swiftSettings),
         .testTarget(
-            name: "NukeConformanceTests", dependencies: ["NukeConformance", "NukeCore"],
+            name: "NukeConformanceTests", dependencies: ["NukeConformance", "NukeCore", "NukePixels"],
             path: "Tests/NukeConformanceTests", swiftSettings: swiftSettings
         ),
 
@@ -105,12 +117,12 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "NukeConformance",
+                "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukeConformance", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
+        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukePixels", "NukeConformance", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
         // Hostile files for every format: limits before pixel memory.
         .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),
@@ -123,7 +135,7 @@ let package = Package(
         .target(name: "CNukeFuzzSupport", path: "Fuzz/CNukeFuzzSupport"),
         .executableTarget(
             name: "NukeFuzz",
-            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
             path: "Fuzz/NukeFuzz", swiftSettings: swiftSettings
         ),
 
@@ -135,7 +147,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "CBenchmarkBaseline"],
+            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "CBenchmarkBaseline"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
         // Every bomb's allocations, counted by malloc interposition in its own executable.

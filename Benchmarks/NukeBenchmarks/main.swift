@@ -1,6 +1,8 @@
 import CBenchmarkBaseline
 import Foundation
 import NukeCore
+import NukePixels
+import NukeSession
 import NukeGIF
 import NukeIsolation
 import NukeJPEG

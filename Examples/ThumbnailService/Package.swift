@@ -23,6 +23,7 @@ let package = Package(
             name: "ThumbnailService",
             dependencies: [
                 .product(name: "NukeCore", package: nukeCodecs),
+                .product(name: "NukePixels", package: nukeCodecs),
                 .product(name: "NukeJPEG", package: nukeCodecs),
                 .product(name: "NukePNG", package: nukeCodecs),
                 .product(name: "NukeGIF", package: nukeCodecs),

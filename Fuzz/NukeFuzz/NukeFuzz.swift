@@ -1,6 +1,7 @@
 import CNukeFuzzSupport
 import Foundation
 import NukeCore
+import NukePixels
 import NukeGIF
 import NukeHEIF
 import NukeJPEG

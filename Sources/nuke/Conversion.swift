@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukePixels
 
 /// One decode → resize → encode, as `nuke convert` does for each file.
 struct Conversion: Sendable {
@@ -80,7 +81,7 @@ struct Conversion: Sendable {
         }
         if let maxSize = box, image.width > 0, image.height > 0 {
             let size = ImageSize(width: image.width, height: image.height)
-            let fit = ImageResampler.targetSize(for: size, fitting: maxSize, contentMode: .aspectFit)
+            let fit = size.fitted(to: maxSize, contentMode: .aspectFit)
             if fit != size {
                 for index in image.frames.indices {
                     let bitmap = image.frames[index].bitmap

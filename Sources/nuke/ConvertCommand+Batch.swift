@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NukeCore
+import NukePixels
 
 extension ConvertCommand {
     /// The idle memory a batch's pixel buffer pool keeps for reuse: 512 MiB.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NukeCore
+import NukePixels
 
 /// `nuke frames`: writes every frame of an animation, composited, one file per frame.
 struct FramesCommand: ParsableCommand {

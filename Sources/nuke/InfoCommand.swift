@@ -175,7 +175,7 @@ struct InfoCommand: ParsableCommand {
         report.byteCount = data.count
         report.type = ImageType(data)
         report.header = ImageHeader(data)
-        if report.type == .jpeg { report.scans = ImageDecoders.JPEG.scanCount(in: data) }
+        if report.type == .jpeg { report.scans = JPEGPlugin.scanCount(in: data) }
         do {
             report.container = try ImageDecoderRegistry.shared.decode(data)
             if report.type == nil { report.type = report.container?.type }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NukeCore
+import NukeSession
 
 /// `nuke progressive`: replays a file through an ``ImageDecodingSession`` as if it were being
 /// downloaded, and writes every preview.

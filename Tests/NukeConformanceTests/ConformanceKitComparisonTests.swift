@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukePixels
 @testable import NukeConformance
 import Testing
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import NukeCore
+import NukePixels
 
 struct BitmapTests {
     /// 3×2 RGB, each pixel's red channel its index: 0 1 2 / 3 4 5.

@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukePixels
 import Testing
 
 /// ``ImageDecoderRegistry/allocator``: decoders get it through the context, so a pool makes

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import NukeCore
+import NukeSession
 
 /// What a ``SessionFakeDecoder`` saw, shared with the test.
 private final class SessionProbe: Sendable {

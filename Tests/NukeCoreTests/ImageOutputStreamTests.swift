@@ -2,7 +2,7 @@ import Foundation
 import NukeCore
 import Testing
 
-/// ``ImageOutputStream``: the file and `Data` sinks, and the default ``ImageEncoding/encode(_:to:)``.
+/// ``ImageOutputStream``: the `Data` sink and the default ``ImageEncoding/encode(_:to:)``.
 @Suite struct ImageOutputStreamTests {
     /// An encoder with only `encode(_:) -> Data`, as a third-party one written before streaming.
     struct DataOnlyEncoder: ImageEncoding {
@@ -34,36 +34,6 @@ import Testing
 
         var failing = FailingStream(limit: 1)
         #expect(throws: FailingStream.Full()) { try DataOnlyEncoder().encode(image, to: &failing) }
-    }
-
-    @Test(arguments: [0, 10, 65_535, 65_536, 65_537, 200_000])
-    func fileStreamWritesEveryByteInOrder(_ pieceSize: Int) throws {
-        let path = Self.temporaryPath("pieces")
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var expected = Data()
-        let stream = try FileOutputStream(path: path)
-        for piece in 0..<5 {
-            let bytes = (0..<(pieceSize + piece)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ piece) }
-            expected.append(contentsOf: bytes)
-            try bytes.withUnsafeBytes { try stream.write($0) }
-        }
-        #expect(stream.bytesWritten == expected.count)
-        try stream.close()
-        try stream.close()  // a second close does nothing
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == expected)
-    }
-
-    @Test func fileStreamReportsTheFailedCall() throws {
-        let missing = Self.temporaryPath("no-such-dir") + "/file"
-        let error = #expect(throws: FileOutputStreamError.self) { try FileOutputStream(path: missing) }
-        #expect(error?.operation == "open")
-        #expect(error?.code == ENOENT)
-        #expect(error?.description.contains(missing) == true)
-
-        let path = Self.temporaryPath("exclusive")
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try FileOutputStream(path: path).close()
-        #expect(throws: FileOutputStreamError.self) { try FileOutputStream(path: path, exclusive: true) }
     }
 
     @Test func bitmapRowsCopiesARange() {

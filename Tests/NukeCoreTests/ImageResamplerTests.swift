@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NukeCore
+import NukePixels
 
 struct ImageResamplerTests {
     // MARK: - Quality against Pillow
@@ -24,10 +25,8 @@ struct ImageResamplerTests {
         let source = ResamplerFixtures.photo(width: fixture.source.width, height: fixture.source.height, alpha: fixture.source.alpha)
         #expect(ResamplerFixtures.fnv1a64(source.packedBytes) == fixture.source.fnv1a64, "the Swift test pattern differs from the script's")
         let mode: ImageDecodingContext.ContentMode = fixture.contentMode == "aspectFill" ? .aspectFill : .aspectFit
-        let size = ImageResampler.targetSize(
-            for: ImageSize(width: source.width, height: source.height),
-            fitting: ImageSize(width: fixture.target.width, height: fixture.target.height), contentMode: mode
-        )
+        let size = ImageSize(width: source.width, height: source.height)
+            .fitted(to: ImageSize(width: fixture.target.width, height: fixture.target.height), contentMode: mode)
         #expect(size == ImageSize(width: fixture.referenceSize.width, height: fixture.referenceSize.height))
         let reference = try ResamplerFixtures.readPAM(fixture.reference)
         let resized = source.resized(to: size)
@@ -262,7 +261,7 @@ struct ImageResamplerTests {
         (ImageSize(width: 3, height: 100_000), ImageSize(width: 64, height: 64), .aspectFit, ImageSize(width: 1, height: 64)),
     ])
     func targetSize(_ source: ImageSize, _ target: ImageSize, _ mode: ImageDecodingContext.ContentMode, _ expected: ImageSize) {
-        let size = ImageResampler.targetSize(for: source, fitting: target, contentMode: mode)
+        let size = source.fitted(to: target, contentMode: mode)
         #expect(size == expected)
         #expect(size.width <= source.width && size.height <= source.height && size.width >= 1 && size.height >= 1)
         if size != source {

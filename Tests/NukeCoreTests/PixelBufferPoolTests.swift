@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import NukeCore
+@testable import NukePixels
 
 struct PixelBufferPoolTests {
     static let mebibyte = 1 << 20

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import NukeCore
+import NukePixels
 
 struct PixelStorageTests {
     /// Counts deallocator calls from any thread.

@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukePixels
 import Testing
 @testable import NukeGIF
 

@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukePixels
 import Testing
 @testable import NukeGIF
 

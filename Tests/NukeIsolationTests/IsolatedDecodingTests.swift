@@ -2,6 +2,8 @@ import CNukeIsolation
 import Foundation
 import NukeConformance
 import NukeCore
+import NukePixels
+import NukeSession
 import NukeGIF
 import NukeIsolation
 import NukeJPEG

@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukePixels
 import Testing
 import NukeJPEG
 
@@ -189,8 +190,7 @@ struct ImageDecodersJPEGTests {
             let scale = fast ? expectedFast : expected
             #expect(container.userInfo[.dctScaleKey] as? Double == scale.map { Double($0) / 8 }, "fast: \(fast)")
             // The exact size the target asks for (aspect fill, never upscaled).
-            let exact = ImageResampler.targetSize(
-                for: ImageSize(width: 160, height: 120), fitting: ImageSize(width: width, height: height), contentMode: .aspectFill)
+            let exact = ImageSize(width: 160, height: 120).fitted(to: ImageSize(width: width, height: height), contentMode: .aspectFill)
             #expect(container.image.width == exact.width && container.image.height == exact.height)
             if scale == nil {
                 #expect(container.userInfo[.originalSizeKey] == nil, "no reduction, nothing to report")

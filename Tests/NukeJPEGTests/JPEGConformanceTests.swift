@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeSession
 import NukeJPEG
 import Testing
 

@@ -90,8 +90,8 @@ private func makeJPEGHeader(width: Int, height: Int, sof: UInt8 = 0xC0, exifPadd
         bytes += [0x12, 0xFF, 0x00, 0x34, 0xFF, 0xD3, 0x56]  // entropy data with a stuffed byte and a restart
         bytes += [0xFF, 0xDA, 0x00, 0x08, 0x01, 1, 0, 0, 0, 0, 0x77]
         bytes += [0xFF, 0xD9]
-        #expect(ImageDecoders.JPEG.scanCount(in: Data(bytes)) == 2)
-        #expect(ImageDecoders.JPEG.scanCount(in: Data([0x89, 0x50])) == nil)
+        #expect(JPEGPlugin.scanCount(in: Data(bytes)) == 2)
+        #expect(JPEGPlugin.scanCount(in: Data([0x89, 0x50])) == nil)
     }
 
     @Test(.enabled(if: JPEGHeaderFixtures.corporaExist))
@@ -102,16 +102,16 @@ private func makeJPEGHeader(width: Int, height: Int, sof: UInt8 = 0xC0, exifPadd
         #expect(header450.isProgressive)
         #expect(header450.bitDepth == 8)
         #expect(header450.componentCount == 3)
-        #expect(ImageDecoders.JPEG.scanCount(in: progressive) == 10)
+        #expect(JPEGPlugin.scanCount(in: progressive) == 10)
         // SOF2 at byte 7394, behind EXIF.
         let tricky = try JPEGHeaderFixtures.corpus("jpeg/kean_Nuke/Tests/Resources/tricky_progressive.jpeg")
         #expect(registry.parseHeader(tricky.prefix(7_000)) == .needsMoreData)
         let trickyHeader = try #require(header(tricky))
         #expect(trickyHeader.isProgressive)
-        #expect(ImageDecoders.JPEG.scanCount(in: tricky) == 10)
+        #expect(JPEGPlugin.scanCount(in: tricky) == 10)
         let baseline = try JPEGHeaderFixtures.corpus("jpeg/libjpeg-turbo_libjpeg-turbo/testimages/testorig.jpg")
         #expect(header(baseline)?.size == ImageSize(width: 227, height: 149))
-        #expect(ImageDecoders.JPEG.scanCount(in: baseline) == 1)
+        #expect(JPEGPlugin.scanCount(in: baseline) == 1)
     }
 
     /// Random bytes after each signature never crash and never read out of bounds.

@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukeSession
 @testable import NukeJPEG
 import Testing
 

@@ -12,7 +12,7 @@ import Testing
         #expect(info.capabilities == [.decode, .encode, .progressive, .highBitDepth])
         #expect(info.library == "libpng")
         #expect(info.libraryVersion.hasPrefix("1.6."))
-        #expect(info.codecDescription == LibPNG.codecName)
+        #expect(info.codecDescription == PNGLibrary.codecName)
     }
 
     @Test func registersItselfWithTheSharedRegistries() throws {

@@ -60,7 +60,7 @@ import Testing
         let error = try #require(throws: ImageCodecError.self) { try PNGTestDecoding.decode(data) }
         #expect(error.code == expected, "\(error)")
         #expect(error.format == .png)
-        #expect(error.codec == LibPNG.codecName)
+        #expect(error.codec == PNGLibrary.codecName)
         #expect(!error.message.isEmpty)
     }
 

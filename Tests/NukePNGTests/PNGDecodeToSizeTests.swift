@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukePixels
 @testable import NukePNG
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
         let full = try decode(data, target: nil, highBitDepth: highBitDepth).image.bitmap
         let target = ImageSize(width: 64, height: 64)
         let container = try decode(data, target: target, contentMode: .aspectFit, highBitDepth: highBitDepth)
-        let exact = ImageResampler.targetSize(for: ImageSize(width: 300, height: 2_500), fitting: target, contentMode: .aspectFit)
+        let exact = ImageSize(width: 300, height: 2_500).fitted(to: target, contentMode: .aspectFit)
         #expect(container.image.width == exact.width && container.image.height == exact.height)
         #expect(container.image.bitmap == full.resized(to: exact))
         #expect(container.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: 300, height: 2_500))

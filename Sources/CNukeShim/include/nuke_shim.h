@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-/// What a shim call did. The numbering is part of the convention: NukeCore maps it to
+/// What a shim call did. The numbering is part of the convention: NukePluginKit maps it to
 /// `ImageCodecError.Code` (`ImageCodecError.Code(shimStatus:)`).
 typedef enum nuke_status {
     /// Done.
@@ -38,7 +38,23 @@ typedef enum nuke_status {
     NUKE_STATUS_LIMIT = 6,
     /// Out of memory, or a broken invariant: not the input's fault.
     NUKE_STATUS_INTERNAL = 7,
+    /// The caller's cancellation check (`nuke_cancellation`) answered yes.
+    NUKE_STATUS_CANCELLED = 8,
 } nuke_status;
+
+/// The caller's cancellation check, for shim calls that run long (a whole image, a frame, a
+/// tile). The shim asks between rows, chunks or tiles and returns `NUKE_STATUS_CANCELLED`.
+/// NukePluginKit makes one from an `ImageDecodingCancellation` (`withShimCancellation`).
+typedef struct nuke_cancellation {
+    /// Returns nonzero to stop; NULL never stops.
+    int (*_Nullable is_cancelled)(void *_Nullable context);
+    void *_Nullable context;
+} nuke_cancellation;
+
+/// Whether `cancellation` (which may be NULL) asks the call to stop.
+static inline int nuke_is_cancelled(const nuke_cancellation *_Nullable cancellation) {
+    return cancellation != NULL && cancellation->is_cancelled != NULL && cancellation->is_cancelled(cancellation->context);
+}
 
 /// The capacity of a diagnostics message, terminating NUL included.
 #define NUKE_MESSAGE_CAPACITY 256

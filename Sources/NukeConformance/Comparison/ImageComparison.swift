@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukePixels
 
 /// How a decoded bitmap differs from a reference: size, pixel format, the largest sample
 /// difference, PSNR, and the first pixel outside the tolerance.

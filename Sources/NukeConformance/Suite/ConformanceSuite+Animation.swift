@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukePixels
 
 extension ConformanceSuite {
     /// Checks an animated fixture's lazy frames against the eager ones.

@@ -1,4 +1,5 @@
 import NukeCore
+import NukeSession
 
 extension ConformanceSuite {
     /// What a ``ConformanceSuite`` checks and how hard it tries.

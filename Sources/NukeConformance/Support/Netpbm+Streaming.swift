@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukePixels
 
 /// Writes PAM and PPM/PGM straight from a bitmap's storage into a stream: the header, then the
 /// rows, with no copy of the image. 8-bit rows in the file's layout are written in place; 16-bit

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Two inputs, one model: `encode(_:)` takes an ``Image`` whose ``Image/frames``
 /// are the composited canvases with their durations and whose ``Image/loopCount`` applies (an
-/// eager animation, as decoded by ``ImageAnimation/allFrames(limits:)``); ``encode(_:)-(ImageAnimation)``
+/// eager animation, as decoded by `allFrames(limits:)`); ``encode(_:)-(ImageAnimation)``
 /// takes an ``ImageAnimation`` and draws its frames one at a time from an iterator, so a long
 /// animation is transcoded without ever holding every frame.
 public protocol AnimatedImageEncoding: ImageEncoding {

@@ -1,6 +1,6 @@
 /// What a format plugin implements so the core can play its animation lazily.
 ///
-/// The core (``AnimationFrameSequence`` with an ``AnimationCompositor``) does the compositing;
+/// The core (`AnimationFrameSequence` with an `AnimationCompositor`) does the compositing;
 /// the plugin only decodes each frame's own rectangle. Calls on one instance never overlap and
 /// come in order: ``reset()``, then ``decodeFrame(at:)`` with increasing indices starting
 /// from any frame ``AnimationFrameInfo/isIndependent`` marks (a seek), each index at most once
@@ -59,4 +59,12 @@ public struct AnimationCanvas {
     public let width: Int
     /// The canvas height in pixels.
     public let height: Int
+
+    /// A canvas over `bytes` (`width × height × 4` of them), for the compositor that lends it.
+    public init(bytes: UnsafeMutableRawBufferPointer, width: Int, height: Int) {
+        precondition(bytes.count >= width * height * 4, "an animation canvas is width × height RGBA")
+        self.bytes = bytes
+        self.width = width
+        self.height = height
+    }
 }

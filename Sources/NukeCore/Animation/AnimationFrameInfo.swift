@@ -2,7 +2,7 @@
 /// how it blends and what happens to it afterwards.
 ///
 /// Shared by every animated format (GIF, APNG, WebP, HEIF sequences); the core's
-/// ``AnimationCompositor`` turns frames and their infos into canvases as browsers do.
+/// `AnimationCompositor` turns frames and their infos into canvases as browsers do.
 public struct AnimationFrameInfo: Sendable, Hashable {
     /// What happens to the frame's rectangle before the next frame is drawn.
     public enum Disposal: Sendable, Hashable {

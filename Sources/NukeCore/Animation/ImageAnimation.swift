@@ -15,11 +15,11 @@
 ///
 /// Playing costs O(1) frames of work per frame and holds one canvas, one saved rectangle (for
 /// frames disposed to previous) and one frame, whatever the length of the animation. Seeking
-/// (``frame(at:)``, ``AnimationFrameSequence/seek(to:)``) replays from the nearest frame that
-/// ``AnimationFrameInfo/isIndependent``. ``allFrames(limits:)`` decodes everything eagerly, for
+/// (`frame(at:)`, `AnimationFrameSequence/seek(to:)`) replays from the nearest frame that
+/// ``AnimationFrameInfo/isIndependent``. `allFrames(limits:)` decodes everything eagerly, for
 /// small animations, within the ``ImageLimits``.
 ///
-/// The frames are composited by the core's ``AnimationCompositor``; a plugin supplies an
+/// The frames are composited by the core's `AnimationCompositor`; a plugin supplies an
 /// ``AnimationFrameDecoding`` that decodes each frame's own rectangle.
 public final class ImageAnimation: Sendable {
     /// The canvas (GIF logical screen, APNG `IHDR` size, WebP `ANIM` canvas).
@@ -113,82 +113,26 @@ public final class ImageAnimation: Sendable {
             if o1 || o2 { return nil }
             largest = max(largest, bytes)
         }
-        return AnimationCompositor.bytesNeeded(canvasWidth: canvasSize.width, canvasHeight: canvasSize.height, largestFrameBytes: largest)
+        return Self.iteratorBytes(canvasSize: canvasSize, largestFrameBytes: largest)
     }
 
-    /// Makes an iterator that decodes the frames in order, on demand.
-    ///
-    /// - Parameter memoryBudget: The most bytes the iterator may hold (canvas + saved copy +
-    ///   one frame, see ``iteratorBytes``); `nil` for no bound.
-    /// - Throws: ``ImageCodecError`` `.limitExceeded` when even one canvas and frame do not fit
-    ///   the budget; the plugin's error when its frame decoder cannot be made.
-    public func makeIterator(memoryBudget: Int? = nil) throws(ImageCodecError) -> AnimationFrameSequence {
-        if let memoryBudget {
-            guard let needed = iteratorBytes, needed <= memoryBudget else {
-                let needed = iteratorBytes.map { "\($0) bytes" } ?? "more than Int.max bytes"
-                throw ImageCodecError(
-                    .limitExceeded, stage: .decoding, format: type, codec: codec,
-                    message: "playing the \(canvasSize) animation needs \(needed) (canvas, saved canvas and one frame), more than the memory budget of \(memoryBudget) bytes"
-                )
-            }
-        }
-        return AnimationFrameSequence(animation: self, decoder: try makeDecoder())
+    /// The bytes playing a `canvasSize` animation holds at most, so a caller can check a memory
+    /// budget: the RGBA canvas, a saved rectangle (at most a canvas) and one frame; `nil` when it
+    /// does not fit in an `Int`.
+    public static func iteratorBytes(canvasSize: ImageSize, largestFrameBytes: Int) -> Int? {
+        let (pixels, o1) = canvasSize.width.multipliedReportingOverflow(by: canvasSize.height)
+        let (canvasBytes, o2) = pixels.multipliedReportingOverflow(by: 8)
+        let (total, o3) = canvasBytes.addingReportingOverflow(largestFrameBytes)
+        return o1 || o2 || o3 ? nil : total
     }
 
     /// Makes a fresh frame decoder, the plugin's own, which decodes each frame's rectangle
     /// without compositing.
     ///
     /// For layers that forward an animation elsewhere (NukeIsolation serves frames from a helper
-    /// process); to play an animation, use ``makeIterator(memoryBudget:)``.
+    /// process); to play an animation, use `makeIterator(memoryBudget:)`.
     /// - Throws: The plugin's error when its frame decoder cannot be made.
     public func makeFrameDecoder() throws(ImageCodecError) -> any AnimationFrameDecoding {
         try makeDecoder()
-    }
-
-    /// The composited frame `index`, replayed from the nearest independent frame.
-    ///
-    /// For several frames, use one iterator: each call here starts a new one.
-    /// - Throws: ``ImageCodecError`` from the plugin's frame decoder.
-    public func frame(at index: Int) throws(ImageCodecError) -> AnimationFrame {
-        precondition(frameInfos.indices.contains(index), "frame index out of range")
-        let iterator = try makeIterator()
-        try iterator.seek(to: index)
-        guard let frame = try iterator.next() else {
-            preconditionFailure("an iterator sought to a valid index yields a frame")
-        }
-        return frame
-    }
-
-    /// Decodes every frame eagerly, composited, with its stored duration.
-    ///
-    /// Meant for small animations: the frame count and `frames × canvas × 4` bytes are
-    /// checked against `limits` (``ImageLimits/maxFrameCount``, ``ImageLimits/maxDecodedBytes``)
-    /// before anything is decoded.
-    /// - Throws: ``ImageCodecError`` `.limitExceeded` (pointing to ``makeIterator(memoryBudget:)``)
-    ///   or the plugin's decoding error.
-    public func allFrames(limits: ImageLimits = .default) throws(ImageCodecError) -> [ImageFrame] {
-        do {
-            try limits.check(
-                width: canvasSize.width, height: canvasSize.height, bytesPerPixel: 4,
-                frameCount: frameCount, format: type, codec: codec
-            )
-        } catch {
-            var error = error
-            error.stage = .decoding
-            error.message += "; decode the \(frameCount) frames lazily with ImageAnimation.makeIterator(memoryBudget:) instead of allFrames(limits:)"
-            throw error
-        }
-        let iterator = try makeIterator()
-        var frames: [ImageFrame] = []
-        frames.reserveCapacity(frameCount)
-        while let frame = try iterator.next() {
-            frames.append(ImageFrame(bitmap: frame.canvas, duration: frame.info.duration))
-        }
-        return frames
-    }
-
-    /// An ``Image`` holding every frame (``allFrames(limits:)``) and the loop count.
-    public func image(limits: ImageLimits = .default) throws(ImageCodecError) -> Image {
-        Image(frames: try allFrames(limits: limits), loopCount: loopCount)
     }
 }

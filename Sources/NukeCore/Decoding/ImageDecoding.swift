@@ -7,7 +7,7 @@ import Foundation
 /// Decodes image data: Nuke's decoder protocol, the public face for custom decoders.
 ///
 /// Codec plugins implement ``IncrementalImageDecoding`` (bytes in, events out) and offer this
-/// face through ``IncrementalDecoderAdapter``; the registry and ``ImageDecodingSession`` drive a
+/// face through ``IncrementalDecoderAdapter``; the registry and `ImageDecodingSession` drive a
 /// custom ``ImageDecoding`` through the same contract. One decoder instance serves one decoding session: a progressive download calls
 /// ``decodePartiallyDownloadedData(_:)`` with ever longer prefixes of the same data and
 /// then ``decode(_:)`` with all of it. `data` only ever grows by appending, so an incremental
@@ -33,7 +33,7 @@ public protocol ImageDecoding: Sendable {
     /// Returns at most one preview per call. When the data completed several progressive
     /// scans (or interlace passes) at once, a decoder returns the first and, on each further
     /// call with the same data, the next, numbering them with
-    /// ``ImageContainer/UserInfoKey/scanNumberKey``; then `nil`. ``ImageDecodingSession``
+    /// ``ImageContainer/UserInfoKey/scanNumberKey``; then `nil`. `ImageDecodingSession`
     /// asks again while that number grows, so every scan gets its preview.
     ///
     /// - Parameter data: The bytes received so far.
@@ -59,7 +59,7 @@ public protocol ImageDecoderRegistering: ImageDecoding {
     init?(partiallyDownloadedData data: Data, context: ImageDecodingContext)
 
     /// Reads the header from the first bytes of a file of this decoder's format, before any
-    /// decoder exists, so ``ImageDecodingSession`` reports the size (and asks for a target size)
+    /// decoder exists, so `ImageDecodingSession` reports the size (and asks for a target size)
     /// before pixels are allocated. Must be cheap and safe on any input. The default returns
     /// ``ImageHeader/ParseResult/unavailable``.
     static func parseHeader(_ data: Data) -> ImageHeader.ParseResult

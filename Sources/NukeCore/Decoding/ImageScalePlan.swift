@@ -9,8 +9,8 @@
 ///    the final size by default, so that the resampler that finishes has pixels to average (about
 ///    2–5 dB PSNR over reducing all the way on photographs), or the final size itself with
 ///    ``ImageDecodingContext/prefersFastScaling``;
-/// 3. the core's resampler (``ImageResampler``: box reduction, then bicubic) takes what the codec
-///    made to the final size, and the container reports ``ImageContainer/UserInfoKey/originalSizeKey``
+/// 3. NukePixels' resampler (`ImageResampler`: box reduction, then bicubic; `plan.finish(_:)`)
+///    takes what the codec made to the final size, and the container reports ``ImageContainer/UserInfoKey/originalSizeKey``
 ///    and ``ImageContainer/UserInfoKey/decodeScaleKey``.
 ///
 /// ```swift
@@ -36,7 +36,7 @@ public struct ImageScalePlan: Sendable, Hashable {
 
     /// Plans a decode of an image of `originalSize` to `target`.
     public init(originalSize: ImageSize, target: ImageSize, contentMode: ImageDecodingContext.ContentMode, prefersFastScaling: Bool) {
-        let final = ImageResampler.targetSize(for: originalSize, fitting: target, contentMode: contentMode)
+        let final = originalSize.fitted(to: target, contentMode: contentMode)
         let gap = prefersFastScaling ? 1 : Self.defaultReducingGap
         self.originalSize = originalSize
         finalSize = final
@@ -72,23 +72,6 @@ public struct ImageScalePlan: Sendable, Hashable {
             if best == nil || pixels < best!.1 { best = (option, pixels) }
         }
         return best?.0
-    }
-
-    /// `bitmap` — the image, or a codec's reduction of it — resampled to the final size; itself
-    /// when it is that size already, or a pixel short of it on one side (a codec's rounding:
-    /// nothing is enlarged).
-    public func finish(_ bitmap: Bitmap) -> Bitmap {
-        guard bitmap.width > finalSize.width || bitmap.height > finalSize.height,
-              bitmap.width >= finalSize.width, bitmap.height >= finalSize.height else { return bitmap }
-        return bitmap.resized(to: finalSize)
-    }
-
-    /// A resampler from `source` (the image, or a codec's reduction of it) to the final size, for
-    /// a decoder that produces rows in order; `nil` when `source` is the final size already.
-    public func resampler(from source: ImageSize, pixelFormat: PixelFormat, alphaMode: AlphaMode) -> ImageResampler? {
-        guard source != finalSize, source.width >= finalSize.width, source.height >= finalSize.height else { return nil }
-        return ImageResampler(sourceWidth: source.width, sourceHeight: source.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
-                              targetWidth: finalSize.width, targetHeight: finalSize.height)
     }
 
     /// What a decode to size reports for the image it returns (`size`): the original size and the

@@ -2,7 +2,7 @@
 ///
 /// Encoders that stream (``ImageEncoding/encode(_:to:)``) hand over the file in pieces — a
 /// header, then a batch of compressed rows at a time — so the whole file never has to exist
-/// in memory. ``FileOutputStream`` writes to a file descriptor, ``DataOutputStream`` collects
+/// in memory. `FileOutputStream` writes to a file descriptor, ``DataOutputStream`` collects
 /// the bytes in a `Data`.
 public protocol ImageOutputStream {
     /// Writes `bytes`, all of them, after those written before.

@@ -152,8 +152,10 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
 }
 
 extension ImageCodecError {
-    /// Wraps any error a decoder threw into an ``ImageCodecError``, keeping one that already is.
-    static func wrapping(_ error: any Error, stage: Stage, format: ImageType?, codec: String?) -> ImageCodecError {
+    /// Wraps any error a decoder threw into an ``ImageCodecError``, keeping one that already is
+    /// (with `format` and `codec` filled in when it has none); a `CancellationError` becomes
+    /// `.cancelled`, anything else `.decoderFailed` with the error kept as ``underlyingError``.
+    public static func wrapping(_ error: any Error, stage: Stage, format: ImageType?, codec: String?) -> ImageCodecError {
         if var error = error as? ImageCodecError {
             if error.format == nil { error.format = format }
             if error.codec == nil { error.codec = codec }

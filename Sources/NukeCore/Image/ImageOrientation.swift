@@ -7,7 +7,7 @@ import Foundation
 /// How to rotate or flip the stored pixels for display, as the EXIF `Orientation` tag says.
 ///
 /// Raw values are the EXIF values 1–8. Decoders report orientation and leave the pixels as
-/// stored, as Nuke and ImageIO do; ``Bitmap/oriented(_:)`` applies it when wanted.
+/// stored, as Nuke and ImageIO do; `oriented(_:)` applies it when wanted.
 public enum ImageOrientation: UInt8, Sendable, Hashable, CaseIterable {
     /// As stored (EXIF 1).
     case up = 1

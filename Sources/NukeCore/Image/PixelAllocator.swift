@@ -1,11 +1,11 @@
-/// Where decoders get pixel memory: the heap, a ``PixelBufferPool``, shared memory, or any
+/// Where decoders get pixel memory: the heap, a pool (NukePixels' `PixelBufferPool`), shared memory, or any
 /// source the caller supplies.
 ///
 /// Decoders allocate through ``ImageDecodingContext/allocator`` rather than directly, so that the
 /// caller decides where pixels live:
 ///
 /// ```swift
-/// let pool = PixelBufferPool(idleByteBudget: 256 << 20)
+/// let pool = PixelBufferPool(idleByteBudget: 256 << 20)     // NukePixels
 /// let context = ImageDecodingContext(data: data, allocator: .pool(pool))
 /// ```
 ///
@@ -24,11 +24,6 @@ public struct PixelAllocator: Sendable {
     /// Heap memory, freed when the last bitmap using it is released (the default).
     public static let heap = PixelAllocator { byteCount, zeroed in
         PixelStorage.allocate(byteCount: byteCount, zeroed: zeroed)
-    }
-
-    /// Buffers from `pool`, returned to it when the last bitmap using them is released.
-    public static func pool(_ pool: PixelBufferPool) -> PixelAllocator {
-        PixelAllocator { byteCount, zeroed in pool.allocate(byteCount: byteCount, zeroed: zeroed) }
     }
 
     /// Returns storage for `byteCount` bytes.

@@ -1,7 +1,7 @@
 /// An owned block of pixel memory and the closure that gives it back.
 ///
 /// The memory can come from anywhere: the heap (``allocate(byteCount:zeroed:)``), a
-/// ``PixelBufferPool`` (the buffer goes back to its pool when the storage is released), a region
+/// `PixelBufferPool` (the buffer goes back to its pool when the storage is released), a region
 /// mapped from another process (the deallocator calls `munmap`), or a caller's own buffer
 /// (``init(adopting:byteCount:deallocator:)`` with the caller's release closure). The deallocator
 /// runs exactly once, when the last reference to the storage goes away.

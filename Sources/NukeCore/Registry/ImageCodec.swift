@@ -14,7 +14,7 @@ public struct ImageCodec: Sendable {
     /// What the codec is: name, format, capabilities, library and priority.
     public var info: ImageCodecInfo
     /// Creates the incremental decoder a plugin provides for the context, or returns `nil`
-    /// when the data is not this codec's. The registry and ``ImageDecodingSession`` drive it.
+    /// when the data is not this codec's. The registry and `ImageDecodingSession` drive it.
     public var makeIncrementalDecoder: (@Sendable (ImageDecodingContext) -> (any IncrementalImageDecoding)?)?
     /// Creates a Nuke-style decoder for the context, or returns `nil` when the data is not this
     /// codec's. When only ``makeIncrementalDecoder`` is set, the registry adapts it

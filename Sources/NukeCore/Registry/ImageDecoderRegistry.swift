@@ -57,7 +57,7 @@ public final class ImageDecoderRegistry: Sendable {
 
     /// Where decoders get pixel memory, for contexts this registry creates. Default: ``PixelAllocator/heap``.
     ///
-    /// Set ``PixelAllocator/pool(_:)`` to let a program that decodes many images reuse pixel
+    /// Set `PixelAllocator.pool(_:)` (NukePixels) to let a program that decodes many images reuse pixel
     /// memory: a bitmap's buffer goes back to the pool when the bitmap is released, and the next
     /// decode of a similar size takes it instead of asking the system for new pages.
     public var allocator: PixelAllocator {

@@ -8,6 +8,7 @@ import Glibc
 #endif
 internal import CNukeIsolation
 import NukeCore
+import NukePixels
 
 /// An ``NukeCore/IncrementalImageDecoding`` whose work happens in a helper process.
 ///

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NukeCore
+import NukePixels
 import NukeIsolation
 
 /// Turns an upload into a thumbnail: untrusted limits, strict decoding, decode to size, encode.
@@ -187,7 +188,7 @@ final class Thumbnailer: Sendable {
         do {
             var image = try ImageDecoderRegistry.shared.decode(context).image
             let box = ImageSize(width: parameters.size, height: parameters.size)
-            let fit = ImageResampler.targetSize(for: ImageSize(width: image.width, height: image.height), fitting: box, contentMode: .aspectFit)
+            let fit = ImageSize(width: image.width, height: image.height).fitted(to: box, contentMode: .aspectFit)
             if fit.width < image.width || fit.height < image.height { image.bitmap = image.bitmap.resized(to: fit) }
             image.frames = [image.frames[0]]
             if parameters.type == .jpeg, image.hasAlpha { image.bitmap = image.bitmap.converted(to: .rgb8) }

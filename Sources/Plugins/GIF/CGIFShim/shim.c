@@ -207,8 +207,8 @@ static int nukegif_read_line(nukegif_decoder *decoder, uint32_t width) {
 }
 
 /// Checks cancellation every 64 rows; 1 (and the diagnostics set) when cancelled.
-static int nukegif_row_cancelled(nukegif_decoder *decoder, uint32_t row, int (*is_cancelled)(void *context), void *context) {
-    if (is_cancelled == NULL || row % 64 != 63 || !is_cancelled(context)) return 0;
+static int nukegif_row_cancelled(nukegif_decoder *decoder, uint32_t row, const nuke_cancellation *cancellation) {
+    if (row % 64 != 63 || !nuke_is_cancelled(cancellation)) return 0;
     nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
     return 1;
 }
@@ -237,7 +237,7 @@ static nuke_status nukegif_decode_rows(
     int32_t transparent_index,
     nukegif_target target,
     uint32_t *rows_decoded,
-    int (*is_cancelled)(void *context), void *context
+    const nuke_cancellation *cancellation
 ) {
     *rows_decoded = 0;
     int zeroed = 0;   // the whole frame buffer was cleared before the rows
@@ -259,8 +259,8 @@ static nuke_status nukegif_decode_rows(
     uint32_t pass = 0;
     uint32_t y = frame.interlaced ? nukegif_pass_first_row(&pass, height) : 0;
     for (uint32_t row = 0; row < height; row++) {
-        if (nukegif_row_cancelled(decoder, row, is_cancelled, context)) {
-            status = NUKE_STATUS_PAUSED;
+        if (nukegif_row_cancelled(decoder, row, cancellation)) {
+            status = NUKE_STATUS_CANCELLED;
             break;
         }
         // Every row is read (giflib's LZW state runs through them all), even one outside the target.
@@ -344,7 +344,7 @@ nuke_status nukegif_decoder_stream_frame(
     uint8_t *row, uint32_t canvas_width, uint32_t canvas_height, size_t row_length,
     void (*sink)(void *context, const uint8_t *row, size_t length), void *sink_context,
     uint32_t *rows_decoded,
-    int (*is_cancelled)(void *context), void *context
+    const nuke_cancellation *cancellation
 ) {
     *rows_decoded = 0;
     if ((size_t)canvas_width * 4 != row_length) {
@@ -377,7 +377,7 @@ nuke_status nukegif_decoder_stream_frame(
     uint32_t pass = 0;
     uint32_t y = frame.interlaced ? nukegif_pass_first_row(&pass, height) : 0;
     for (uint32_t n = 0; n < height; n++) {
-        if (nukegif_row_cancelled(decoder, n, is_cancelled, context)) {
+        if (nukegif_row_cancelled(decoder, n, cancellation)) {
             status = NUKE_STATUS_PAUSED;
             goto done;
         }
@@ -409,7 +409,7 @@ nuke_status nukegif_decoder_decode_frame(
     int32_t transparent_index,
     uint8_t *rgba, size_t rgba_length,
     uint32_t *rows_decoded,
-    int (*is_cancelled)(void *context), void *context
+    const nuke_cancellation *cancellation
 ) {
     *rows_decoded = 0;
     if ((size_t)expected_width * expected_height * 4 != rgba_length) {
@@ -418,7 +418,7 @@ nuke_status nukegif_decoder_decode_frame(
     }
     nukegif_target target = { rgba, (size_t)expected_width * 4, 0, 0, expected_width, expected_height, 0 };
     return nukegif_decode_rows(decoder, data, length, offset, expected_width, expected_height, transparent_index,
-                               target, rows_decoded, is_cancelled, context);
+                               target, rows_decoded, cancellation);
 }
 
 nuke_status nukegif_decoder_draw_frame(
@@ -429,7 +429,7 @@ nuke_status nukegif_decoder_draw_frame(
     int64_t frame_x, int64_t frame_y, int over,
     uint8_t *canvas, uint32_t canvas_width, uint32_t canvas_height, size_t canvas_length,
     uint32_t *rows_decoded,
-    int (*is_cancelled)(void *context), void *context
+    const nuke_cancellation *cancellation
 ) {
     *rows_decoded = 0;
     if ((size_t)canvas_width * canvas_height * 4 != canvas_length) {
@@ -438,7 +438,7 @@ nuke_status nukegif_decoder_draw_frame(
     }
     nukegif_target target = { canvas, (size_t)canvas_width * 4, frame_x, frame_y, canvas_width, canvas_height, over != 0 };
     return nukegif_decode_rows(decoder, data, length, offset, expected_width, expected_height, transparent_index,
-                               target, rows_decoded, is_cancelled, context);
+                               target, rows_decoded, cancellation);
 }
 
 // MARK: - Encoding

@@ -5,6 +5,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
+import NukePixels
 
 /// The one owner of a giflib decoding handle (`nukegif_decoder`).
 ///
@@ -24,18 +26,11 @@ final class GIFDecoderHandle {
 
     deinit { nukegif_decoder_destroy(decoder) }
 
-    /// How many warnings (damaged frames) giflib reported, and the first one.
-    var warnings: (count: Int, first: String) {
-        let diagnostics = nukegif_decoder_diagnostics(decoder)
-        let first = withUnsafeBytes(of: diagnostics.pointee.first_warning) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return (Int(diagnostics.pointee.warning_count), first)
-    }
+    /// The damaged frames giflib reported, or `nil`.
+    var warnings: ImageDecodingWarnings? { nukegif_decoder_diagnostics(decoder).pointee.warnings }
 
     private func failure(_ status: nuke_status, _ stage: ImageCodecError.Stage, _ context: String) -> ImageCodecError {
-        let diagnostics = nukegif_decoder_diagnostics(decoder)
-        let message = withUnsafeBytes(of: diagnostics.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let code = ImageCodecError.Code(shimStatus: Int32(status.rawValue)) ?? .internalFailure
-        return GIFLibrary.error(code, stage, "\(context): \(message)")
+        GIFLibrary.error(status: status, diagnostics: nukegif_decoder_diagnostics(decoder).pointee, stage: stage, context: context)
     }
 
     /// Opens giflib over the header and global colour table.
@@ -65,15 +60,14 @@ final class GIFDecoderHandle {
         var status = NUKE_STATUS_OK
         var rows: UInt32 = 0
         let bitmap = Bitmap(width: frame.width, height: frame.height, pixelFormat: .rgba8, alphaMode: .straight) { buffer in
-            status = bytes.withUnsafeBytes { raw in
+            status = (cancellation ?? .taskOnly).withShimCancellation { shimCancellation in bytes.withUnsafeBytes { raw in
                 nukegif_decoder_decode_frame(
                     decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,
                     UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
                     buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count, &rows,
-                    cancellation == nil ? nil : Self.isCancelled,
-                    cancellation.map { Unmanaged.passUnretained($0).toOpaque() }
+                    shimCancellation
                 )
-            }
+            } }
         }
         try check(status, frame: index, rows: rows)
         return bitmap
@@ -90,17 +84,16 @@ final class GIFDecoderHandle {
         precondition(canvas.bytes.count == canvas.width * canvas.height * 4, "the canvas is width × height RGBA")
         if frame.width == 0 || frame.height == 0 || canvas.bytes.isEmpty { return }
         var rows: UInt32 = 0
-        let status = bytes.withUnsafeBytes { raw in
+        let status = (cancellation ?? .taskOnly).withShimCancellation { shimCancellation in bytes.withUnsafeBytes { raw in
             nukegif_decoder_draw_frame(
                 decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,
                 UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
                 Int64(frame.left), Int64(frame.top), frame.info.blending == .over ? 1 : 0,
                 canvas.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(canvas.width), UInt32(canvas.height), canvas.bytes.count,
                 &rows,
-                cancellation == nil ? nil : Self.isCancelled,
-                cancellation.map { Unmanaged.passUnretained($0).toOpaque() }
+                shimCancellation
             )
-        }
+        } }
         try check(status, frame: index, rows: rows)
     }
 
@@ -120,7 +113,7 @@ final class GIFDecoderHandle {
         let row = UnsafeMutableRawBufferPointer.allocate(byteCount: screen.width * 4, alignment: 16)
         defer { row.deallocate() }
         var rows: UInt32 = 0
-        let status = bytes.withUnsafeBytes { raw in
+        let status = (cancellation ?? .taskOnly).withShimCancellation { shimCancellation in bytes.withUnsafeBytes { raw in
             nukegif_decoder_stream_frame(
                 decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,
                 UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
@@ -128,10 +121,9 @@ final class GIFDecoderHandle {
                 row.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(screen.width), UInt32(screen.height), row.count,
                 Self.pushRow, Unmanaged.passUnretained(resampler).toOpaque(),
                 &rows,
-                cancellation == nil ? nil : Self.isCancelled,
-                cancellation.map { Unmanaged.passUnretained($0).toOpaque() }
+                shimCancellation
             )
-        }
+        } }
         try check(status, frame: 0, rows: rows)
         return Int(rows)
     }
@@ -143,15 +135,8 @@ final class GIFDecoderHandle {
         Unmanaged<ImageResampler>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
     }
 
-    /// The shim's cancellation callback: runs inside giflib's row loop (giflib has no longjmp)
-    /// and reads the flag only.
-    private static let isCancelled: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { context in
-        guard let context else { return 0 }
-        return Unmanaged<ImageDecodingCancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
-    }
-
     private func check(_ status: nuke_status, frame index: Int, rows: UInt32) throws(ImageCodecError) {
-        if status == NUKE_STATUS_PAUSED {
+        if status == NUKE_STATUS_CANCELLED {
             throw GIFLibrary.error(.cancelled, "cancelled in GIF frame \(index + 1) after \(rows) rows")
         }
         guard status == NUKE_STATUS_OK else { throw failure(status, .decoding, "decoding GIF frame \(index + 1)") }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 
 /// Decodes a complete GIF's frames for ``NukeCore/ImageAnimation``: random access by frame,
 /// since ``GIFScanner`` found every frame's bytes, so a seek costs nothing to skip.

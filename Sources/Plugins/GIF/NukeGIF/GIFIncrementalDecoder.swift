@@ -4,6 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
+import NukePixels
 
 /// Decodes a GIF as its bytes arrive: a preview per completed frame, then the final image,
 /// at a total cost linear in the file size.
@@ -198,11 +200,8 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
         }
         self.firstPixels = nil
         var image = Image(bitmap: shown)
-        if let handle, handle.warnings.count > 0 {
-            let warnings = ImageDecodingWarnings(count: handle.warnings.count, first: handle.warnings.first)
-            if context.isStrict {
-                throw GIFLibrary.error(.corrupt, "strict decoding refuses what the codec only warned about: \(warnings)")
-            }
+        if let warnings = handle?.warnings {
+            try context.checkWarnings(warnings, format: .gif, codec: GIFLibrary.codecName)
             userInfo[.warningsKey] = warnings
         }
         var animation: ImageAnimation?

@@ -2,23 +2,13 @@
 internal import CLibGIF
 internal import CGIFShim
 import NukeCore
+import NukePluginKit
 
-/// Facts about the giflib this module is linked with.
-enum GIFLibrary {
+/// The linked giflib: its facts and its errors.
+enum GIFLibrary: CodecLibrary {
+    static let name = "giflib"
     /// giflib's version, such as `"5.2.1"` (giflib has no run-time version call; this is the
     /// header's `GIFLIB_MAJOR.MINOR.RELEASE`).
     static let version: String = String(cString: nukegif_version())
-
-    /// The codec name errors carry, such as `"giflib 5.2.1"`.
-    static let codecName = "giflib \(version)"
-
-    /// An error about GIF data.
-    static func error(_ code: ImageCodecError.Code, _ stage: ImageCodecError.Stage, _ message: String) -> ImageCodecError {
-        ImageCodecError(code, stage: stage, format: .gif, codec: codecName, message: message)
-    }
-
-    /// An error about GIF data while decoding.
-    static func error(_ code: ImageCodecError.Code, _ message: String) -> ImageCodecError {
-        error(code, .decoding, message)
-    }
+    static let format = ImageType.gif
 }

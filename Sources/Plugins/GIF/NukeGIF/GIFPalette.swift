@@ -1,5 +1,7 @@
 internal import CGIFShim
 import NukeCore
+import NukePluginKit
+import NukePixels
 
 /// A frame reduced to a GIF colour table and one index per pixel.
 struct GIFPalette {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 
 /// Walks a GIF's blocks as bytes arrive, without decoding pixels.
 ///
@@ -50,7 +51,7 @@ struct GIFScanner: Sendable {
     static func checkLimits(width: Int, height: Int, screen: Screen, limits: ImageLimits) throws(ImageCodecError) {
         guard width > 0, height > 0 else { return }
         try limits.check(width: width, height: height, bytesPerPixel: 4, format: .gif, codec: GIFLibrary.codecName)
-        let needed = AnimationCompositor.bytesNeeded(canvasWidth: screen.width, canvasHeight: screen.height, largestFrameBytes: width * height * 4)
+        let needed = ImageAnimation.iteratorBytes(canvasSize: ImageSize(width: screen.width, height: screen.height), largestFrameBytes: width * height * 4)
         guard let needed, needed <= limits.maxDecodedBytes else {
             throw GIFLibrary.error(.limitExceeded, "compositing a \(width)×\(height) GIF frame on a \(screen.width)×\(screen.height) screen needs more than the maximum \(limits.maxDecodedBytes) bytes")
         }

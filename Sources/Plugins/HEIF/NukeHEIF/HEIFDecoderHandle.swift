@@ -5,6 +5,8 @@ import Foundation
 #endif
 internal import CHEIFShim
 import NukeCore
+import NukePluginKit
+import NukePixels
 
 /// Owns one libheif context over a complete file, and the file's bytes it reads without copying.
 final class HEIFDecoderHandle {

@@ -5,21 +5,18 @@ import Foundation
 #endif
 internal import CHEIFShim
 import NukeCore
+import NukePluginKit
+import NukePixels
 
 /// Decodes a complete HEIC or AVIF file.
 ///
 /// libheif 1.15 has no progressive decoding: it needs the whole file (the `mdat` box usually
 /// follows the metadata, but nothing can be shown before the coded image is complete). Downloads
-/// go through ``NukeCore/WholeInputDecoder``, which decodes at `finish()` (``incremental(_:)``);
+/// go through a `WholeInputDecoder`, which decodes at `finish()` (``HEIFPlugin``);
 /// no previews, and the codec's capabilities say so.
 struct HEIFDecoding {
     /// The decode request: limits, allocator, alpha, bit depth, target size and plan, cancellation.
     let context: ImageDecodingContext
-
-    /// An incremental decoder that decodes at `finish()`.
-    static func incremental(_ context: ImageDecodingContext) -> WholeInputDecoder {
-        WholeInputDecoder { (bytes) throws(ImageCodecError) in try HEIFDecoding(context: context).decode(bytes) }
-    }
 
     func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
         let format = ImageType(bytes) ?? .heif

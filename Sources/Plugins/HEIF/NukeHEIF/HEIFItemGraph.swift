@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 
 /// Which coded images decoding a HEIF file's primary image makes libheif decode, read from the
 /// `meta` box before libheif sees the file.

@@ -1,18 +1,18 @@
 internal import CHEIFShim
 import NukeCore
+import NukePluginKit
 
-/// Facts about the libheif this module loads on first use, and its errors.
-enum HEIFLibrary {
+/// The libheif this module loads on first use: its facts and its errors.
+enum HEIFLibrary: CodecLibrary {
+    static let name = "libheif"
     /// libheif's version, such as `"1.15.1"`; empty when libheif cannot be loaded. Reading it
     /// loads libheif.
     static let version: String = String(cString: nukeheif_version())
+    static let format = ImageType.heif
 
     /// The HEVC decoder behind libheif for 8-bit images, such as `"FFmpeg libavcodec 59.37.100"`
     /// or `"libde265 HEVC decoder, version 1.0.11"`; empty when libheif cannot be loaded.
     static let hevcDecoder: String = String(cString: nukeheif_hevc_decoder())
-
-    /// The codec name errors carry, such as `"libheif 1.15.1"`.
-    static var codecName: String { version.isEmpty ? "libheif" : "libheif \(version)" }
 
     /// Loads libheif if this process has not yet: the shim opens it on first use rather than
     /// linking it, because loading it costs every process that links it (its static
@@ -26,20 +26,6 @@ enum HEIFLibrary {
         guard status == NUKE_STATUS_OK else {
             throw error(status: status, diagnostics: diagnostics, format: format, context: "loading libheif")
         }
-    }
-
-    static func error(_ code: ImageCodecError.Code, _ stage: ImageCodecError.Stage = .decoding, format: ImageType, _ message: String) -> ImageCodecError {
-        ImageCodecError(code, stage: stage, format: format, codec: codecName, message: message)
-    }
-
-    /// The error for a failing shim status, with libheif's message.
-    static func error(status: nuke_status, diagnostics: nuke_diagnostics, stage: ImageCodecError.Stage = .decoding, format: ImageType, context: String) -> ImageCodecError {
-        let code = ImageCodecError.Code(shimStatus: Int32(status.rawValue)) ?? .internalFailure
-        var message = withUnsafeBytes(of: diagnostics.message) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        if message.isEmpty { message = "libheif failed" }
-        return error(code, stage, format: format, "\(context): \(message)")
     }
 }
 

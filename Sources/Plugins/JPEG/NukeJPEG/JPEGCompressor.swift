@@ -1,4 +1,5 @@
 import NukeCore
+import NukePluginKit
 internal import CJPEGShim
 
 /// The one owner of a `nukejpeg_encoder`: a libjpeg compressor whose output is taken between
@@ -20,7 +21,7 @@ final class JPEGCompressor {
     }
 
     static func failure(_ message: String) -> ImageCodecError {
-        ImageCodecError(.encodingFailed, stage: .encoding, format: .jpeg, codec: JPEGLibrary.codec, message: message)
+        JPEGLibrary.error(.encodingFailed, .encoding, message)
     }
 
     /// `jpeg_start_compress` and the markers.

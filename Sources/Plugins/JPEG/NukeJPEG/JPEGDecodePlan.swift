@@ -4,6 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
+import NukePixels
 internal import CJPEGShim
 
 /// What a decode will produce, decided after the header and before any pixel memory exists:
@@ -34,11 +36,11 @@ struct JPEGDecodePlan {
     init(header: JPEGDecompressor.Header, decompressor: JPEGDecompressor, context: ImageDecodingContext) throws(ImageCodecError) {
         let limits = context.limits
         // Dimensions and pixel count as declared; bytes are checked below at the output scale.
-        try limits.check(width: header.width, height: header.height, bytesPerPixel: 0, format: .jpeg, codec: JPEGLibrary.codec)
+        try limits.check(width: header.width, height: header.height, bytesPerPixel: 0, format: .jpeg, codec: JPEGLibrary.codecName)
         // Expansion of the declared image over the complete input (a tiny file declaring a huge image).
         try limits.checkExpansion(
             decodedBytes: header.width &* header.height &* max(header.components, 1),
-            inputByteCount: context.isCompleted ? context.data.count : nil, format: .jpeg, codec: JPEGLibrary.codec
+            inputByteCount: context.isCompleted ? context.data.count : nil, format: .jpeg, codec: JPEGLibrary.codecName
         )
 
         switch header.colorSpace {
@@ -46,8 +48,7 @@ struct JPEGDecodePlan {
         case Int32(NUKEJPEG_COLOR_RGB), Int32(NUKEJPEG_COLOR_YCBCR), Int32(NUKEJPEG_COLOR_CMYK), Int32(NUKEJPEG_COLOR_YCCK):
             pixelFormat = .rgb8
         default:
-            throw ImageCodecError(.unsupported, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
-                                  message: "unknown JPEG colour space with \(header.components) components")
+            throw JPEGLibrary.error(.unsupported, .header, "unknown JPEG colour space with \(header.components) components")
         }
 
         // The core's plan: the smallest N/8 (as libjpeg rounds it) that covers its native floor.
@@ -64,18 +65,14 @@ struct JPEGDecodePlan {
         let (pixels, o1) = outputSize.width.multipliedReportingOverflow(by: outputSize.height)
         let (pixelBytes, o2) = pixels.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
         guard !o1, !o2, pixelBytes <= limits.maxDecodedBytes else {
-            throw ImageCodecError(
-                .limitExceeded, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
-                message: "decoding \(outputSize.width)×\(outputSize.height) needs more than the maximum \(limits.maxDecodedBytes) bytes"
+            throw JPEGLibrary.error(.limitExceeded, .header, "decoding \(outputSize.width)×\(outputSize.height) needs more than the maximum \(limits.maxDecodedBytes) bytes"
             )
         }
         // A multi-scan file also needs its whole-image coefficient buffer (2 bytes per sample,
         // rounded up to whole MCUs), which libjpeg allocates itself.
         let budget = JPEGDecompressor.memoryBudget(for: limits)
         if header.hasMultipleScans, header.coefficientBytes > budget {
-            throw ImageCodecError(
-                .limitExceeded, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
-                message: "decoding \(header.width)×\(header.height) needs \(header.coefficientBytes) bytes of DCT coefficients for a multi-scan JPEG, more than libjpeg's budget of \(budget) bytes (4 × the maximum decoded bytes + 1 MiB)"
+            throw JPEGLibrary.error(.limitExceeded, .header, "decoding \(header.width)×\(header.height) needs \(header.coefficientBytes) bytes of DCT coefficients for a multi-scan JPEG, more than libjpeg's budget of \(budget) bytes (4 × the maximum decoded bytes + 1 MiB)"
             )
         }
 
@@ -83,9 +80,7 @@ struct JPEGDecodePlan {
         orientation = exif.flatMap { ImageOrientation(exif: $0) } ?? .up
         iccProfile = try decompressor.iccProfile()
         if let iccProfile, iccProfile.count > limits.maxMetadataBytes {
-            throw ImageCodecError(
-                .limitExceeded, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
-                message: "ICC profile of \(iccProfile.count) bytes exceeds the maximum metadata size \(limits.maxMetadataBytes)"
+            throw JPEGLibrary.error(.limitExceeded, .header, "ICC profile of \(iccProfile.count) bytes exceeds the maximum metadata size \(limits.maxMetadataBytes)"
             )
         }
     }
@@ -119,7 +114,7 @@ struct JPEGDecodePlan {
     /// - Throws: `.corrupt` when the decode is strict and libjpeg warned.
     func finalContainer(bitmap: Bitmap, decompressor: JPEGDecompressor, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
         let warnings = decompressor.warnings
-        try context.checkWarnings(warnings, format: .jpeg, codec: JPEGLibrary.codec)
+        try context.checkWarnings(warnings, format: .jpeg, codec: JPEGLibrary.codecName)
         return container(bitmap: bitmap, context: context, isPreview: false, warnings: warnings)
     }
 
@@ -142,12 +137,11 @@ struct JPEGDecodePlan {
 
     /// libjpeg asked for more input where all of it was available: a bug, not bad data.
     static func suspendedUnexpectedly() -> ImageCodecError {
-        ImageCodecError(.internalFailure, stage: .decoding, format: .jpeg, codec: JPEGLibrary.codec,
-                        message: "libjpeg asked for more input where none was needed")
+        JPEGLibrary.error(.internalFailure, .decoding, "libjpeg asked for more input where none was needed")
     }
 
     static func cancelled() -> ImageCodecError {
-        ImageCodecError(.cancelled, stage: .decoding, format: .jpeg, codec: JPEGLibrary.codec, message: "cancelled")
+        JPEGLibrary.error(.cancelled, .decoding, "cancelled")
     }
 }
 

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 internal import CJPEGShim
 
 /// The one owner of a libjpeg decompressor (a `nukejpeg_decoder` of the C shim).
@@ -47,8 +48,7 @@ final class JPEGDecompressor {
         let memory = UInt64(clamping: JPEGDecompressor.memoryBudget(for: limits))
         let scans = UInt64(clamping: max(limits.maxScanCount, 0))
         guard let handle = nukejpeg_decoder_create(memory, scans) else {
-            throw ImageCodecError(.internalFailure, stage: .header, format: .jpeg, codec: JPEGLibrary.codec,
-                                  message: "cannot create a libjpeg decompressor (out of memory)")
+            throw JPEGLibrary.error(.internalFailure, .header, "cannot create a libjpeg decompressor (out of memory)")
         }
         self.handle = handle
     }
@@ -125,20 +125,8 @@ final class JPEGDecompressor {
     var outputChannels: Int { Int(nukejpeg_decoder_output_channels(handle)) }
     var outputScanline: Int { Int(nukejpeg_decoder_output_scanline(handle)) }
     var inputScanNumber: Int { Int(nukejpeg_decoder_input_scan_number(handle)) }
-    /// What libjpeg tolerated, or `nil` when it warned about nothing.
-    var warnings: ImageDecodingWarnings? {
-        guard warningCount > 0 else { return nil }
-        return ImageDecodingWarnings(count: warningCount, first: firstWarning ?? "")
-    }
-
-    /// How many corrupt-data warnings libjpeg emitted (data it tolerated).
-    var warningCount: Int { Int(nukejpeg_decoder_diagnostics(handle).pointee.warning_count) }
-    /// The first warning's message, or `nil` when there was none.
-    var firstWarning: String? {
-        let diagnostics = nukejpeg_decoder_diagnostics(handle)
-        guard diagnostics.pointee.warning_count > 0 else { return nil }
-        return Self.string(diagnostics.pointer(to: \.first_warning))
-    }
+    /// What libjpeg tolerated (corrupt-data warnings), or `nil` when it warned about nothing.
+    var warnings: ImageDecodingWarnings? { nukejpeg_decoder_diagnostics(handle).pointee.warnings }
 
     /// Reads up to `maxRows` rows into `buffer` (row `y` at `(y - firstRow) × stride`: the whole
     /// image, or a band of rows from `firstRow` on); `false` when suspended.
@@ -213,17 +201,6 @@ final class JPEGDecompressor {
     }
 
     private func error(status: nuke_status, stage: ImageCodecError.Stage) -> ImageCodecError {
-        let message = Self.string(nukejpeg_decoder_diagnostics(handle).pointer(to: \.message))
-        let code = ImageCodecError.Code(shimStatus: Int32(bitPattern: status.rawValue)) ?? .internalFailure
-        return ImageCodecError(
-            code, stage: stage, format: .jpeg, codec: JPEGLibrary.codec,
-            message: message.isEmpty ? "libjpeg failed with status \(status.rawValue)" : message
-        )
-    }
-
-    /// A NUL-terminated message of a `nuke_diagnostics`.
-    private static func string<T>(_ field: UnsafePointer<T>?) -> String {
-        guard let field else { return "" }
-        return field.withMemoryRebound(to: CChar.self, capacity: MemoryLayout<T>.size) { String(cString: $0) }
+        JPEGLibrary.error(status: status, diagnostics: nukejpeg_decoder_diagnostics(handle).pointee, stage: stage)
     }
 }

@@ -1,10 +1,11 @@
 internal import CJPEGShim
+import NukeCore
+import NukePluginKit
 
-/// Facts about the linked libjpeg-turbo.
-enum JPEGLibrary {
+/// The linked libjpeg-turbo: its facts and its errors.
+enum JPEGLibrary: CodecLibrary {
+    static let name = "libjpeg-turbo"
     /// The version from `LIBJPEG_TURBO_VERSION` in jconfig.h, such as `"2.1.5"`.
     static let version = String(cString: nukejpeg_library_version())
-
-    /// `"libjpeg-turbo 2.1.5"`, for errors.
-    static let codec = "libjpeg-turbo \(version)"
+    static let format = ImageType.jpeg
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePixels
 
 /// Decodes an APNG's frames on demand for the core's animation model: each frame re-framed as a
 /// standalone PNG (``APNGStructure/standalonePNG(frame:in:)``) and decoded by libpng, as

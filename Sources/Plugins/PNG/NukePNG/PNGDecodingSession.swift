@@ -5,6 +5,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
+import NukePixels
 
 /// One progressive decode: libpng's progressive reader, the pixels it writes, and how far
 /// it got.
@@ -84,9 +86,7 @@ final class PNGDecodingSession {
             keep_16_bit: configuration.prefersHighBitDepth ? 1 : 0
         )
         guard let handle = nukepng_decoder_create(&options) else {
-            throw ImageCodecError(
-                .internalFailure, stage: .header, format: .png, codec: LibPNG.codecName,
-                message: "cannot create a libpng reader (out of memory)"
+            throw PNGLibrary.error(.internalFailure, .header, "cannot create a libpng reader (out of memory)"
             )
         }
         self.handle = handle
@@ -189,7 +189,7 @@ final class PNGDecodingSession {
         )
         try configuration.limits.check(
             width: header.width, height: header.height, bytesPerPixel: format.bytesPerPixel,
-            format: .png, codec: LibPNG.codecName, inputByteCount: inputByteCount
+            format: .png, codec: PNGLibrary.codecName, inputByteCount: inputByteCount
         )
         // PNG has no reduction of its own: the core's plan resamples it, row by row when it can.
         sizePlan = configuration.scalePlan(for: ImageSize(width: header.width, height: header.height))
@@ -292,8 +292,7 @@ final class PNGDecodingSession {
             throw failure
         }
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.bytesConsumedKey: fedCount, .isProgressiveKey: header.isInterlaced]
-        if warningCount > 0 {
-            let warnings = ImageDecodingWarnings(count: warningCount, first: firstWarning ?? "")
+        if let warnings {
             if configuration.isStrict {
                 let failure = error(.corrupt, "strict decoding refuses what libpng only warned about: \(warnings)")
                 self.failure = failure
@@ -341,33 +340,17 @@ final class PNGDecodingSession {
     // MARK: - Errors
 
     private func error(_ code: ImageCodecError.Code, _ message: String) -> ImageCodecError {
-        ImageCodecError(code, stage: header == nil ? .header : .decoding, format: .png, codec: LibPNG.codecName, message: message)
+        PNGLibrary.error(code, header == nil ? .header : .decoding, message)
     }
 
     /// The error for a failing status of `nukepng_decoder_feed`, with libpng's message.
     private func libpngError(_ status: nuke_status) -> ImageCodecError {
-        let diagnostics = nukepng_decoder_diagnostics(handle)
-        let message = Self.string(diagnostics.pointer(to: \.message))
-        let code = ImageCodecError.Code(shimStatus: Int32(bitPattern: status.rawValue)) ?? .internalFailure
-        return error(code, message.isEmpty ? "libpng failed with status \(status.rawValue)" : message)
+        PNGLibrary.error(status: status, diagnostics: nukepng_decoder_diagnostics(handle).pointee, stage: header == nil ? .header : .decoding)
     }
 
-    /// How many warnings libpng emitted so far (a bad ancillary CRC, data after the image's
-    /// compressed stream...): data it tolerated.
-    var warningCount: Int { Int(nukepng_decoder_diagnostics(handle).pointee.warning_count) }
-
-    /// The first warning's message, or `nil` when there was none.
-    var firstWarning: String? {
-        let diagnostics = nukepng_decoder_diagnostics(handle)
-        guard diagnostics.pointee.warning_count > 0 else { return nil }
-        return Self.string(diagnostics.pointer(to: \.first_warning))
-    }
-
-    /// A NUL-terminated message of a `nuke_diagnostics`.
-    private static func string<T>(_ field: UnsafePointer<T>?) -> String {
-        guard let field else { return "" }
-        return field.withMemoryRebound(to: CChar.self, capacity: MemoryLayout<T>.size) { String(cString: $0) }
-    }
+    /// What libpng tolerated so far (a bad ancillary CRC, data after the image's compressed
+    /// stream...), or `nil`.
+    var warnings: ImageDecodingWarnings? { nukepng_decoder_diagnostics(handle).pointee.warnings }
 
     private func incompleteError() -> ImageCodecError {
         guard let header else {

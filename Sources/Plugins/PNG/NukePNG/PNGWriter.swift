@@ -1,5 +1,6 @@
 internal import CPNGShim
 import NukeCore
+import NukePluginKit
 
 /// The one owner of a `nukepng_encoder`: a libpng writer whose output is taken between calls
 /// and written to an ``ImageOutputStream``, so no Swift code runs while libpng's jump buffer
@@ -22,7 +23,7 @@ final class PNGWriter {
     }
 
     static func failure(_ message: String) -> ImageCodecError {
-        ImageCodecError(.encodingFailed, stage: .encoding, format: .png, codec: LibPNG.codecName, message: message)
+        PNGLibrary.error(.encodingFailed, .encoding, message)
     }
 
     /// The signature and the chunks before the image data.

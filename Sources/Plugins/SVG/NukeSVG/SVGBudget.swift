@@ -4,6 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
+import NukePixels
 
 /// What drawing a document would cost, worked out from its markup before librsvg sees it, and
 /// checked against the decode's ``NukeCore/ImageLimits``.
@@ -96,7 +98,7 @@ struct SVGBudget {
             try limits.check(width: width, height: height, bytesPerPixel: 4, format: .svg, codec: SVGLibrary.codecName)
             return Cost(elements: 1, embeddedPixels: Double(width) * Double(height))
         }
-        if ImageDecoders.SVG.isSVG(data) {
+        if SVGPlugin.isSVG(data) {
             guard depth < 4 else { throw refuse("SVG documents nested more than 4 deep") }
             return try evaluate(data, depth: depth + 1)
         }

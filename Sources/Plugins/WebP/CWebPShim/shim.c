@@ -71,10 +71,15 @@ nuke_status nukewebp_get_features(const uint8_t *data, size_t length, nukewebp_f
     return NUKE_STATUS_OK;
 }
 
+/// How many more bytes each step of a one-shot decode shows libwebp, so that cancellation is
+/// asked about every few milliseconds of decoding (64 KiB of a photo is a few hundred thousand
+/// pixels).
+static const size_t NUKEWEBP_DECODE_STEP = 64 << 10;
+
 nuke_status nukewebp_decode(const uint8_t *data, size_t length, nukewebp_layout layout,
                             uint8_t *pixels, size_t stride, size_t size,
                             int32_t scaled_width, int32_t scaled_height,
-                            nuke_diagnostics *diagnostics) {
+                            const nuke_cancellation *cancellation, nuke_diagnostics *diagnostics) {
     WebPDecoderConfig config;
     if (!WebPInitDecoderConfig(&config)) {
         nuke_diagnostics_set_message(diagnostics, "libwebp's decoder ABI does not match its header");
@@ -90,8 +95,28 @@ nuke_status nukewebp_decode(const uint8_t *data, size_t length, nukewebp_layout 
     config.output.u.RGBA.rgba = pixels;
     config.output.u.RGBA.stride = (int)stride;
     config.output.u.RGBA.size = size;
-    VP8StatusCode code = WebPDecode(data, length, &config);
+    // libwebp's incremental decoder over growing prefixes of the caller's bytes (WebPIUpdate
+    // reads them in place): the same pixels as WebPDecode, with a cancellation check per step.
+    WebPIDecoder *idec = WebPIDecode(NULL, 0, &config);
+    if (idec == NULL) {
+        nuke_diagnostics_set_message(diagnostics, "VP8_STATUS_OUT_OF_MEMORY: cannot create libwebp's decoder");
+        return NUKE_STATUS_INTERNAL;
+    }
+    VP8StatusCode code = VP8_STATUS_SUSPENDED;
+    size_t shown = 0;
+    while (code == VP8_STATUS_SUSPENDED && shown < length) {
+        if (nuke_is_cancelled(cancellation)) {
+            WebPIDelete(idec);
+            WebPFreeDecBuffer(&config.output);
+            nuke_diagnostics_set_message(diagnostics, "cancelled");
+            return NUKE_STATUS_CANCELLED;
+        }
+        shown = length - shown > NUKEWEBP_DECODE_STEP ? shown + NUKEWEBP_DECODE_STEP : length;
+        code = WebPIUpdate(idec, data, shown);
+    }
+    WebPIDelete(idec);
     WebPFreeDecBuffer(&config.output);
+    if (code == VP8_STATUS_SUSPENDED) code = VP8_STATUS_NOT_ENOUGH_DATA;
     return decoding_status(code, 1, diagnostics);
 }
 

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 
 /// What the RIFF container of a WebP file holds, read in pure Swift as its bytes arrive.
 ///

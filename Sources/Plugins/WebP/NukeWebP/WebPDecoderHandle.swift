@@ -1,5 +1,6 @@
 internal import CWebPShim
 import NukeCore
+import NukePluginKit
 
 /// Owns one libwebp incremental decoder (`WebPIDecoder`) for a still image.
 ///

@@ -5,6 +5,7 @@ import Foundation
 #endif
 internal import CWebPShim
 import NukeCore
+import NukePluginKit
 
 /// Decodes a complete animated WebP's frames for ``NukeCore/ImageAnimation``: random access by
 /// frame, since ``WebPContainer`` found every frame's bitstream, so a seek skips for free.
@@ -27,7 +28,7 @@ final class WebPFrameDecoder: AnimationFrameDecoding {
         if cancellation?.isCancelled == true {
             throw WebPLibrary.error(.cancelled, "cancelled before WebP frame \(index + 1)")
         }
-        return try Self.decode(frames[index], index: index, in: bytes)
+        return try Self.decode(frames[index], index: index, in: bytes, cancellation: cancellation)
     }
 
     /// Nothing to do: every frame's bytes are known, so any frame can be decoded next.
@@ -38,8 +39,10 @@ final class WebPFrameDecoder: AnimationFrameDecoding {
     /// - Throws: ``NukeCore/ImageCodecError`` `.corrupt` when the bitstream's size differs from
     ///   the frame's (libwebp's demuxer refuses such files), or libwebp's error.
     ///
-    /// The corresponding libwebp functions are `WebPGetFeatures` and `WebPDecode`.
-    static func decode(_ frame: WebPContainer.Frame, index: Int, in bytes: Data) throws(ImageCodecError) -> Bitmap {
+    /// The corresponding libwebp functions are `WebPGetFeatures` and `WebPIUpdate`.
+    static func decode(
+        _ frame: WebPContainer.Frame, index: Int, in bytes: Data, cancellation: ImageDecodingCancellation?
+    ) throws(ImageCodecError) -> Bitmap {
         let info = frame.info
         let result = bytes.withUnsafeBytes { raw in Result { () throws(ImageCodecError) -> Bitmap in
             let payload = UnsafeRawBufferPointer(rebasing: raw[frame.payload])
@@ -56,8 +59,10 @@ final class WebPFrameDecoder: AnimationFrameDecoding {
                 throw WebPLibrary.error(.corrupt, "WebP frame \(index + 1) declares \(info.width)×\(info.height) but its bitstream is \(features.width)×\(features.height)")
             }
             return try PixelAllocator.heap.makeBitmap(width: info.width, height: info.height, pixelFormat: .rgba8, alphaMode: .straight) { (output) throws(ImageCodecError) in
-                let status = nukewebp_decode(base, payload.count, NUKEWEBP_RGBA, output.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                             info.width * 4, output.count, 0, 0, &diagnostics)
+                let status = (cancellation ?? .taskOnly).withShimCancellation { shimCancellation in
+                    nukewebp_decode(base, payload.count, NUKEWEBP_RGBA, output.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                    info.width * 4, output.count, 0, 0, shimCancellation, &diagnostics)
+                }
                 guard status == NUKE_STATUS_OK else {
                     throw WebPLibrary.error(status: status, diagnostics: diagnostics, context: "decoding WebP frame \(index + 1)")
                 }

@@ -5,6 +5,8 @@ import Foundation
 #endif
 internal import CWebPShim
 import NukeCore
+import NukePluginKit
+import NukePixels
 
 /// Decodes a WebP as its bytes arrive, at a total cost linear in the file size.
 ///
@@ -127,7 +129,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
             inputByteCount: isFinished ? bytes.count : nil
         )
         if container.isAnimated {
-            let needed = AnimationCompositor.bytesNeeded(canvasWidth: found.width, canvasHeight: found.height, largestFrameBytes: found.width * found.height * 4)
+            let needed = ImageAnimation.iteratorBytes(canvasSize: ImageSize(width: found.width, height: found.height), largestFrameBytes: found.width * found.height * 4)
             guard let needed, needed <= context.limits.maxDecodedBytes else {
                 throw WebPLibrary.error(.limitExceeded, .header, "compositing frames on a \(found.width)×\(found.height) canvas needs more than the maximum \(context.limits.maxDecodedBytes) bytes")
             }
@@ -254,7 +256,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
     private func compositeNextFrame(_ canvas: Canvas) throws(ImageCodecError) -> Bitmap {
         let index = framesComposited
         let frame = container.frames[index]
-        let pixels = try WebPFrameDecoder.decode(frame, index: index, in: bytes)
+        let pixels = try WebPFrameDecoder.decode(frame, index: index, in: bytes, cancellation: context.cancellationToken)
         if compositor == nil { compositor = AnimationCompositor(width: canvas.width, height: canvas.height) }
         let drawn = compositor!.draw(pixels, info: frame.info)
         if index == 0 { firstCanvas = drawn }

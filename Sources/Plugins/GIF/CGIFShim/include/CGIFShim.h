@@ -44,9 +44,9 @@ nuke_status nukegif_decoder_open(nukegif_decoder *_Nonnull decoder, const uint8_
 /// decoded are kept, the rest are transparent, a warning is counted and `*rows_decoded` tells
 /// how many rows arrived; the status is still OK. `data` and `rgba` are used only during the call.
 ///
-/// Cancellation: when `is_cancelled` is given, it is called with `context` every 64 rows; when
-/// it returns non-zero the frame stops there and the call returns `NUKE_STATUS_PAUSED` (the
-/// caller reports the cancellation; the handle stays usable for another frame).
+/// Cancellation: `cancellation` (may be NULL) is asked every 64 rows; when it says stop, the
+/// frame stops there and the call returns `NUKE_STATUS_CANCELLED` (the handle stays usable for
+/// another frame).
 ///
 /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
 nuke_status nukegif_decoder_decode_frame(
@@ -56,7 +56,7 @@ nuke_status nukegif_decoder_decode_frame(
     int32_t transparent_index,
     uint8_t *_Nonnull rgba, size_t rgba_length,
     uint32_t *_Nonnull rows_decoded,
-    int (*_Nullable is_cancelled)(void *_Nullable context), void *_Nullable context
+    const nuke_cancellation *_Nullable cancellation
 );
 
 /// Draws the frame whose image descriptor is at `offset` (as `nukegif_decoder_decode_frame`
@@ -76,7 +76,7 @@ nuke_status nukegif_decoder_draw_frame(
     int64_t frame_x, int64_t frame_y, int over,
     uint8_t *_Nonnull canvas, uint32_t canvas_width, uint32_t canvas_height, size_t canvas_length,
     uint32_t *_Nonnull rows_decoded,
-    int (*_Nullable is_cancelled)(void *_Nullable context), void *_Nullable context
+    const nuke_cancellation *_Nullable cancellation
 );
 
 /// Hands the first frame of a GIF, composited on a transparent canvas, to `sink` one canvas row
@@ -99,7 +99,7 @@ nuke_status nukegif_decoder_stream_frame(
     uint8_t *_Nonnull row, uint32_t canvas_width, uint32_t canvas_height, size_t row_length,
     void (*_Nonnull sink)(void *_Nullable context, const uint8_t *_Nonnull row, size_t length), void *_Nullable sink_context,
     uint32_t *_Nonnull rows_decoded,
-    int (*_Nullable is_cancelled)(void *_Nullable context), void *_Nullable context
+    const nuke_cancellation *_Nullable cancellation
 );
 
 /// A giflib encoding handle writing to memory.

@@ -52,13 +52,16 @@ nuke_status nukewebp_get_features(const uint8_t *_Nonnull data, size_t length, n
 /// chunks) into `pixels`, `stride` bytes per row, `height × stride` bytes in all.
 ///
 /// With `scaled_width` and `scaled_height` above 0, libwebp's own rescaler shrinks the image
-/// while decoding and `pixels` holds the scaled size.
+/// while decoding and `pixels` holds the scaled size. `cancellation` (may be NULL) is asked
+/// before each 64 KiB of input is decoded; when it says stop the call returns
+/// `NUKE_STATUS_CANCELLED`.
 ///
-/// The corresponding libwebp function is `WebPDecode`.
+/// The corresponding libwebp functions are `WebPIDecode` and `WebPIUpdate` (the pixels of
+/// `WebPDecode`, in steps).
 nuke_status nukewebp_decode(const uint8_t *_Nonnull data, size_t length, nukewebp_layout layout,
                             uint8_t *_Nonnull pixels, size_t stride, size_t size,
                             int32_t scaled_width, int32_t scaled_height,
-                            nuke_diagnostics *_Nonnull diagnostics);
+                            const nuke_cancellation *_Nullable cancellation, nuke_diagnostics *_Nonnull diagnostics);
 
 /// libwebp's incremental decoder, writing into memory the caller passes to each call.
 typedef struct nukewebp_decoder nukewebp_decoder;

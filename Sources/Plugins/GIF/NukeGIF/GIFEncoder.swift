@@ -1,0 +1,117 @@
+internal import CGIFShim
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+import NukePluginKit
+import NukePixels
+
+extension ImageEncoders {
+    /// Encodes still and animated GIF with giflib.
+    ///
+    /// Each frame is written whole (the full canvas at 0,0) with a local colour table:
+    /// - up to 256 distinct colours (255 when some pixels are transparent) are kept exactly;
+    /// - more are reduced to 256 (255) by giflib's median-cut quantiser (`GifQuantizeBuffer`,
+    ///   Heckbert's method, MIT licensed), without dithering;
+    /// - pixels with alpha below 128 become the transparent index; others are written opaque.
+    ///
+    /// Every frame of an animation is disposed to background, so the next frame starts from a
+    /// clear canvas, its transparent pixels stay transparent, and decoding gives back the
+    /// canvases given (and every frame is independent, so seeks cost one frame). Durations are written in
+    /// centiseconds (rounded); an animation writes a NETSCAPE2.0 loop count (``Image/loopCount``
+    /// or ``NukeCore/ImageAnimation/loopCount`` as stored: 0 = forever); a still image writes none.
+    ///
+    /// The corresponding giflib functions are `EGifOpen`, `EGifPutImageDesc`, `EGifPutLine` and
+    /// `EGifCloseFile`.
+    public struct GIF: AnimatedImageEncoding, Sendable {
+        public var options: ImageEncodingOptions
+
+        /// Creates an encoder. GIF has no quality or compression setting; options are kept for
+        /// the registry's sake.
+        public init(options: ImageEncodingOptions = ImageEncodingOptions()) {
+            self.options = options
+        }
+
+        /// Encodes every frame of `image`, with its duration and loop count.
+        ///
+        /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` (an empty image, a side over
+        ///   65,535, frames of different sizes) with giflib's message where it gave one.
+        public func encode(_ image: Image) throws -> Data {
+            let animated = image.frames.count > 1
+            var frames = image.frames.makeIterator()
+            return try Self.encode(
+                width: image.width, height: image.height,
+                loopCount: animated ? image.loopCount : nil,
+                next: { () throws(ImageCodecError) -> (Bitmap, Double)? in
+                    frames.next().map { ($0.bitmap, $0.duration ?? 0) }
+                }
+            )
+        }
+
+        /// Encodes `animation`, decoding one frame at a time.
+        ///
+        /// - Throws: ``NukeCore/ImageCodecError``: the frame decoder's errors, `.encodingFailed`.
+        public func encode(_ animation: ImageAnimation) throws -> Data {
+            let iterator = try animation.makeIterator()
+            return try Self.encode(
+                width: animation.canvasSize.width, height: animation.canvasSize.height,
+                loopCount: animation.frameCount > 1 ? animation.loopCount : nil,
+                next: { () throws(ImageCodecError) -> (Bitmap, Double)? in
+                    try iterator.next().map { ($0.canvas, $0.info.duration) }
+                }
+            )
+        }
+
+        private static func failure(_ message: String) -> ImageCodecError {
+            GIFLibrary.error(.encodingFailed, .encoding, message)
+        }
+
+        private static func message(_ diagnostics: nuke_diagnostics) -> String {
+            withUnsafeBytes(of: diagnostics.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+
+        private static func encode(
+            width: Int, height: Int, loopCount: Int?,
+            next: () throws(ImageCodecError) -> (Bitmap, Double)?
+        ) throws(ImageCodecError) -> Data {
+            guard width > 0, height > 0, width <= 65535, height <= 65535 else {
+                throw failure("cannot encode a \(width)×\(height) image: GIF sides are 1…65,535 pixels")
+            }
+            var diagnostics = nuke_diagnostics()
+            var handle: OpaquePointer?
+            let status = nukegif_encoder_create(UInt32(width), UInt32(height), Int32(clamping: loopCount.map { min($0, 65535) } ?? -1), &handle, &diagnostics)
+            guard status == NUKE_STATUS_OK, let encoder = handle else { throw failure(message(diagnostics)) }
+            var finished = false
+            defer { if !finished { nukegif_encoder_destroy(encoder) } }
+            var index = 0
+            let animated = loopCount != nil
+            while let (frame, duration) = try next() {
+                guard frame.width == width, frame.height == height else {
+                    throw failure("frame \(index + 1) is \(frame.width)×\(frame.height), not \(width)×\(height) like the first")
+                }
+                let indexed = try GIFPalette.indexed(frame)
+                let delay = UInt32(clamping: Int((max(duration, 0) * 100).rounded()))
+                let status = indexed.indices.withUnsafeBufferPointer { pixels in
+                    indexed.palette.withUnsafeBufferPointer { palette in
+                        nukegif_encoder_add_frame(
+                            encoder, pixels.baseAddress!, 0, 0, UInt32(width), UInt32(height),
+                            palette.baseAddress!, UInt32(indexed.palette.count / 3),
+                            Int32(indexed.transparentIndex ?? -1), delay,
+                            animated ? 2 : 1, &diagnostics
+                        )
+                    }
+                }
+                guard status == NUKE_STATUS_OK else { throw failure("frame \(index + 1): \(message(diagnostics))") }
+                index += 1
+            }
+            var output: UnsafeMutablePointer<UInt8>?
+            var length = 0
+            finished = true
+            let result = nukegif_encoder_finish(encoder, &output, &length, &diagnostics)
+            guard result == NUKE_STATUS_OK, let output else { throw failure(message(diagnostics)) }
+            return Data(bytesNoCopy: output, count: length, deallocator: .custom { pointer, _ in nukegif_buffer_free(pointer) })
+        }
+    }
+}

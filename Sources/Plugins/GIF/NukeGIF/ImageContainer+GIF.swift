@@ -1,4 +1,0 @@
-import NukeCore
-
-extension ImageContainer.UserInfoKey {
-}

@@ -1,0 +1,88 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+import NukePluginKit
+
+/// NukeHEIF's decoder plugin: HEIC, HEIF and AVIF files, decoded whole by libheif.
+public enum HEIFPlugin: ImageDecoderPlugin {
+    /// Whether the `ftyp` box names a HEIC, HEIF or AVIF brand.
+    public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
+        guard let type = ImageType(data) else { return false }
+        return type == .heic || type == .heif || type == .avif
+    }
+
+    /// A decoder that keeps the bytes and decodes at `finish()`: libheif needs the whole file.
+    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
+        WholeInputDecoder { (bytes) throws(ImageCodecError) in try HEIFDecoding(context: context).decode(bytes) }
+    }
+
+    /// No previews: libheif needs the whole file.
+    public static var decodesPartialData: Bool { false }
+}
+
+extension ImageDecoders {
+    /// Decodes HEIC, HEIF and AVIF with libheif (libde265 for HEVC, dav1d or aom for AV1).
+    ///
+    /// Add the product to an app's `Package.swift`; linking it registers the decoder (and
+    /// ``ImageEncoders/HEIF``) for HEIC, HEIF and AVIF with the shared registries:
+    ///
+    /// ```swift
+    /// .target(name: "MyApp", dependencies: [
+    ///     .product(name: "NukeHEIF", package: "NukeCodecs"),
+    /// ])
+    /// ```
+    ///
+    /// Output: the primary image with the file's transformations (`irot`, `imir`, `clap`)
+    /// applied once, grid images assembled, `.rgb8`/`.rgba8` (straight alpha), or 16 bits per
+    /// sample for 10- and 12-bit files when ``NukeCore/ImageDecodingContext/prefersHighBitDepth``
+    /// is set (samples scaled to the full 16-bit range). Because libheif has already rotated the
+    /// pixels, ``NukeCore/Image/orientation`` is `.up`; the EXIF block is kept in
+    /// ``NukeCore/Image/exif`` but its orientation is not reported, so it is never applied twice.
+    /// The ICC profile is in ``NukeCore/Image/colorInfo``; an `nclx` description is in
+    /// `userInfo[.heifNCLXKey]`. The brand, bit depth, number of images and thumbnails are in
+    /// `userInfo` too (`nuke info` prints them).
+    ///
+    /// Decode to size uses an embedded thumbnail when one covers the core plan's native floor
+    /// (twice the final size, or the final size with `prefersFastScaling`), then the core's
+    /// resampler. No progressive decoding: libheif needs the whole file.
+    ///
+    /// libheif 1.15.1 crashes on some hostile files (DESIGN.md): decode untrusted files through
+    /// NukeIsolation, which isolates HEIF by default.
+    ///
+    /// The corresponding libheif functions are `heif_context_read_from_memory_without_copy` and
+    /// `heif_decode_image`.
+    public typealias HEIF = PluginImageDecoder<HEIFPlugin>
+}
+
+extension ImageCodec {
+    /// HEIC through libheif (libde265, or FFmpeg's libavcodec for large images).
+    public static let heic = heifCodec(.heic)
+    /// HEIF through libheif.
+    public static let heif = heifCodec(.heif)
+    /// AVIF through libheif (dav1d or aom).
+    public static let avif = heifCodec(.avif)
+
+    private static func heifCodec(_ type: ImageType) -> ImageCodec {
+        ImageCodec(
+            info: ImageCodecInfo(
+                name: "NukeHEIF", type: type, capabilities: [.decode, .encode, .scaledDecode, .highBitDepth],
+                library: HEIFLibrary.name,
+                libraryVersion: type == .avif || HEIFLibrary.hevcDecoder.isEmpty
+                    ? HEIFLibrary.version : "\(HEIFLibrary.version) (HEVC: \(HEIFLibrary.hevcDecoder))"
+            ),
+            plugin: HEIFPlugin.self,
+            makeEncoder: { ImageEncoders.HEIF(format: type, options: $0) }
+        )
+    }
+}
+
+/// Announces HEIC, HEIF and AVIF to the registries from the `nuke_codecs` section.
+@section("nuke_codecs") @used
+let nukeHEIFRecord: ImageCodecs.Record = {
+    ImageCodecs.announce(.heic)
+    ImageCodecs.announce(.heif)
+    ImageCodecs.announce(.avif)
+}

@@ -1,0 +1,122 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+import NukePixels
+internal import CJPEGShim
+
+extension ImageEncoders {
+    /// Encodes JPEG with libjpeg-turbo.
+    ///
+    /// Gray images (``PixelFormat/gray8``, ``PixelFormat/gray16``, and gray with alpha) are
+    /// written as grayscale JPEG, everything else as YCbCr from ``PixelFormat/rgb8``: 4:2:0
+    /// below quality 0.9, 4:4:4 (full-resolution chroma) from 0.9 up.
+    /// JPEG has no alpha: alpha is dropped (premultiplied pixels are un-premultiplied first),
+    /// and 16-bit samples are rounded to 8 bits. The ICC profile is embedded when
+    /// ``ImageEncodingOptions/preservesColorProfile`` is set, and the image's EXIF block is
+    /// written back as APP1 so the orientation survives; an image with an orientation but no
+    /// EXIF block gets a minimal one holding just the orientation.
+    public struct JPEG: ImageEncoding, Sendable {
+        /// Quality (0…1 → libjpeg's 0…100), progressive output, colour profile.
+        public var options: ImageEncodingOptions
+
+        public init(options: ImageEncodingOptions = ImageEncodingOptions()) {
+            self.options = options
+        }
+
+        /// Rows compressed per call into libjpeg, between which the output is written out.
+        static let batchRows = 32
+
+        /// Encodes `image` (its first frame).
+        ///
+        /// The file is built with ``encode(_:to:)`` into a `Data`.
+        /// - Throws: ``ImageCodecError`` `.encodingFailed` with libjpeg's message.
+        public func encode(_ image: Image) throws -> Data {
+            var stream = DataOutputStream()
+            try encode(image, to: &stream)
+            return stream.data
+        }
+
+        /// Encodes `image` (its first frame) into `stream` as it is compressed.
+        ///
+        /// Rows go to libjpeg ``batchRows`` at a time (converted to RGB or gray a batch at a
+        /// time when the bitmap is in another format), and the bytes each batch produced are
+        /// written to `stream` before the next: memory holds one batch of output, not the file
+        /// (a progressive JPEG is the exception: libjpeg writes all its scans at the end).
+        ///
+        /// The corresponding libjpeg functions are `jpeg_start_compress`, `jpeg_write_scanlines`
+        /// and `jpeg_finish_compress`, with a destination manager of the shim's.
+        /// - Throws: ``ImageCodecError`` `.encodingFailed` with libjpeg's message, or the stream's error.
+        public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
+            let source = image.bitmap
+            guard source.width > 0, source.height > 0 else {
+                throw JPEGCompressor.failure("cannot encode an empty \(source.width)×\(source.height) image")
+            }
+            let format: PixelFormat = source.pixelFormat.isGray ? .gray8 : .rgb8
+            let exif = try exifSegment(for: image)
+            guard exif.map({ $0.count <= 65_533 }) ?? true else {
+                throw JPEGCompressor.failure("the EXIF block of \(exif?.count ?? 0) bytes does not fit in one APP1 segment (65,533 bytes)")
+            }
+            let icc = options.preservesColorProfile ? image.colorInfo.iccProfile.flatMap { $0.isEmpty ? nil : $0 } : nil
+            let quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())
+
+            let compressor = try JPEGCompressor()
+            try withOptionalBytes(icc) { iccBytes in
+                try withOptionalBytes(exif) { exifBytes in
+                    var params = nukejpeg_encode_params(
+                        width: UInt32(clamping: source.width), height: UInt32(clamping: source.height),
+                        components: Int32(format.channelCount), bytes_per_row: 0,
+                        quality: quality, progressive: options.isProgressive ? 1 : 0, full_chroma: quality >= 90 ? 1 : 0,
+                        icc: iccBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), icc_count: iccBytes.count,
+                        exif: exifBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), exif_count: exifBytes.count
+                    )
+                    try compressor.start(&params)
+                }
+            }
+            try compressor.drain(to: &stream)
+            var y = 0
+            while y < source.height {
+                let count = min(Self.batchRows, source.height - y)
+                // Rows already in the file's layout go in place; others are converted a batch at a time.
+                let rows = source.pixelFormat == format ? nil : source.rows(y..<(y + count)).converted(to: format)
+                let bitmap = rows ?? source
+                let first = rows == nil ? y : 0
+                try bitmap.withUnsafeBytes { pixels throws(ImageCodecError) in
+                    // The bitmap is at least one row, so its bytes have an address.
+                    guard let base = pixels.baseAddress else { return }
+                    try compressor.writeRows(base + first * bitmap.bytesPerRow, stride: bitmap.bytesPerRow, count: count)
+                }
+                try compressor.drain(to: &stream)
+                y += count
+            }
+            try compressor.finish()
+            try compressor.drain(to: &stream)
+        }
+
+        /// The APP1 payload: `Exif\0\0` and the image's EXIF block, or a minimal block with
+        /// just the orientation when the image has no EXIF but is not upright.
+        private func exifSegment(for image: Image) throws -> Data? {
+            let prefix = Data("Exif".utf8) + Data([0, 0])
+            if let exif = image.exif, !exif.isEmpty {
+                return exif.starts(with: prefix) ? exif : prefix + exif
+            }
+            guard image.orientation != .up else { return nil }
+            // Big-endian TIFF header, IFD0 with one entry: Orientation (SHORT, 1).
+            let tiff: [UInt8] = [
+                0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08,
+                0x00, 0x01,
+                0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, image.orientation.rawValue, 0x00, 0x00,
+                0x00, 0x00, 0x00, 0x00,
+            ]
+            return prefix + Data(tiff)
+        }
+    }
+}
+
+/// Calls `body` with the bytes of `data`, or an empty buffer when it is `nil`.
+private func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    guard let data else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    return try data.withUnsafeBytes(body)
+}

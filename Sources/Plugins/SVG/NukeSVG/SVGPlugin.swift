@@ -1,0 +1,122 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CSVGShim
+import NukeCore
+import NukePluginKit
+
+/// NukeSVG's decoder plugin: SVG and SVGZ documents, rendered whole by librsvg.
+public enum SVGPlugin: ImageDecoderPlugin {
+    /// `ImageDecodingContext.userInfo[dpiKey]`: the resolution (`Double`) for physical units
+    /// (`in`, `cm`, `mm`, `pt`, `pc`). Default 96, as CSS.
+    public static let dpiKey = "nukecodecs/svg-dpi"
+
+    /// Whether the data is an SVG document, or one gzipped (SVGZ).
+    public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
+        isSVG(data)
+    }
+
+    /// A decoder that keeps the bytes and renders at `finish()`: librsvg needs the whole document.
+    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
+        WholeInputDecoder { (bytes) throws(ImageCodecError) in try SVGDecoding(context: context).decode(bytes) }
+    }
+
+    /// No previews: librsvg needs the whole document.
+    public static var decodesPartialData: Bool { false }
+
+    /// `true` for SVG (as the core sniffs it) and gzip-compressed SVG.
+    static func isSVG(_ data: Data) -> Bool {
+        ImageType(data) == .svg || isSVGZ(data)
+    }
+
+    /// `true` when `data` is gzip whose first decompressed bytes are an SVG document.
+    static func isSVGZ(_ data: Data) -> Bool {
+        guard data.count >= 10, data[data.startIndex] == 0x1F, data[data.startIndex + 1] == 0x8B else { return false }
+        var prefix = [UInt8](repeating: 0, count: 4096)
+        let made = data.withUnsafeBytes { raw in
+            prefix.withUnsafeMutableBufferPointer { out in
+                nukesvg_gunzip_prefix(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, out.baseAddress!, out.count)
+            }
+        }
+        return made > 0 && ImageType(Data(prefix.prefix(made))) == .svg
+    }
+
+    static func dpi(from context: ImageDecodingContext) -> Double {
+        (context.userInfo[dpiKey] as? Double).map { $0 > 0 ? $0 : 96 } ?? 96
+    }
+
+    /// The render size: the intrinsic size, or the size fitting or filling `target` with the
+    /// same aspect ratio (at least 1 × 1 pixel).
+    static func renderSize(intrinsic: SVGSize, target: ImageSize?, contentMode: ImageDecodingContext.ContentMode) -> ImageSize {
+        guard let target, target.width > 0, target.height > 0, intrinsic.width > 0, intrinsic.height > 0 else { return intrinsic.rounded }
+        let sx = Double(target.width) / intrinsic.width, sy = Double(target.height) / intrinsic.height
+        let scale = contentMode == .aspectFit ? min(sx, sy) : max(sx, sy)
+        func side(_ length: Double, _ targetLength: Int, _ sideScale: Double) -> Int {
+            sideScale == scale ? targetLength : SVGSize.pixels((length * scale).rounded())
+        }
+        return ImageSize(width: side(intrinsic.width, target.width, sx), height: side(intrinsic.height, target.height, sy))
+    }
+}
+
+extension ImageDecoders {
+    /// Renders SVG and SVGZ with librsvg and cairo, at the size the caller asks for.
+    ///
+    /// Add the product to an app's `Package.swift`; linking it registers the decoder:
+    ///
+    /// ```swift
+    /// .target(name: "MyApp", dependencies: [
+    ///     .product(name: "NukeSVG", package: "NukeCodecs"),
+    /// ])
+    /// ```
+    ///
+    /// Size: the document's `width` and `height` (physical units at ``dpiKey``, 96 by default),
+    /// else its viewBox, else 300 × 150 as browsers do, rounded up to whole pixels. With a
+    /// ``NukeCore/ImageDecodingContext/targetSize`` the document is rendered at the size that fits
+    /// (`.aspectFit`) or fills (`.aspectFill`) the target, keeping its aspect ratio, larger than
+    /// its intrinsic size too: it is drawn at that size, never scaled afterwards. The render size
+    /// is checked against the limits before the cairo surface exists.
+    ///
+    /// Output: `.rgba8`, straight alpha, on a transparent background (cairo's premultiplied ARGB
+    /// converted with rounding). `userInfo[.svgIntrinsicSizeKey]` and `[.svgViewBoxKey]` describe
+    /// the document (`nuke info` prints them).
+    ///
+    /// No file or network access: the document is parsed without a base URL, so `href`s to other
+    /// files, `file://` and `http(s)://` URLs and CSS `@import`s do not load (librsvg's own policy;
+    /// `data:` URLs do). librsvg's limits on elements and references stay on. librsvg 2.54 can
+    /// crash, abort or stall on hostile documents: decode untrusted SVG through NukeIsolation,
+    /// which isolates SVG by default. Text uses the system's fonts through fontconfig.
+    ///
+    /// The corresponding librsvg functions are `rsvg_handle_new_from_data` and
+    /// `rsvg_handle_render_document`.
+    public typealias SVG = PluginImageDecoder<SVGPlugin>
+}
+
+extension PluginImageDecoder where Plugin == SVGPlugin {
+    /// ``SVGPlugin/dpiKey``: the key of ``NukeCore/ImageDecodingContext/userInfo`` with the DPI
+    /// (a `Double`) that converts physical units.
+    public static var dpiKey: String { SVGPlugin.dpiKey }
+}
+
+extension ImageCodec {
+    /// SVG and SVGZ through librsvg: rendered at the intrinsic size, or straight at the target
+    /// size. Registering it also registers the SVG format with ``NukeCore/ImageType``'s sniffer
+    /// (SVGZ is recognised by inflating its first bytes).
+    public static let svg: ImageCodec = {
+        ImageType.register(.svg, name: "SVG", filenameExtensions: ["svg", "svgz"]) { SVGPlugin.isSVGZ($0) }
+        return svgCodec
+    }()
+
+    private static let svgCodec = ImageCodec(
+        info: ImageCodecInfo(
+            name: "NukeSVG", type: .svg, capabilities: [.decode, .scaledDecode],
+            library: SVGLibrary.name, libraryVersion: SVGLibrary.version
+        ),
+        plugin: SVGPlugin.self
+    )
+}
+
+/// Announces ``NukeCore/ImageCodec/svg`` to the registries from the `nuke_codecs` section.
+@section("nuke_codecs") @used
+let nukeSVGRecord: ImageCodecs.Record = { ImageCodecs.announce(.svg) }

@@ -1,0 +1,170 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CWebPShim
+import NukeCore
+import NukePluginKit
+import NukePixels
+
+extension ImageEncoders {
+    /// Encodes WebP with libwebp: lossy (``NukeCore/ImageEncodingOptions/quality``) or lossless
+    /// (``NukeCore/ImageEncodingOptions/isLossless``), with alpha, and animated WebP from an
+    /// image's frames or an ``NukeCore/ImageAnimation``.
+    ///
+    /// The ICC profile (when ``NukeCore/ImageEncodingOptions/preservesColorProfile``), EXIF and
+    /// XMP of the image are written into `ICCP`, `EXIF` and `XMP ` chunks with libwebp's muxer.
+    /// ``NukeCore/ImageEncodingOptions/compressionLevel`` sets libwebp's `method`, 0 (fastest) to 6
+    /// (smallest); default 4, as `cwebp`. Quality 0…1 maps to libwebp's 0…100; for lossless it
+    /// is the effort.
+    ///
+    /// The corresponding libwebp functions are `WebPEncode`, `WebPMuxAssemble` and
+    /// `WebPAnimEncoderAssemble`.
+    public struct WebP: AnimatedImageEncoding, Sendable {
+        public var options: ImageEncodingOptions
+
+        public init(options: ImageEncodingOptions = ImageEncodingOptions()) {
+            self.options = options
+        }
+
+        /// Encodes `image`; an image with several frames becomes an animated WebP.
+        ///
+        /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` with libwebp's error.
+        public func encode(_ image: Image) throws -> Data {
+            if image.frames.count > 1 {
+                var writer = try AnimationWriter(canvas: ImageSize(width: image.width, height: image.height), loopCount: image.loopCount, encoder: self)
+                for frame in image.frames { try writer.append(frame.bitmap, duration: frame.duration ?? 0.1) }
+                return try writer.finish()
+            }
+            let bitmap = Self.prepared(image.bitmap)
+            let hasAlpha = bitmap.pixelFormat.hasAlpha
+            let icc = options.preservesColorProfile ? image.colorInfo.iccProfile : nil
+            return try Self.withBytes(icc) { icc in
+                try Self.withBytes(image.exif) { exif in
+                    try Self.withBytes(image.xmp) { xmp in
+                        var params = parameters(hasAlpha: hasAlpha)
+                        params.icc = icc.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                        params.icc_size = icc.count
+                        params.exif = exif.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                        params.exif_size = exif.count
+                        params.xmp = xmp.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                        params.xmp_size = xmp.count
+                        var diagnostics = nuke_diagnostics()
+                        var output: UnsafeMutablePointer<UInt8>?
+                        var size = 0
+                        let status = bitmap.withUnsafeBytes { pixels in
+                            nukewebp_encode(pixels.bindMemory(to: UInt8.self).baseAddress!, Int32(bitmap.width), Int32(bitmap.height),
+                                            bitmap.bytesPerRow, &params, &output, &size, &diagnostics)
+                        }
+                        defer { nukewebp_buffer_free(output) }
+                        guard status == NUKE_STATUS_OK, let output else {
+                            throw WebPLibrary.error(status: NUKE_STATUS_INTERNAL, diagnostics: diagnostics, stage: .encoding, context: "encoding WebP")
+                                .withCode(.encodingFailed)
+                        }
+                        return Data(bytes: output, count: size)
+                    }
+                }
+            }
+        }
+
+        /// Encodes every frame of `animation` as an animated WebP, one frame at a time.
+        ///
+        /// - Throws: The frame decoder's errors, or `.encodingFailed`.
+        public func encode(_ animation: ImageAnimation) throws -> Data {
+            let iterator = try animation.makeIterator()
+            var writer = try AnimationWriter(canvas: animation.canvasSize, loopCount: animation.loopCount, encoder: self)
+            while let frame = try iterator.next() {
+                try writer.append(frame.canvas, duration: frame.info.duration)
+            }
+            return try writer.finish()
+        }
+
+        func parameters(hasAlpha: Bool) -> nukewebp_encode_params {
+            var params = nukewebp_encode_params()
+            params.quality = Float(min(max(options.quality, 0), 1) * 100)
+            params.method = Int32(min(max(options.compressionLevel ?? 4, 0), 6))
+            params.lossless = options.isLossless ? 1 : 0
+            params.has_alpha = hasAlpha ? 1 : 0
+            return params
+        }
+
+        /// The bitmap as libwebp takes it: 8-bit RGB, or RGBA with straight alpha.
+        static func prepared(_ bitmap: Bitmap) -> Bitmap {
+            let straight = bitmap.alphaMode == .premultiplied ? bitmap.unpremultiplied() : bitmap
+            let format: PixelFormat = straight.pixelFormat.hasAlpha ? .rgba8 : .rgb8
+            return straight.pixelFormat == format ? straight : straight.converted(to: format)
+        }
+
+        private static func withBytes<R>(_ data: Data?, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+            guard let data, !data.isEmpty else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return try data.withUnsafeBytes(body)
+        }
+    }
+}
+
+extension ImageEncoders.WebP {
+    /// Adds whole-canvas frames to libwebp's animation encoder, which finds the changed
+    /// rectangles and the blending itself.
+    struct AnimationWriter {
+        private let encoder: OwnedAnimEncoder
+        private let canvas: ImageSize
+        private var milliseconds = 0
+        private var written = 0
+
+        init(canvas: ImageSize, loopCount: Int, encoder: ImageEncoders.WebP) throws {
+            var params = encoder.parameters(hasAlpha: true)
+            guard let made = nukewebp_anim_encoder_create(Int32(canvas.width), Int32(canvas.height), Int32(min(max(loopCount, 0), 65_535)), &params) else {
+                throw ImageCodecError(.encodingFailed, stage: .encoding, format: .webp, codec: WebPLibrary.codecName,
+                                      message: "libwebp refused an animation of \(canvas) (WebPAnimEncoderNew; sizes are 1…16383)")
+            }
+            self.encoder = OwnedAnimEncoder(made)
+            self.canvas = canvas
+        }
+
+        mutating func append(_ bitmap: Bitmap, duration: Double) throws {
+            guard bitmap.width == canvas.width, bitmap.height == canvas.height else {
+                throw ImageCodecError(.encodingFailed, stage: .encoding, format: .webp, codec: WebPLibrary.codecName,
+                                      message: "animated WebP frame \(written) is \(bitmap.width)×\(bitmap.height), the canvas \(canvas): frames must be whole canvases")
+            }
+            let frame = ImageEncoders.WebP.prepared(bitmap).converted(to: .rgba8)
+            let timestamp = milliseconds
+            let status = frame.withUnsafeBytes { pixels in
+                nukewebp_anim_encoder_add(encoder.pointer, pixels.bindMemory(to: UInt8.self).baseAddress!, frame.bytesPerRow, Int32(timestamp))
+            }
+            guard status == NUKE_STATUS_OK else { throw failure("adding frame \(written)") }
+            milliseconds += max(0, Int((duration * 1000).rounded()))
+            written += 1
+        }
+
+        func finish() throws -> Data {
+            var output: UnsafeMutablePointer<UInt8>?
+            var size = 0
+            let status = nukewebp_anim_encoder_finish(encoder.pointer, Int32(milliseconds), &output, &size)
+            defer { nukewebp_buffer_free(output) }
+            guard status == NUKE_STATUS_OK, let output else { throw failure("assembling the animation") }
+            return Data(bytes: output, count: size)
+        }
+
+        private func failure(_ what: String) -> ImageCodecError {
+            WebPLibrary.error(status: NUKE_STATUS_INTERNAL, diagnostics: nukewebp_anim_encoder_diagnostics(encoder.pointer).pointee,
+                              stage: .encoding, context: "animated WebP: \(what)").withCode(.encodingFailed)
+        }
+    }
+
+    /// The one owner of a libwebp animation encoder.
+    final class OwnedAnimEncoder {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { nukewebp_anim_encoder_destroy(pointer) }
+    }
+}
+
+extension ImageCodecError {
+    /// The same error with another code.
+    func withCode(_ code: Code) -> ImageCodecError {
+        var copy = self
+        copy.code = code
+        return copy
+    }
+}
