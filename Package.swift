@@ -32,6 +32,8 @@ func plugin(
         ),
         .target(
             name: "C\(format)Shim", dependencies: ["CNukeShim", .target(name: "CLib\(format)")], path: "\(base)/C\(format)Shim",
+            // The shim includes `CLib<Format>.h`, the library's headers as the system target names them.
+            cSettings: [.headerSearchPath("../CLib\(format)")],
             linkerSettings: shimLinks.map { .linkedLibrary($0) }
         ),
         .target(
@@ -142,6 +144,8 @@ let package = Package(
         // MARK: - Benchmarks (ratios against the C libraries called directly)
         .target(
             name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG"], path: "Benchmarks/CBenchmarkBaseline",
+            // librsvg's declarations (CLibSVG.h): its own headers need glib's pkg-config flags.
+            cSettings: [.headerSearchPath("../../Sources/Plugins/SVG/CLibSVG")],
             // The baselines call libheif and librsvg directly, so they link what the plugins load.
             linkerSettings: ["heif", "rsvg-2", "cairo", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }
         ),
@@ -175,6 +179,6 @@ let package = Package(
         + plugin("HEIF", pkgConfig: nil, apt: ["libheif-dev"], brew: ["libheif"])
         // MARK: - SVG (librsvg with cairo)
         // Not linked either: the shim opens librsvg on first use and declares what it calls in
-        // CSVGShim/rsvg_abi.h (glib's pkg-config flags carry -pthread, which SwiftPM refuses).
+        // CLibSVG/rsvg_abi.h (glib's pkg-config flags carry -pthread, which SwiftPM refuses).
         + plugin("SVG", pkgConfig: nil, apt: ["librsvg2-dev"], brew: ["librsvg"])
 )

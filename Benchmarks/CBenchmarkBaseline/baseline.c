@@ -386,7 +386,7 @@ size_t baseline_heif_encode(const uint8_t *rgb, int width, int height, int strid
 
 // MARK: - librsvg (declared by NukeSVG's shim header: see there why not included)
 
-#include "../../Sources/Plugins/SVG/CSVGShim/rsvg_abi.h"
+#include "CLibSVG.h"
 
 int baseline_svg_render(const uint8_t *data, size_t size, int width, int height) {
     GError *error = NULL;

@@ -21,3 +21,13 @@ void *nuke_library_symbol(void *handle, const char *symbol, char *error, size_t 
     if (address == NULL) snprintf(error, capacity, "the loaded library has no `%s`", symbol);
     return address;
 }
+
+void *nuke_library_load(const char *const *names, const nuke_library_function *functions, size_t count, char *error, size_t capacity) {
+    void *handle = nuke_library_open(names, error, capacity);
+    if (handle == NULL) return NULL;
+    for (size_t i = 0; i < count; i++) {
+        *functions[i].address = nuke_library_symbol(handle, functions[i].name, error, capacity);
+        if (*functions[i].address == NULL) return NULL;
+    }
+    return handle;
+}

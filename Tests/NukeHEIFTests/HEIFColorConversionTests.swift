@@ -1,4 +1,5 @@
 import CHEIFShim
+import CHEIFShimTesting
 import Foundation
 import NukeConformance
 import NukeCore

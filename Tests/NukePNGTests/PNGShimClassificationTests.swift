@@ -1,4 +1,5 @@
 import CPNGShim
+import CPNGShimTesting
 import Foundation
 import NukeCore
 import Testing

@@ -1,4 +1,4 @@
-import CSVGShim
+import CSVGShimTesting
 import Testing
 
 /// cairo's premultiplied ARGB to straight RGBA, for every alpha and every premultiplied value

@@ -26,6 +26,23 @@ void *_Nullable nuke_library_symbol(void *_Nonnull handle, const char *_Nonnull 
 /// A field of a shim's function table: a pointer of the declared function's own type.
 #define NUKE_LIBRARY_FIELD(name) __typeof__(name) *_Nullable name;
 
+/// One function a shim resolves: its name, and the field of its table the address goes to.
+typedef struct nuke_library_function {
+    const char *_Nonnull name;
+    void *_Nullable *_Nonnull address;
+} nuke_library_function;
+
+/// The `nuke_library_function` for the field `name` of the function table `table`, for a shim's
+/// X-macro list: `const nuke_library_function functions[] = { LIST(MY_FUNCTION) };` with
+/// `#define MY_FUNCTION(name) NUKE_LIBRARY_FUNCTION(table, name)`.
+#define NUKE_LIBRARY_FUNCTION(table, name) {#name, (void **)&(table).name},
+
+/// The one loader every shim uses: opens the first of `names` that loads (`nuke_library_open`)
+/// and resolves each of the `count` `functions` into its field. Returns the library's handle, or
+/// NULL with the dynamic loader's message in `error` when none loads or one function is missing.
+void *_Nullable nuke_library_load(const char *_Nonnull const *_Nonnull names, const nuke_library_function *_Nonnull functions,
+                                  size_t count, char *_Nonnull error, size_t capacity);
+
 /// The status of a shim's first-use load, for `nuke_diagnostics`: OK, or UNSUPPORTED with the
 /// loader's message (the library is not installed, or lacks a function the shim calls).
 static inline nuke_status nuke_library_status(int loaded, const char *_Nonnull error, nuke_diagnostics *_Nullable diagnostics) {

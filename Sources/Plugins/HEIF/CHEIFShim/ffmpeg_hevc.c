@@ -114,12 +114,10 @@ static void load_ffmpeg(void) {
             dlclose(loaded);
         }
     }
-    void *handle = nuke_library_open(names, error, sizeof error);
-    if (handle == NULL) return;
-#define FFMPEG_RESOLVE(name) \
-    if ((ffmpeg.name = (__typeof__(name) *)nuke_library_symbol(handle, #name, error, sizeof error)) == NULL) return;
-    FFMPEG_FUNCTIONS(FFMPEG_RESOLVE)
-#undef FFMPEG_RESOLVE
+#define FFMPEG_FUNCTION(name) NUKE_LIBRARY_FUNCTION(ffmpeg, name)
+    const nuke_library_function functions[] = {FFMPEG_FUNCTIONS(FFMPEG_FUNCTION)};
+#undef FFMPEG_FUNCTION
+    if (nuke_library_load(names, functions, sizeof functions / sizeof *functions, error, sizeof error) == NULL) return;
     // libavcodec writes its complaints about broken streams to standard error, some from helper
     // contexts a codec context's log_level_offset does not reach ("Picture size 0x128 is
     // invalid"). A library must not: when NukeHEIF opened it, its log is silenced (AV_LOG_QUIET).

@@ -1,4 +1,4 @@
-#include "CHEIFShim.h"
+#include "CHEIFShimTesting.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -110,6 +110,12 @@ static _Thread_local struct {
     uint16_t matrix_coefficients;
     int full_range;
 } conversion;
+
+/// The cancellation of the `heif_decode_image` call running on this thread, armed by the shim
+/// around it: the wrapper plugins ask it before each coded image or tile they decode on this
+/// thread. (A grid's tiles on libheif's worker threads are not asked; the shim asks again when
+/// `heif_decode_image` returns.)
+static _Thread_local const nuke_cancellation *decode_cancellation;
 
 enum { AV1_PLUGIN, HEVC_PLUGIN, PLUGIN_COUNT };
 static const struct heif_decoder_plugin *plugins_behind[PLUGIN_COUNT];
@@ -364,6 +370,10 @@ long nukeheif_converted_image_count(void) {
 }
 
 static struct heif_error wrapped_decode(void *raw, struct heif_image **out) {
+    if (nuke_is_cancelled(decode_cancellation)) {
+        static const struct heif_error cancelled = {heif_error_Decoder_plugin_error, heif_suberror_Unspecified, "cancelled"};
+        return cancelled;
+    }
     wrapped_decoder *wrapped = raw;
     int convert = conversion.armed;
     conversion.armed = 0;
@@ -409,12 +419,10 @@ static void install_decoder_plugins(void) {
 
 static void load_libheif(void) {
     static const char *const names[] = {"libheif.so.1", "libheif.so", "libheif.1.dylib", "libheif.dylib", NULL};
-    void *handle = nuke_library_open(names, libheif_error, sizeof libheif_error);
-    if (handle == NULL) return;
-#define NUKEHEIF_RESOLVE(name) \
-    if ((libheif.name = (__typeof__(name) *)nuke_library_symbol(handle, #name, libheif_error, sizeof libheif_error)) == NULL) return;
-    NUKEHEIF_FUNCTIONS(NUKEHEIF_RESOLVE)
-#undef NUKEHEIF_RESOLVE
+#define NUKEHEIF_FUNCTION(name) NUKE_LIBRARY_FUNCTION(libheif, name)
+    const nuke_library_function functions[] = {NUKEHEIF_FUNCTIONS(NUKEHEIF_FUNCTION)};
+#undef NUKEHEIF_FUNCTION
+    if (nuke_library_load(names, functions, sizeof functions / sizeof *functions, libheif_error, sizeof libheif_error) == NULL) return;
     libheif_loaded = 1;
     install_decoder_plugins();
 }
@@ -658,7 +666,8 @@ static void arm_conversion(nukeheif_decoder *decoder, int32_t thumbnail, const s
 
 nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail, int32_t alpha, int32_t wide,
                                     uint8_t *pixels, int32_t width, int32_t height, size_t stride,
-                                    uint8_t *row, void (*sink)(void *context, const uint8_t *row, size_t length), void *sink_context) {
+                                    uint8_t *row, void (*sink)(void *context, const uint8_t *row, size_t length), void *sink_context,
+                                    const nuke_cancellation *cancellation) {
     if (pixels == NULL && (row == NULL || sink == NULL)) {
         nuke_diagnostics_set_message(&decoder->diagnostics, "neither a pixel buffer nor a row sink");
         return NUKE_STATUS_INTERNAL;
@@ -672,10 +681,17 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
     if (options != NULL) options->convert_hdr_to_8bit = wide ? 0 : 1;
     struct heif_image *image = NULL;
     arm_conversion(decoder, thumbnail, handle);
+    decode_cancellation = cancellation;
     nuke_status status = classify(libheif.heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options), &decoder->diagnostics);
+    decode_cancellation = NULL;
     conversion.armed = 0;
     libheif.heif_decoding_options_free(options);
     libheif.heif_image_handle_release(thumb);
+    if (nuke_is_cancelled(cancellation)) {
+        libheif.heif_image_release(image);
+        nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
+        return NUKE_STATUS_CANCELLED;
+    }
     if (status != NUKE_STATUS_OK) return status;
     if (libheif.heif_image_get_width(image, heif_channel_interleaved) != width || libheif.heif_image_get_height(image, heif_channel_interleaved) != height) {
         char text[NUKE_MESSAGE_CAPACITY];
@@ -698,6 +714,11 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
     uint32_t max = bits > 0 && bits < 16 ? (1u << bits) - 1 : 65535;
     size_t samples = (size_t)width * (alpha ? 4 : 3);
     for (int32_t y = 0; y < height; y++) {
+        if (y % 64 == 63 && nuke_is_cancelled(cancellation)) {
+            libheif.heif_image_release(image);
+            nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
+            return NUKE_STATUS_CANCELLED;
+        }
         const uint8_t *src = plane + (size_t)y * plane_stride;
         uint8_t *out = pixels != NULL ? pixels + (size_t)y * stride : row;
         if (!wide) {
@@ -721,7 +742,7 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
 }
 
 nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *decoder, int32_t thumbnail, int32_t width, int32_t height,
-                                           nukeheif_planes *planes) {
+                                           nukeheif_planes *planes, const nuke_cancellation *cancellation) {
     memset(planes, 0, sizeof *planes);
     libheif.heif_image_release(decoder->planes);
     decoder->planes = NULL;
@@ -737,9 +758,16 @@ nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *decoder, int32_t th
     // (decode_image_planar); asking for exactly that skips its second conversion, to interleaved.
     struct heif_image *image = NULL;
     arm_conversion(decoder, thumbnail, handle);
+    decode_cancellation = cancellation;
     nuke_status status = classify(libheif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, NULL), &decoder->diagnostics);
+    decode_cancellation = NULL;
     conversion.armed = 0;
     libheif.heif_image_handle_release(thumb);
+    if (nuke_is_cancelled(cancellation)) {
+        libheif.heif_image_release(image);
+        nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
+        return NUKE_STATUS_CANCELLED;
+    }
     if (status != NUKE_STATUS_OK) return status;
     static const enum heif_channel channels[3] = {heif_channel_R, heif_channel_G, heif_channel_B};
     for (int i = 0; i < 3; i++) {

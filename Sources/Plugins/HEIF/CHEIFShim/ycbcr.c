@@ -1,4 +1,4 @@
-#include "CHEIFShim.h"
+#include "CHEIFShimTesting.h"
 
 // libheif 1.15 turns every decoded 8-bit YCbCr image into planar RGB with one scalar loop in
 // single-precision floats (Op_YCbCr_to_RGB<uint8_t> in heif_colorconversion.cc): about 80

@@ -63,13 +63,17 @@ final class HEIFDecoderHandle {
     /// Decodes the primary image (`thumbnail` < 0) or a thumbnail into `buffer`.
     ///
     /// The corresponding libheif function is `heif_decode_image`.
-    func decode(thumbnail: Int, alpha: Bool, wide: Bool, size: ImageSize, into buffer: UnsafeMutableRawBufferPointer) throws(ImageCodecError) {
+    func decode(
+        thumbnail: Int, alpha: Bool, wide: Bool, size: ImageSize, into buffer: UnsafeMutableRawBufferPointer, context: ImageDecodingContext
+    ) throws(ImageCodecError) {
         let stride = size.width * (alpha ? 4 : 3) * (wide ? 2 : 1)
-        let status = nukeheif_decoder_decode(
-            decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
-            buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.height), stride,
-            nil, nil, nil
-        )
+        let status = context.withShimCancellation { cancellation in
+            nukeheif_decoder_decode(
+                decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
+                buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.height), stride,
+                nil, nil, nil, cancellation
+            )
+        }
         guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
     }
 
@@ -78,16 +82,21 @@ final class HEIFDecoderHandle {
     /// libheif's own image exists at full size.
     ///
     /// The corresponding libheif function is `heif_decode_image`.
-    func decode(thumbnail: Int, alpha: Bool, wide: Bool, size: ImageSize, into resampler: ImageResampler) throws(ImageCodecError) {
+    func decode(
+        thumbnail: Int, alpha: Bool, wide: Bool, size: ImageSize, into resampler: ImageResampler, context: ImageDecodingContext
+    ) throws(ImageCodecError) {
         precondition(resampler.sourceWidth == size.width && resampler.sourceHeight == size.height, "the resampler takes the decoded size")
         let stride = size.width * (alpha ? 4 : 3) * (wide ? 2 : 1)
         let row = UnsafeMutableRawBufferPointer.allocate(byteCount: stride, alignment: 16)
         defer { row.deallocate() }
-        let status = nukeheif_decoder_decode(
-            decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
-            nil, Int32(size.width), Int32(size.height), stride,
-            row.baseAddress!.assumingMemoryBound(to: UInt8.self), Self.pushRow, Unmanaged.passUnretained(resampler).toOpaque()
-        )
+        let status = context.withShimCancellation { cancellation in
+            nukeheif_decoder_decode(
+                decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
+                nil, Int32(size.width), Int32(size.height), stride,
+                row.baseAddress!.assumingMemoryBound(to: UInt8.self), Self.pushRow, Unmanaged.passUnretained(resampler).toOpaque(),
+                cancellation
+            )
+        }
         guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
     }
 
@@ -99,9 +108,11 @@ final class HEIFDecoderHandle {
     /// `nil` when the image is not such a one: decode to interleaved RGB instead.
     ///
     /// The corresponding libheif function is `heif_decode_image` (planar RGB).
-    func decodePlanes(thumbnail: Int, size: ImageSize, target: ImageSize, allocator: PixelAllocator) throws(ImageCodecError) -> Bitmap? {
+    func decodePlanes(thumbnail: Int, size: ImageSize, target: ImageSize, context: ImageDecodingContext) throws(ImageCodecError) -> Bitmap? {
         var planes = nukeheif_planes()
-        let status = nukeheif_decoder_decode_planes(decoder, Int32(thumbnail), Int32(size.width), Int32(size.height), &planes)
+        let status = context.withShimCancellation { cancellation in
+            nukeheif_decoder_decode_planes(decoder, Int32(thumbnail), Int32(size.width), Int32(size.height), &planes, cancellation)
+        }
         if status == NUKE_STATUS_UNSUPPORTED { return nil }
         guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
         defer { nukeheif_decoder_release_planes(decoder) }
@@ -109,6 +120,7 @@ final class HEIFDecoderHandle {
         let strides = [Int(planes.stride.0), Int(planes.stride.1), Int(planes.stride.2)]
         var reduced: [Bitmap] = []
         for plane in 0..<3 {
+            try HEIFLibrary.checkCancellation(context, format: format)
             guard let first = rows[plane] else { return nil }
             let resampler = ImageResampler(
                 sourceWidth: size.width, sourceHeight: size.height, pixelFormat: .gray8, alphaMode: .none,
@@ -118,7 +130,7 @@ final class HEIFDecoderHandle {
                            count: size.height, bytesPerRow: strides[plane])
             reduced.append(resampler.finish())
         }
-        return try allocator.makeBitmap(width: target.width, height: target.height, pixelFormat: .rgb8, alphaMode: AlphaMode.none) {
+        return try context.allocator.makeBitmap(width: target.width, height: target.height, pixelFormat: .rgb8, alphaMode: AlphaMode.none) {
             (output) throws(ImageCodecError) in
             reduced[0].withUnsafeBytes { red in
                 reduced[1].withUnsafeBytes { green in

@@ -20,7 +20,7 @@ struct HEIFDecoding {
 
     func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
         let format = ImageType(bytes) ?? .heif
-        if context.isCancelled { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
+        try HEIFLibrary.checkCancellation(context, format: format)
         // What the file asks libheif to decode (grid tiles, alpha), before libheif reads it.
         let graph = HEIFItemGraph.parse(bytes)
         try graph?.check(limits: context.limits, format: format)
@@ -64,24 +64,24 @@ struct HEIFDecoding {
             // otherwise libheif's interleaved rows go straight into the core's resampler. Either
             // way there is no full-size copy of our own.
             if !hasAlpha, !wide,
-               let planar = try handle.decodePlanes(thumbnail: source.index, size: source.size, target: target, allocator: context.allocator) {
+               let planar = try handle.decodePlanes(thumbnail: source.index, size: source.size, target: target, context: context) {
                 bitmap = planar
             } else {
                 let resampler = ImageResampler(
                     sourceWidth: source.size.width, sourceHeight: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
                     targetWidth: target.width, targetHeight: target.height
                 )
-                try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: resampler)
+                try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: resampler, context: context)
                 bitmap = resampler.finish()
             }
         } else {
             bitmap = try context.allocator.makeBitmap(
                 width: source.size.width, height: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode
             ) { (buffer) throws(ImageCodecError) in
-                try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: buffer)
+                try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: buffer, context: context)
             }
         }
-        if context.isCancelled { throw HEIFLibrary.error(.cancelled, format: format, "cancelled") }
+        try HEIFLibrary.checkCancellation(context, format: format)
         if source.index >= 0 { userInfo[.heifUsedThumbnailKey] = true }
         if let plan { userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 } }
         if context.prefersPremultipliedAlpha, hasAlpha { bitmap = bitmap.premultiplied() }

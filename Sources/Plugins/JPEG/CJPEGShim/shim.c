@@ -119,6 +119,8 @@ struct nukejpeg_decoder {
     struct jpeg_source_mgr src;
     struct jpeg_progress_mgr progress;
     uint64_t max_scans;
+    /// The caller's cancellation, asked by the progress monitor (set for the duration of a call).
+    const nuke_cancellation *cancellation;
     /// The status that ended this decoder; every later call returns it.
     nuke_status failed;
     int created;
@@ -267,9 +269,13 @@ static void nukejpeg_src_term(j_decompress_ptr cinfo) {
     (void)cinfo;
 }
 
+/// Called by libjpeg once per row group while it consumes input or outputs rows (also inside
+/// jpeg_start_decompress, which reads every scan of a multi-scan file into its coefficient
+/// buffer): the scan cap, and the caller's cancellation.
 static void nukejpeg_progress_monitor(j_common_ptr cinfo) {
     if (!cinfo->is_decompressor) return;
     nukejpeg_decoder *d = (nukejpeg_decoder *)cinfo;
+    if (nuke_is_cancelled(d->cancellation)) nukejpeg_fail(d, NUKE_STATUS_CANCELLED, "cancelled");
     if ((uint64_t)d->cinfo.input_scan_number > d->max_scans) {
         nukejpeg_fail(d, NUKE_STATUS_LIMIT, "Scan number %d exceeds maximum scans (%llu)",
                       d->cinfo.input_scan_number, (unsigned long long)d->max_scans);
@@ -304,6 +310,10 @@ nukejpeg_decoder *nukejpeg_decoder_create(uint64_t max_memory, uint64_t max_scan
     d->progress.progress_monitor = nukejpeg_progress_monitor;
     d->cinfo.progress = &d->progress;
     return d;
+}
+
+void nukejpeg_decoder_set_cancellation(nukejpeg_decoder *d, const nuke_cancellation *cancellation) {
+    d->cancellation = cancellation;
 }
 
 void nukejpeg_decoder_destroy(nukejpeg_decoder *d) {

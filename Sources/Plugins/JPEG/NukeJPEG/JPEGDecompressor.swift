@@ -120,6 +120,16 @@ final class JPEGDecompressor {
         try check(nukejpeg_decoder_start(handle, Int32(scale), buffered ? 1 : 0), stage: .decoding)
     }
 
+    /// Runs `body` with libjpeg's progress monitor asking `context`'s cancellation (once per row
+    /// group, inside `jpeg_start_decompress` too, which reads every scan of a multi-scan file).
+    func withCancellation<R, E: Error>(of context: ImageDecodingContext, _ body: () throws(E) -> R) throws(E) -> R {
+        try context.withShimCancellation { (cancellation) throws(E) -> R in
+            nukejpeg_decoder_set_cancellation(handle, cancellation)
+            defer { nukejpeg_decoder_set_cancellation(handle, nil) }
+            return try body()
+        }
+    }
+
     var outputWidth: Int { Int(nukejpeg_decoder_output_width(handle)) }
     var outputHeight: Int { Int(nukejpeg_decoder_output_height(handle)) }
     var outputChannels: Int { Int(nukejpeg_decoder_output_channels(handle)) }

@@ -84,7 +84,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
         }
         if context.isCancelled { throw JPEGDecodePlan.cancelled() }
         let decompressor = try JPEGDecompressor(limits: context.limits)
-        return try data.withUnsafeBytes { raw in
+        return try decompressor.withCancellation(of: context) { try data.withUnsafeBytes { raw in
             decompressor.setMemorySource(raw)
             defer { decompressor.clearMemorySource() }
             guard let header = try decompressor.readHeader() else {
@@ -109,6 +109,6 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
             }
             _ = try decompressor.finish()
             return try plan.finalContainer(bitmap: bitmap, decompressor: decompressor, context: context)
-        }
+        } }
     }
 }

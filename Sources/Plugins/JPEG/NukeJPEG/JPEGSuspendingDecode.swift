@@ -51,13 +51,13 @@ final class JPEGSuspendingDecode {
 
     /// Decodes as far as the input allows and returns a preview when a scan has completed.
     func advance(context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer? {
-        try run(context: context, isFinal: false)
+        try decompressor.withCancellation(of: context) { () throws(ImageCodecError) in try run(context: context, isFinal: false) }
     }
 
     /// Declares the end of input and returns the final image.
     func finish(context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
         decompressor.setEndOfInput()
-        guard let container = try run(context: context, isFinal: true) else {
+        guard let container = try decompressor.withCancellation(of: context, { () throws(ImageCodecError) in try run(context: context, isFinal: true) }) else {
             throw JPEGDecodePlan.suspendedUnexpectedly()
         }
         return container

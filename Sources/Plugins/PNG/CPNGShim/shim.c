@@ -1,7 +1,7 @@
 // Our C layer over libpng: every call that can png_error runs under a setjmp here, and the
 // progressive reader's callbacks are C functions, so a longjmp never crosses a Swift frame.
 
-#include "CPNGShim.h"
+#include "CPNGShimTesting.h"
 
 #include <png.h>
 #include <zlib.h>

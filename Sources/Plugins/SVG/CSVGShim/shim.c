@@ -1,4 +1,4 @@
-#include "CSVGShim.h"
+#include "CSVGShimTesting.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
-#include "rsvg_abi.h"
+#include "CLibSVG.h"
 #include "nuke_library.h"
 
 // librsvg is opened on first use (nuke_library.h): with cairo, glib, pango, fontconfig and the
@@ -45,12 +45,11 @@ static char librsvg_version[32];
 
 static void load_librsvg(void) {
     static const char *const names[] = {"librsvg-2.so.2", "librsvg-2.so", "librsvg-2.2.dylib", "librsvg-2.dylib", NULL};
-    void *handle = nuke_library_open(names, librsvg_error, sizeof librsvg_error);
+#define NUKESVG_FUNCTION(name) NUKE_LIBRARY_FUNCTION(librsvg, name)
+    const nuke_library_function functions[] = {NUKESVG_FUNCTIONS(NUKESVG_FUNCTION)};
+#undef NUKESVG_FUNCTION
+    void *handle = nuke_library_load(names, functions, sizeof functions / sizeof *functions, librsvg_error, sizeof librsvg_error);
     if (handle == NULL) return;
-#define NUKESVG_RESOLVE(name) \
-    if ((librsvg.name = (__typeof__(name) *)nuke_library_symbol(handle, #name, librsvg_error, sizeof librsvg_error)) == NULL) return;
-    NUKESVG_FUNCTIONS(NUKESVG_RESOLVE)
-#undef NUKESVG_RESOLVE
     const unsigned int *major = nuke_library_symbol(handle, "rsvg_major_version", librsvg_error, sizeof librsvg_error);
     const unsigned int *minor = nuke_library_symbol(handle, "rsvg_minor_version", librsvg_error, sizeof librsvg_error);
     const unsigned int *micro = nuke_library_symbol(handle, "rsvg_micro_version", librsvg_error, sizeof librsvg_error);

@@ -95,12 +95,17 @@ uint8_t *_Nullable nukeheif_decoder_exif(nukeheif_decoder *_Nonnull decoder, siz
 /// row is written into `row` (`stride` bytes) and handed to `sink`, top to bottom, so that a
 /// decoder can shrink the image without a full-size copy of libheif's.
 ///
+/// Cancellation (`cancellation`, may be NULL) is asked before each coded image or tile NukeHEIF's
+/// decoder plugins decode on this thread, when libheif returns, and every 64 rows; a coded
+/// picture itself (or a grid's tiles on libheif's worker threads) is decoded to the end.
+/// Cancelled: `NUKE_STATUS_CANCELLED`.
+///
 /// The corresponding libheif function is `heif_decode_image`.
 nuke_status nukeheif_decoder_decode(nukeheif_decoder *_Nonnull decoder, int32_t thumbnail, int32_t alpha, int32_t wide,
                                     uint8_t *_Nullable pixels, int32_t width, int32_t height, size_t stride,
                                     uint8_t *_Nullable row,
                                     void (*_Nullable sink)(void *_Nullable context, const uint8_t *_Nonnull row, size_t length),
-                                    void *_Nullable sink_context);
+                                    void *_Nullable sink_context, const nuke_cancellation *_Nullable cancellation);
 
 /// The red, green and blue planes of an 8-bit image, each `width × height` samples.
 typedef struct nukeheif_planes {
@@ -119,7 +124,7 @@ typedef struct nukeheif_planes {
 /// The corresponding libheif function is `heif_decode_image` (`heif_colorspace_RGB`,
 /// `heif_chroma_444`).
 nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *_Nonnull decoder, int32_t thumbnail, int32_t width, int32_t height,
-                                           nukeheif_planes *_Nonnull planes);
+                                           nukeheif_planes *_Nonnull planes, const nuke_cancellation *_Nullable cancellation);
 
 /// Releases the image of ``nukeheif_decoder_decode_planes``; its planes are invalid afterwards.
 void nukeheif_decoder_release_planes(nukeheif_decoder *_Nonnull decoder);
@@ -149,42 +154,6 @@ nuke_status nukeheif_encode(const uint8_t *_Nonnull pixels, int32_t width, int32
 
 /// Frees a buffer the shim returned.
 void nukeheif_buffer_free(void *_Nullable buffer);
-
-// MARK: - YCbCr to RGB, as libheif 1.15 does it (ycbcr.c)
-
-/// libheif 1.15's YCbCr → RGB coefficients for one image.
-typedef struct nukeheif_ycbcr_matrix {
-    float r_cr;
-    float g_cb;
-    float g_cr;
-    float b_cb;
-    int32_t full_range;
-} nukeheif_ycbcr_matrix;
-
-/// The coefficients libheif 1.15 uses for an image with an nclx profile (`has_profile` 1) or
-/// without (0: BT.601, full range). Returns 0 for the matrices it converts another way (0: GBR,
-/// 8: YCgCo, 12 and 13: derived from the primaries), which this conversion leaves to libheif.
-int32_t nukeheif_ycbcr_matrix_make(int32_t has_profile, uint16_t matrix_coefficients, int32_t full_range,
-                                   nukeheif_ycbcr_matrix *_Nonnull matrix);
-
-/// How many decoded images NukeHEIF's decoder plugin has converted to RGB itself on this thread
-/// (for tests: the rest were converted by libheif). The primary image and thumbnails are decoded
-/// on the thread that calls libheif.
-long nukeheif_converted_image_count(void);
-
-/// One row of 8-bit YCbCr to planar RGB, equal to the bit to libheif 1.15's conversion
-/// (`Op_YCbCr_to_RGB<uint8_t>`), vectorised. `chroma_shift` is 1 when chroma has half the width
-/// (4:2:0, 4:2:2), 0 for 4:4:4; `cb` and `cr` are the chroma row under this luma row.
-void nukeheif_ycbcr_to_rgb_row(const uint8_t *_Nonnull y, const uint8_t *_Nonnull cb, const uint8_t *_Nonnull cr,
-                               int32_t chroma_shift, int32_t width, const nukeheif_ycbcr_matrix *_Nonnull matrix,
-                               uint8_t *_Nonnull r, uint8_t *_Nonnull g, uint8_t *_Nonnull b);
-
-/// The same conversion one pixel at a time, for the pixels from `from` to `width` (the vector
-/// loop's tail, and the reference it is tested against).
-void nukeheif_ycbcr_to_rgb_row_reference(const uint8_t *_Nonnull y, const uint8_t *_Nonnull cb, const uint8_t *_Nonnull cr,
-                                         int32_t chroma_shift, int32_t from, int32_t width,
-                                         const nukeheif_ycbcr_matrix *_Nonnull matrix,
-                                         uint8_t *_Nonnull r, uint8_t *_Nonnull g, uint8_t *_Nonnull b);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,11 @@ typedef struct nukejpeg_header {
 
 typedef struct nukejpeg_decoder nukejpeg_decoder;
 
+/// Sets the cancellation libjpeg's progress monitor asks once per row group (NULL: none); the
+/// pointer must stay valid until it is set again. A cancelled call fails with
+/// `NUKE_STATUS_CANCELLED`, which ends the decoder like any failure.
+void nukejpeg_decoder_set_cancellation(nukejpeg_decoder *_Nonnull decoder, const nuke_cancellation *_Nullable cancellation);
+
 /// Creates a decompressor. `max_memory` bounds what libjpeg allocates itself
 /// (`max_memory_to_use`); `max_scans` caps `input_scan_number`. Returns NULL when out of memory.
 nukejpeg_decoder *_Nullable nukejpeg_decoder_create(uint64_t max_memory, uint64_t max_scans);

@@ -180,9 +180,6 @@ int nukepng_is_little_endian(void);
 /// carry-less multiplication where the CPU has it; the chunk walker checks critical chunks with it.
 uint32_t nukepng_crc32(uint32_t crc, const uint8_t *_Nullable bytes, size_t count);
 
-/// The same CRC computed by zlib's `crc32`, for tests.
-uint32_t nukepng_crc32_reference(uint32_t crc, const uint8_t *_Nullable bytes, size_t count);
-
 #ifdef __cplusplus
 }
 #endif

@@ -65,11 +65,6 @@ void nukesvg_document_size(nukesvg_document *_Nonnull document, nukesvg_size *_N
 nuke_status nukesvg_document_render(nukesvg_document *_Nonnull document, uint8_t *_Nonnull pixels, int32_t width, int32_t height,
                                     double document_width, double document_height, int32_t premultiplied);
 
-/// Premultiplied native-endian ARGB words to straight-alpha R, G, B, A bytes, in place, with
-/// rounding as cairo's PNG writer does: (c * 255 + a / 2) / a, and 0 where a is 0. With
-/// `allow_simd`, AVX2 when the processor has it (the same values); else a table of every (a, c).
-void nukesvg_unpremultiply(uint8_t *_Nonnull pixels, size_t count, int32_t allow_simd);
-
 /// Inflates the start of gzip data into `out` (at most `capacity` bytes); returns the bytes made.
 size_t nukesvg_gunzip_prefix(const uint8_t *_Nonnull data, size_t length, uint8_t *_Nonnull out, size_t capacity);
 
