@@ -48,21 +48,10 @@ struct APNGStructure: Sendable {
     }
 
     private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Outcome {
-        func u32(_ i: Int) -> Int? {
-            guard i >= 0, i + 4 <= b.count else { return nil }
-            return Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
-        }
-        func u16(_ i: Int) -> Int? {
-            guard i >= 0, i + 2 <= b.count else { return nil }
-            return Int(b[i]) << 8 | Int(b[i + 1])
-        }
-        func type(_ i: Int) -> String {
-            guard i + 4 <= b.count else { return "" }
-            return String(decoding: UnsafeBufferPointer(rebasing: b[i..<(i + 4)]), as: UTF8.self)
-        }
+        let reader = ImageHeader.Reader(b)
+        let u32 = reader.u32be, u16 = reader.u16be
         guard let width = u32(16), let height = u32(20), b.count >= 33 else { return .notAnimated }
         let ihdrTail = Array(b[24..<29])
-        var offset = 33
         var numFrames: Int?
         var numPlays = 0
         var frames: [Frame] = []
@@ -70,10 +59,11 @@ struct APNGStructure: Sendable {
         var sawIDAT = false
         var defaultIsFirst = false
         var expectedSequence = 0
-        while let length = u32(offset), offset + 12 + length <= b.count {
-            let chunk = type(offset + 4)
-            let payload = (offset + 8)..<(offset + 8 + length)
-            switch chunk {
+        for chunk in PNGChunks(reader, from: 33) {
+            guard chunk.isComplete(in: b.count) else { break }
+            let length = chunk.length
+            let payload = chunk.payload
+            switch chunk.name {
             case "acTL":
                 guard !sawIDAT, let count = u32(payload.lowerBound), let plays = u32(payload.lowerBound + 4) else {
                     return .broken("acTL after the image data")
@@ -111,14 +101,13 @@ struct APNGStructure: Sendable {
                 guard !frames.isEmpty, !(defaultIsFirst && frames.count == 1) else { return .broken("fdAT before its fcTL") }
                 frames[frames.count - 1].data.append((payload.lowerBound + 4)..<payload.upperBound)
             case "PLTE", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP", "sBIT":
-                if !sawIDAT { shared.append(offset..<(payload.upperBound + 4)) }
+                if !sawIDAT { shared.append(chunk.whole) }
             case "IEND":
                 break
             default:
                 break
             }
-            if chunk == "IEND" { break }
-            offset = payload.upperBound + 4
+            if chunk.is("IEND") { break }
         }
         guard let numFrames else { return .notAnimated }
         guard numFrames == frames.count, numFrames > 0 else {

@@ -35,19 +35,17 @@ enum PNGHeaderParser {
             hasAlpha: colorType == 4 || colorType == 6 ? true : nil, isProgressive: interlace == 1
         )
         // Chunks up to the first IDAT: acTL (animation) and tRNS (alpha) are cheap to see.
-        var i = 33
         var sawImageData = false
-        while let length = b.u32be(i), b.u8(i + 8 + length + 3) != nil {
-            if b.fourCC(i + 4, "acTL"), let frames = b.u32be(i + 8) {
+        for chunk in PNGChunks(b, from: 33) where chunk.isComplete(in: b.count) {
+            if chunk.is("acTL"), let frames = b.u32be(chunk.payload.lowerBound) {
                 header.frameCount = frames
                 header.isAnimated = frames > 1
-            } else if b.fourCC(i + 4, "tRNS") {
+            } else if chunk.is("tRNS") {
                 header.hasAlpha = true
-            } else if b.fourCC(i + 4, "IDAT") {
+            } else if chunk.is("IDAT") {
                 sawImageData = true
                 break
             }
-            i += 12 + length
         }
         if sawImageData {
             if header.frameCount == nil { header.frameCount = 1 }

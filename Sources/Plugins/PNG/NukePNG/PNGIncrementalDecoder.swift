@@ -40,21 +40,20 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
     /// Walks the chunk headers received so far until `acTL` (animated) or `IDAT` (not).
     private func scanForAnimation() {
         apngBytes.withUnsafeBytes { raw in
-            while apngScanOffset + 8 <= raw.count {
-                let o = apngScanOffset
-                let length = Int(raw[o]) << 24 | Int(raw[o + 1]) << 16 | Int(raw[o + 2]) << 8 | Int(raw[o + 3])
-                let type = (raw[o + 4], raw[o + 5], raw[o + 6], raw[o + 7])
-                if type == (0x61, 0x63, 0x54, 0x4C) {   // acTL
+            var chunks = PNGChunks(ImageHeader.Reader(raw.bindMemory(to: UInt8.self)), from: apngScanOffset)
+            while let chunk = chunks.next() {
+                if chunk.is("acTL") {
                     isAnimated = true
                     apngDecided = true
                     return
                 }
-                if type == (0x49, 0x44, 0x41, 0x54) || length > Int(Int32.max) {   // IDAT, or garbage
+                if chunk.is("IDAT") {
                     apngDecided = true
                     return
                 }
-                apngScanOffset = o + 12 + length
             }
+            apngScanOffset = chunks.position
+            if chunks.isBroken { apngDecided = true }   // garbage: libpng reports it
         }
         if apngDecided, !isAnimated { apngBytes = Data() }
     }
