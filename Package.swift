@@ -41,7 +41,7 @@ func plugin(
             path: "\(base)/Nuke\(format)", swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), .target(name: "C\(format)Shim"), "NukeCore", "NukePixels", "NukePluginKit", "NukeSession", "NukeConformance", "CNukeShim"],
+            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), .target(name: "C\(format)Shim"), "NukeCore", "NukePixels", "NukePluginKit", "NukeSession", "NukeConformance", "NukeNetpbm", "CNukeShim"],
             path: "Tests/Nuke\(format)Tests", swiftSettings: swiftSettings
         ),
     ]
@@ -60,6 +60,7 @@ let package = Package(
         .library(name: "NukeWebP", targets: ["NukeWebP"]),
         .library(name: "NukeHEIF", targets: ["NukeHEIF"]),
         .library(name: "NukeSVG", targets: ["NukeSVG"]),
+        .library(name: "NukeNetpbm", targets: ["NukeNetpbm"]),
         .library(name: "NukeIsolation", targets: ["NukeIsolation"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
         .executable(name: "nuke-isolation-helper", targets: ["nuke-isolation-helper"]),
@@ -109,9 +110,9 @@ let package = Package(
         ),
 
         // MARK: - Conformance kit (reused by third-party plugins)
-        .target(name: "NukeConformance", dependencies: ["NukeCore", "NukePixels", "NukeSession"], path: "Sources/NukeConformance", swiftSettings: swiftSettings),
+        .target(name: "NukeConformance", dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeNetpbm"], path: "Sources/NukeConformance", swiftSettings: swiftSettings),
         .testTarget(
-            name: "NukeConformanceTests", dependencies: ["NukeConformance", "NukeCore", "NukePixels"],
+            name: "NukeConformanceTests", dependencies: ["NukeConformance", "NukeCore", "NukePixels", "NukeNetpbm"],
             path: "Tests/NukeConformanceTests", swiftSettings: swiftSettings
         ),
 
@@ -119,12 +120,13 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeIsolation", "NukeConformance",
+                "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
+                "NukeIsolation", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukePixels", "NukeConformance", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
+        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukePixels", "NukeNetpbm", "NukeConformance", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
         // Hostile files for every format: limits before pixel memory.
         .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),
@@ -162,6 +164,11 @@ let package = Package(
             path: "Benchmarks/BombAllocations", swiftSettings: swiftSettings
         ),
     ]
+        // MARK: - Netpbm (PAM, PPM, PGM; Swift, no C library)
+        + [
+            .target(name: "NukeNetpbm", dependencies: ["NukeCore", "NukePixels", "NukePluginKit"], path: "Sources/Plugins/Netpbm/NukeNetpbm", swiftSettings: swiftSettings),
+            .testTarget(name: "NukeNetpbmTests", dependencies: ["NukeNetpbm", "NukeCore"], path: "Tests/NukeNetpbmTests", swiftSettings: swiftSettings),
+        ]
         // MARK: - JPEG (libjpeg-turbo)
         + plugin("JPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"], brew: ["jpeg-turbo"])
         // MARK: - PNG (libpng)

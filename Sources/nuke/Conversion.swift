@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeNetpbm
 import NukePixels
 
 /// One decode → resize → encode, as `nuke convert` does for each file.

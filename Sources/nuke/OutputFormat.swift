@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeNetpbm
 
 /// What `nuke convert` writes: an encoded format from the registry, or Netpbm.
 enum OutputFormat: Equatable, CustomStringConvertible {

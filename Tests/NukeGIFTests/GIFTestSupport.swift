@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeNetpbm
 import NukePixels
 
 /// Where the tests find their inputs: the repository (three levels above this file) and the

@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeNetpbm
 
 /// Where the tests find their inputs.
 enum SVGTestPaths {

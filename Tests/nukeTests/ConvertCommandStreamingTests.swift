@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeNetpbm
 import Testing
 
 /// `nuke convert` writes its output as a stream into a temporary file renamed at the end.

@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeNetpbm
 import Testing
 
 @Suite struct FramesCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeNetpbm
 import Testing
 
 /// NukeHEIF decodes 8-bit HEVC with FFmpeg's libavcodec when it is installed, and with libde265

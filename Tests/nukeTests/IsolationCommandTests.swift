@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeNetpbm
 import Testing
 
 /// `nuke` decodes HEIC, HEIF and AVIF in sandboxed helpers (itself in helper mode) by default,

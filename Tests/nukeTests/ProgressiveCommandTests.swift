@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukeNetpbm
 import NukeConformance
 import Testing
 

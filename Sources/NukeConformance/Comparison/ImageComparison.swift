@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukeNetpbm
 import NukePixels
 
 /// How a decoded bitmap differs from a reference: size, pixel format, the largest sample

@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukeNetpbm
 
 /// One input file of a ``FixtureManifest`` and what a decoder must make of it.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import NukeConformance
 import NukeCore
+import NukeNetpbm
 
 /// Paths of the JPEG fixtures (in the repository) and the public corpora (beside it).
 enum JPEGFixtures {

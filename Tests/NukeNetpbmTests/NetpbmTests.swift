@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import NukeConformance
 import NukeCore
+import NukeNetpbm
 
 struct NetpbmTests {
     @Test(arguments: [PixelFormat.gray8, .grayAlpha8, .rgb8, .rgba8, .gray16, .grayAlpha16, .rgb16, .rgba16])
@@ -33,7 +33,30 @@ struct NetpbmTests {
         #expect(garbage?.code == .corrupt)
         #expect(throws: ImageCodecError.self) { try Netpbm.decode(Data("P7\nWIDTH 0\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nENDHDR\n".utf8)) }
         let huge = #expect(throws: ImageCodecError.self) { try Netpbm.decode(Data("P5\n9999999999 9999999999\n255\n\0".utf8)) }
-        #expect(huge?.code == .corrupt)
+        // Limits are checked after the header, before any pixel memory.
+        #expect(huge?.code == .limitExceeded)
+    }
+
+    @Test func theRegistryDecodesNetpbmThroughThePlugin() throws {
+        let bitmap = Bitmap(width: 4, height: 2, pixelFormat: .rgb16, bytes: (0..<48).map { UInt8($0 * 5) })
+        let pam = Netpbm.pam(bitmap)
+        #expect(NetpbmPlugin.accepts(pam, context: ImageDecodingContext(data: pam)))
+        #expect(ImageDecoders.Netpbm.parseHeader(pam) == .parsed(ImageHeader(
+            type: .netpbm, width: 4, height: 2, bitDepth: 16, componentCount: 3, hasAlpha: false, frameCount: 1)))
+        #expect(ImageDecoders.Netpbm.parseHeader(pam.prefix(12)) == .needsMoreData)
+        // (Another test registers a toy PAM plugin with the same signature: the type is declared.)
+        var context = ImageDecodingContext(data: pam)
+        context.type = .netpbm
+        let container = try ImageDecoderRegistry.shared.decode(context)
+        #expect(container.type == .netpbm)
+        #expect(container.image.bitmap == bitmap)
+        #expect(try ImageEncoders.PAM().encode(container.image) == pam)
+        let limited = #expect(throws: ImageCodecError.self) {
+            var context = ImageDecodingContext(data: pam, limits: ImageLimits(maxPixelCount: 4))
+            context.type = .netpbm
+            return try ImageDecoderRegistry.shared.decode(context)
+        }
+        #expect(limited?.code == .limitExceeded)
     }
 }
 

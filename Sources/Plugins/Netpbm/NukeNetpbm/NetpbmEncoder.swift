@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NukeCore
 import NukePixels
 
@@ -143,6 +147,23 @@ extension Netpbm {
                 }
                 try stream.write(UnsafeRawBufferPointer(swapped))
             }
+        }
+    }
+}
+
+extension ImageEncoders {
+    /// Writes PAM (`P7`): the pixels exactly as they are, gray or colour, with or without alpha,
+    /// 8 or 16 bits (big-endian), straight alpha. Streams from the bitmap's storage.
+    public struct PAM: ImageEncoding {
+        /// Creates an encoder; PAM has no options.
+        public init(options: ImageEncodingOptions = ImageEncodingOptions()) {}
+
+        public func encode(_ image: Image) throws -> Data {
+            Netpbm.pam(image.bitmap)
+        }
+
+        public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
+            try Netpbm.writePAM(image.bitmap, to: &stream)
         }
     }
 }

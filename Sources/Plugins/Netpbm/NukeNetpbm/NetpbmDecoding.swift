@@ -1,0 +1,54 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+import NukePixels
+import NukePluginKit
+
+/// Decodes a complete PAM, PPM or PGM file: the header, the limits, then the samples straight
+/// into the request's pixel memory (16-bit samples from big-endian).
+struct NetpbmDecoding {
+    let context: ImageDecodingContext
+
+    func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
+        var bitmap = try bitmap(data)
+        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false]
+        if let plan = context.scalePlan(for: ImageSize(width: bitmap.width, height: bitmap.height)) {
+            bitmap = plan.finish(bitmap)
+            userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
+        }
+        if context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
+        return ImageContainer(image: Image(bitmap: bitmap), type: .netpbm, isPreview: false, userInfo: userInfo)
+    }
+
+    func bitmap(_ data: Data) throws(ImageCodecError) -> Bitmap {
+        try NetpbmLibrary.checkCancellation(context)
+        let header: NetpbmHeaderParser.Header
+        switch NetpbmHeaderParser.read(data) {
+        case .header(let found): header = found
+        case .needsMoreData: throw NetpbmLibrary.error(.incomplete, .header, "the data ends inside the header (\(data.count) bytes)")
+        case .invalid(let reason): throw NetpbmLibrary.error(.corrupt, .header, reason)
+        }
+        let format = header.pixelFormat
+        try context.limits.check(
+            width: header.width, height: header.height, bytesPerPixel: format.bytesPerPixel, format: .netpbm,
+            codec: NetpbmLibrary.codecName, inputByteCount: data.count
+        )
+        let count = header.width * header.height * format.bytesPerPixel   // within the limits: no overflow
+        guard data.count - header.samplesOffset >= count else {
+            throw NetpbmLibrary.error(.incomplete, "expected \(count) bytes of samples, the file has \(max(0, data.count - header.samplesOffset))")
+        }
+        let start = data.startIndex + header.samplesOffset
+        return try context.allocator.makeBitmap(width: header.width, height: header.height, pixelFormat: format) { (raw) throws(ImageCodecError) in
+            data[start..<(start + count)].withUnsafeBytes { raw.copyMemory(from: $0) }
+            if format.bitsPerChannel == 16 {
+                for i in stride(from: 0, to: count - 1, by: 2) {
+                    let v = raw.loadUnaligned(fromByteOffset: i, as: UInt16.self)
+                    raw.storeBytes(of: UInt16(bigEndian: v), toByteOffset: i, as: UInt16.self)
+                }
+            }
+        }
+    }
+}
