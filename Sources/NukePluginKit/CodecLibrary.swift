@@ -75,6 +75,14 @@ extension CodecLibrary {
         return error(code, stage, format: format, context.map { "\($0): \(message)" } ?? message)
     }
 
+    /// The error for a failing shim status while encoding: `.encodingFailed`, with the library's
+    /// own message.
+    public static func encodingError(status: nuke_status, diagnostics: nuke_diagnostics, context: String? = nil) -> ImageCodecError {
+        var message = diagnostics.messageText
+        if message.isEmpty { message = "\(name) failed with status \(status.rawValue)" }
+        return error(.encodingFailed, .encoding, context.map { "\($0): \(message)" } ?? message)
+    }
+
     /// The error a cancelled decode throws.
     public static func cancelled(_ stage: ImageCodecError.Stage = .decoding, format: ImageType? = nil) -> ImageCodecError {
         error(.cancelled, stage, format: format, "cancelled")

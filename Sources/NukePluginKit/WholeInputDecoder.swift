@@ -12,7 +12,7 @@ public import NukeCore
 /// final image (decoded once, then repeated) or the error.
 public final class WholeInputDecoder: IncrementalImageDecoding {
     private let decode: (Data) throws(ImageCodecError) -> ImageContainer
-    private var bytes = Data()
+    private var pushed = PushedBytes()
     private var isFinished = false
     private var result: ImageContainer?
 
@@ -23,12 +23,7 @@ public final class WholeInputDecoder: IncrementalImageDecoding {
 
     public func push(_ bytes: Data) {
         precondition(!isFinished, "push after finish")
-        if self.bytes.isEmpty {
-            // Share the caller's storage; decoders index from 0.
-            self.bytes = bytes.startIndex == 0 ? bytes : Data(bytes)
-        } else {
-            self.bytes.append(bytes)
-        }
+        pushed.append(bytes)
     }
 
     public func finish() { isFinished = true }
@@ -36,7 +31,7 @@ public final class WholeInputDecoder: IncrementalImageDecoding {
     public func next() throws(ImageCodecError) -> ImageDecodingEvent {
         if let result { return .final(result) }
         guard isFinished else { return .needsMoreData }
-        let container = try decode(bytes)
+        let container = try decode(pushed.data)
         result = container
         return .final(container)
     }

@@ -209,7 +209,7 @@ extension ImageDecodingSession {
                     guard var current = decoder else { return }
                     decoder = nil
                     current.finish()
-                    container = try Self.finalImage(from: &current, format: type)
+                    container = try current.finalImage(format: type)
                 } else {
                     container = try configuration.registry.decode(makeContext(isCompleted: true))
                 }
@@ -218,19 +218,6 @@ extension ImageDecodingSession {
                 core.emit(.final(container, progress(for: container, index: previewCount + 1, started: started, finished: finished)))
             } catch {
                 core.emit(.failure(wrap(error)))
-            }
-        }
-
-        /// Runs a finished decoder to its final image, skipping what comes before it.
-        private static func finalImage(from decoder: inout any IncrementalImageDecoding, format: ImageType?) throws -> ImageContainer {
-            while true {
-                switch try decoder.next() {
-                case .final(let container): return container
-                case .header, .preview: continue
-                case .needsMoreData:
-                    throw ImageCodecError(.internalFailure, stage: .decoding, format: format,
-                                          message: "the decoder asked for more data after the end of the input")
-                }
             }
         }
 

@@ -89,3 +89,22 @@ public enum ImageDecodingEvent: Sendable {
     /// The final image. The decode is over.
     case final(ImageContainer)
 }
+
+extension IncrementalImageDecoding {
+    /// Runs a decoder whose input is finished to its final image, skipping its header and
+    /// previews: what the registry, a session and NukeIsolation do once the bytes are all there.
+    ///
+    /// - Throws: The decoder's error, or ``ImageCodecError`` `.internalFailure` when it asks for
+    ///   more data after the end of the input.
+    public mutating func finalImage(format: ImageType?, codec: String? = nil) throws -> ImageContainer {
+        while true {
+            switch try next() {
+            case .final(let container): return container
+            case .header, .preview: continue
+            case .needsMoreData:
+                throw ImageCodecError(.internalFailure, stage: .decoding, format: format, codec: codec,
+                                      message: "the decoder asked for more data after the end of the input")
+            }
+        }
+    }
+}

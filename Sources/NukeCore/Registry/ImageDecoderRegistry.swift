@@ -321,15 +321,7 @@ public final class ImageDecoderRegistry: Sendable {
     static func decodeAll(_ decoder: inout any IncrementalImageDecoding, data: Data, format: ImageType?) throws -> ImageContainer {
         if !data.isEmpty { decoder.push(data) }
         decoder.finish()
-        while true {
-            switch try decoder.next() {
-            case .final(let container): return container
-            case .header, .preview: continue
-            case .needsMoreData:
-                throw ImageCodecError(.internalFailure, stage: .decoding, format: format,
-                                      message: "the decoder asked for more data after the end of the input")
-            }
-        }
+        return try decoder.finalImage(format: format)
     }
 
     /// The error for data no decoder accepts, naming the sniffed format and what is linked.

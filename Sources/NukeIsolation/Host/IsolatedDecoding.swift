@@ -74,18 +74,10 @@ public enum IsolatedDecoding {
     ///   `.timedOut`, `.sandboxViolation`, `.limitExceeded` (CPU time) when the helper did not
     ///   survive the decode.
     public static func decode(_ context: ImageDecodingContext, pool: HelperPool) throws -> ImageContainer {
-        let decoder = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "NukeIsolation")
+        var decoder = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "NukeIsolation")
         if !context.data.isEmpty { decoder.push(context.data) }
         decoder.finish()
-        while true {
-            switch try decoder.next() {
-            case .final(let container): return container
-            case .header, .preview: continue
-            case .needsMoreData:
-                throw ImageCodecError(.internalFailure, stage: .decoding, format: context.type, codec: "NukeIsolation",
-                                      message: "the helper asked for more data after the end of the input")
-            }
-        }
+        return try decoder.finalImage(format: context.type, codec: "NukeIsolation")
     }
 
     /// Decodes complete `data` in one of `pool`'s helpers.

@@ -69,7 +69,7 @@ extension ImageEncoders {
         }
 
         private static func message(_ diagnostics: nuke_diagnostics) -> String {
-            withUnsafeBytes(of: diagnostics.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            diagnostics.messageText
         }
 
         private static func encode(

@@ -25,7 +25,8 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     private var limits: ImageLimits { context.limits }
     private var cancellation: ImageDecodingCancellation { context.cancellationToken }
     /// Every byte pushed. A first push of a whole `Data` shares its storage (no copy).
-    private(set) var bytes = Data()
+    private var pushed = PushedBytes()
+    var bytes: Data { pushed.data }
     private var scanner = GIFScanner()
     private var isFinished = false
     private var didReportHeader = false
@@ -48,12 +49,7 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     /// Appends bytes not seen before.
     func push(_ newBytes: Data) {
         precondition(!isFinished, "push after finish")
-        if bytes.isEmpty {
-            // Share the caller's storage; the scanner and the shim index from 0.
-            bytes = newBytes.startIndex == 0 ? newBytes : Data(newBytes)
-        } else {
-            bytes.append(newBytes)
-        }
+        pushed.append(newBytes)
     }
 
     /// Declares that no more bytes will come.

@@ -664,6 +664,24 @@ static void arm_conversion(nukeheif_decoder *decoder, int32_t thumbnail, const s
     conversion.armed = plugins_behind[AV1_PLUGIN] != NULL || plugins_behind[HEVC_PLUGIN] != NULL;
 }
 
+/// `heif_decode_image` of `handle` to RGB in `chroma`, with this thread's plugin decode armed to
+/// convert (`arm_conversion`) and to ask `cancellation`; CANCELLED (and no image) when it said
+/// stop, whatever libheif returned.
+static nuke_status decode_armed(nukeheif_decoder *decoder, int32_t thumbnail, struct heif_image_handle *handle,
+                                struct heif_image **image, enum heif_chroma chroma, const struct heif_decoding_options *options,
+                                const nuke_cancellation *cancellation) {
+    arm_conversion(decoder, thumbnail, handle);
+    decode_cancellation = cancellation;
+    nuke_status status = classify(libheif.heif_decode_image(handle, image, heif_colorspace_RGB, chroma, options), &decoder->diagnostics);
+    decode_cancellation = NULL;
+    conversion.armed = 0;
+    if (!nuke_is_cancelled(cancellation)) return status;
+    libheif.heif_image_release(*image);
+    *image = NULL;
+    nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
+    return NUKE_STATUS_CANCELLED;
+}
+
 nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail, int32_t alpha, int32_t wide,
                                     uint8_t *pixels, int32_t width, int32_t height, size_t stride,
                                     uint8_t *row, void (*sink)(void *context, const uint8_t *row, size_t length), void *sink_context,
@@ -680,18 +698,9 @@ nuke_status nukeheif_decoder_decode(nukeheif_decoder *decoder, int32_t thumbnail
     struct heif_decoding_options *options = libheif.heif_decoding_options_alloc();
     if (options != NULL) options->convert_hdr_to_8bit = wide ? 0 : 1;
     struct heif_image *image = NULL;
-    arm_conversion(decoder, thumbnail, handle);
-    decode_cancellation = cancellation;
-    nuke_status status = classify(libheif.heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, options), &decoder->diagnostics);
-    decode_cancellation = NULL;
-    conversion.armed = 0;
+    nuke_status status = decode_armed(decoder, thumbnail, handle, &image, chroma, options, cancellation);
     libheif.heif_decoding_options_free(options);
     libheif.heif_image_handle_release(thumb);
-    if (nuke_is_cancelled(cancellation)) {
-        libheif.heif_image_release(image);
-        nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
-        return NUKE_STATUS_CANCELLED;
-    }
     if (status != NUKE_STATUS_OK) return status;
     if (libheif.heif_image_get_width(image, heif_channel_interleaved) != width || libheif.heif_image_get_height(image, heif_channel_interleaved) != height) {
         char text[NUKE_MESSAGE_CAPACITY];
@@ -757,17 +766,8 @@ nuke_status nukeheif_decoder_decode_planes(nukeheif_decoder *decoder, int32_t th
     // libheif 1.15 converts every decoded image to planar RGB before anything else
     // (decode_image_planar); asking for exactly that skips its second conversion, to interleaved.
     struct heif_image *image = NULL;
-    arm_conversion(decoder, thumbnail, handle);
-    decode_cancellation = cancellation;
-    nuke_status status = classify(libheif.heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_444, NULL), &decoder->diagnostics);
-    decode_cancellation = NULL;
-    conversion.armed = 0;
+    nuke_status status = decode_armed(decoder, thumbnail, handle, &image, heif_chroma_444, NULL, cancellation);
     libheif.heif_image_handle_release(thumb);
-    if (nuke_is_cancelled(cancellation)) {
-        libheif.heif_image_release(image);
-        nuke_diagnostics_set_message(&decoder->diagnostics, "cancelled");
-        return NUKE_STATUS_CANCELLED;
-    }
     if (status != NUKE_STATUS_OK) return status;
     static const enum heif_channel channels[3] = {heif_channel_R, heif_channel_G, heif_channel_B};
     for (int i = 0; i < 3; i++) {

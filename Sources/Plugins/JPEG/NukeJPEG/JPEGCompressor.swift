@@ -50,8 +50,6 @@ final class JPEGCompressor {
 
     private func check(_ status: nuke_status) throws(ImageCodecError) {
         guard status != NUKE_STATUS_OK else { return }
-        let diagnostics = nukejpeg_encoder_diagnostics(encoder)
-        let text = withUnsafeBytes(of: diagnostics.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        throw Self.failure(text.isEmpty ? "libjpeg failed with status \(status.rawValue)" : text)
+        throw JPEGLibrary.encodingError(status: status, diagnostics: nukejpeg_encoder_diagnostics(encoder).pointee)
     }
 }

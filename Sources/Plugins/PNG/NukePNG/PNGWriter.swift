@@ -54,8 +54,6 @@ final class PNGWriter {
 
     private func check(_ status: nuke_status) throws(ImageCodecError) {
         guard status != NUKE_STATUS_OK else { return }
-        let diagnostics = nukepng_encoder_diagnostics(encoder)
-        let message = withUnsafeBytes(of: diagnostics.pointee.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        throw Self.failure(message.isEmpty ? "libpng failed with status \(status.rawValue)" : message)
+        throw PNGLibrary.encodingError(status: status, diagnostics: nukepng_encoder_diagnostics(encoder).pointee)
     }
 }

@@ -36,7 +36,8 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
     /// The decode request: limits, allocator, alpha, target size and plan, cancellation.
     private let context: ImageDecodingContext
     /// Every byte pushed. A first push of a whole `Data` shares its storage (no copy).
-    private(set) var bytes = Data()
+    private var pushed = PushedBytes()
+    var bytes: Data { pushed.data }
     private var container = WebPContainer()
     private var isFinished = false
     private var wantsPreviews = true
@@ -61,11 +62,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
 
     func push(_ newBytes: Data) {
         precondition(!isFinished, "push after finish")
-        if bytes.isEmpty {
-            bytes = newBytes.startIndex == 0 ? newBytes : Data(newBytes)
-        } else {
-            bytes.append(newBytes)
-        }
+        pushed.append(newBytes)
     }
 
     func finish() { isFinished = true }
