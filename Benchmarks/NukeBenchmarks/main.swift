@@ -331,8 +331,13 @@ report("JPEG baseline decode ÷ libjpeg-turbo direct", t[0] / t[1], goal: "≤ 1
 t = measure([{ frameworkDecode(progressiveJPEG) }, { cJPEG(progressiveJPEG) }])
 report("JPEG progressive decode ÷ libjpeg-turbo direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
 let quarter = ImageSize(width: width / 4, height: height / 4)
-t = measure([{ frameworkDecode(baselineJPEG, target: quarter) }, { cJPEG(baselineJPEG, scale: 2) }])
-report("JPEG scaled decode (2/8) ÷ libjpeg-turbo direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+// The same pixels as libjpeg's 2/8 scale: the core's plan with prefersFastScaling lets the codec
+// reduce to the final size. The default plan keeps Pillow's 2× margin (4/8, then the resampler):
+// what that costs is the next row, its quality in Benchmarks/README.md.
+t = measure([{ frameworkDecode(baselineJPEG, target: quarter, fastScaling: true) }, { cJPEG(baselineJPEG, scale: 2) }])
+report("JPEG scaled decode (2/8, prefersFastScaling) ÷ libjpeg-turbo direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+t = measure([{ frameworkDecode(baselineJPEG, target: quarter) }, { frameworkDecode(baselineJPEG, target: quarter, fastScaling: true) }])
+report("JPEG decode to 1/4, the default plan (4/8 + resampler) ÷ prefersFastScaling (2/8)", t[0] / t[1], goal: "(the quality margin's cost)", met: true)
 t = measure([{ frameworkDecode(plainPNG) }, { cPNG(plainPNG) }])
 report("PNG decode ÷ libpng direct (png_read_image)", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
 t = measure([{ frameworkDecode(interlacedPNG) }, { cPNG(interlacedPNG) }])

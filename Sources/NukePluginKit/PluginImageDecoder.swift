@@ -44,9 +44,13 @@ extension ImageDecoderPlugin {
 public final class PluginImageDecoder<Plugin: ImageDecoderPlugin>: ImageDecoderRegistering, Sendable {
     /// The decode request the decoder was made for: limits, target size, cancellation...
     public let context: ImageDecodingContext
-    private let adapter: IncrementalDecoderAdapter
+    @usableFromInline let adapter: IncrementalDecoderAdapter
 
     /// Creates a decoder for the decode request `context`; the data in it is not used.
+    ///
+    /// (Inlinable, as the other initialisers: the registry makes one per dispatch, and a plugin's
+    /// module then specialises them for its `Plugin`.)
+    @inlinable
     public init(context: ImageDecodingContext) {
         self.context = context
         adapter = IncrementalDecoderAdapter { Plugin.makeIncrementalDecoder(context: context) }
@@ -62,6 +66,7 @@ public final class PluginImageDecoder<Plugin: ImageDecoderPlugin>: ImageDecoderR
     }
 
     /// Creates a decoder for complete data, or returns `nil` when it is not the plugin's format.
+    @inlinable
     public convenience init?(data: Data, context: ImageDecodingContext) {
         guard Plugin.accepts(data, context: context) else { return nil }
         self.init(context: context)
@@ -69,6 +74,7 @@ public final class PluginImageDecoder<Plugin: ImageDecoderPlugin>: ImageDecoderR
 
     /// Creates a decoder for a download in progress, or returns `nil` when its first bytes are
     /// not the plugin's format or the plugin cannot decode partial data.
+    @inlinable
     public convenience init?(partiallyDownloadedData data: Data, context: ImageDecodingContext) {
         guard Plugin.decodesPartialData, Plugin.accepts(data, context: context) else { return nil }
         self.init(context: context)
@@ -96,6 +102,7 @@ public final class PluginImageDecoder<Plugin: ImageDecoderPlugin>: ImageDecoderR
 extension ImageCodec {
     /// A plugin's registration: its description, its ``ImageDecoderPlugin`` (incremental
     /// decoder, ``PluginImageDecoder`` and header hook) and its encoder.
+    @inlinable
     public init<Plugin: ImageDecoderPlugin>(
         info: ImageCodecInfo, plugin: Plugin.Type, makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)? = nil
     ) {

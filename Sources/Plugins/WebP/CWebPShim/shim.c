@@ -95,6 +95,11 @@ nuke_status nukewebp_decode(const uint8_t *data, size_t length, nukewebp_layout 
     config.output.u.RGBA.rgba = pixels;
     config.output.u.RGBA.stride = (int)stride;
     config.output.u.RGBA.size = size;
+    if (cancellation == NULL) {
+        VP8StatusCode code = WebPDecode(data, length, &config);
+        WebPFreeDecBuffer(&config.output);
+        return decoding_status(code, 1, diagnostics);
+    }
     // libwebp's incremental decoder over growing prefixes of the caller's bytes (WebPIUpdate
     // reads them in place): the same pixels as WebPDecode, with a cancellation check per step.
     WebPIDecoder *idec = WebPIDecode(NULL, 0, &config);

@@ -61,7 +61,8 @@ final class WebPFrameDecoder: AnimationFrameDecoding {
             return try PixelAllocator.heap.makeBitmap(width: info.width, height: info.height, pixelFormat: .rgba8, alphaMode: .straight) { (output) throws(ImageCodecError) in
                 let status = (cancellation ?? .taskOnly).withShimCancellation { shimCancellation in
                     nukewebp_decode(base, payload.count, NUKEWEBP_RGBA, output.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                    info.width * 4, output.count, 0, 0, shimCancellation, &diagnostics)
+                                    info.width * 4, output.count, 0, 0,
+                                    info.width * info.height > WebPStillDecoding.oneCallPixels ? shimCancellation : nil, &diagnostics)
                 }
                 guard status == NUKE_STATUS_OK else {
                     throw WebPLibrary.error(status: status, diagnostics: diagnostics, context: "decoding WebP frame \(index + 1)")

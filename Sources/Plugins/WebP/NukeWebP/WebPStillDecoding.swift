@@ -22,6 +22,9 @@ enum WebPStillDecoding {
     /// costs more than it saves).
     static let minimumScalerFactor = 2
 
+    /// The largest output decoded in one `WebPDecode` call, without cancellation checks inside.
+    static let oneCallPixels = 4 << 20
+
     /// Decodes the complete file in `bytes`.
     ///
     /// With the core's plan for a target size and no alpha, libwebp's scaler first shrinks the
@@ -60,11 +63,15 @@ enum WebPStillDecoding {
         let alphaMode: AlphaMode = layout == NUKEWEBP_RGBA_PREMULTIPLIED ? .premultiplied : (bytesPerPixel == 3 ? .none : .straight)
         return try allocator.makeBitmap(width: size.width, height: size.height, pixelFormat: format, alphaMode: alphaMode) { (output) throws(ImageCodecError) in
             var diagnostics = nuke_diagnostics()
+            // An image of a few megapixels decodes in one call (tens of milliseconds, and libwebp's
+            // lossless decoder costs about 5% more in steps); a larger one in steps that ask the
+            // request's cancellation.
+            let stepped = size.width * size.height > Self.oneCallPixels
             let status = context.withShimCancellation { cancellation in bytes.withUnsafeBytes { raw in
                 nukewebp_decode(
                     raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, layout,
                     output.baseAddress!.assumingMemoryBound(to: UInt8.self), size.width * bytesPerPixel, output.count,
-                    scaled ? Int32(size.width) : 0, scaled ? Int32(size.height) : 0, cancellation, &diagnostics
+                    scaled ? Int32(size.width) : 0, scaled ? Int32(size.height) : 0, stepped ? cancellation : nil, &diagnostics
                 )
             } }
             guard status == NUKE_STATUS_OK else {

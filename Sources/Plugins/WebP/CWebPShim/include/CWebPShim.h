@@ -52,12 +52,12 @@ nuke_status nukewebp_get_features(const uint8_t *_Nonnull data, size_t length, n
 /// chunks) into `pixels`, `stride` bytes per row, `height × stride` bytes in all.
 ///
 /// With `scaled_width` and `scaled_height` above 0, libwebp's own rescaler shrinks the image
-/// while decoding and `pixels` holds the scaled size. `cancellation` (may be NULL) is asked
-/// before each 64 KiB of input is decoded; when it says stop the call returns
-/// `NUKE_STATUS_CANCELLED`.
+/// while decoding and `pixels` holds the scaled size. With a `cancellation`, the input is decoded
+/// in steps of 64 KiB and it is asked before each; when it says stop the call returns
+/// `NUKE_STATUS_CANCELLED`. Without, one `WebPDecode`.
 ///
-/// The corresponding libwebp functions are `WebPIDecode` and `WebPIUpdate` (the pixels of
-/// `WebPDecode`, in steps).
+/// The corresponding libwebp functions are `WebPDecode`, or `WebPIDecode` and `WebPIUpdate`
+/// (the same pixels, in steps).
 nuke_status nukewebp_decode(const uint8_t *_Nonnull data, size_t length, nukewebp_layout layout,
                             uint8_t *_Nonnull pixels, size_t stride, size_t size,
                             int32_t scaled_width, int32_t scaled_height,
