@@ -56,9 +56,10 @@ final class CodecRegistrations<Factory: Sendable>: Sendable {
         state.withLock { $0.entries }
     }
 
-    /// The entries offered data of `type`: those registered for it, and those for any format.
-    func entries(for type: ImageType?) -> [Entry] {
-        entries.filter { $0.type == nil || $0.type == type }
+    /// The entries offered data of `type`: those registered for it, and those for any format
+    /// (lazily: a dispatch that takes the first allocates nothing).
+    func entries(for type: ImageType?) -> LazyFilterSequence<[Entry]> {
+        entries.lazy.filter { $0.type == nil || $0.type == type }
     }
 
     /// The formats with at least one entry, in order of first appearance.
