@@ -56,8 +56,6 @@ final class MisbehavingDecoder: ImageDecoderRegistering, Sendable {
             let result = nuketest_attack(name, host)
             if result >= 0 { throw Misbehaving(description: "probe \(name): ALLOWED (\(result))") }
             throw Misbehaving(description: "probe \(name): refused (\(String(cString: strerror(Int32(-result)))))")
-        case "W":
-            Thread.sleep(forTimeInterval: 3)
         case "H":
             Thread.sleep(forTimeInterval: 120)
         default:

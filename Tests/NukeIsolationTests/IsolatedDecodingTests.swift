@@ -161,7 +161,9 @@ struct IsolatedDecodingTests {
     @Test func aHelperKilledFromOutside() async throws {
         let pool = IsolationTestPaths.pool()
         defer { pool.shutdown() }
-        let decode = Task.detached { try IsolatedDecoding.decode(IsolationTestPaths.command("W"), pool: pool) }
+        // "H" sleeps far longer than the test can be delayed on a loaded machine (the wall limit is 20 s),
+        // so the helper is still decoding when it is killed; a 3 s sleep could finish first under load.
+        let decode = Task.detached { try IsolatedDecoding.decode(IsolationTestPaths.command("H"), pool: pool) }
         var victims: [Int32] = []
         let deadline = ContinuousClock.now + .seconds(120)
         while victims.isEmpty, ContinuousClock.now < deadline {
