@@ -126,7 +126,7 @@ let package = Package(
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukePixels", "NukeNetpbm", "NukeConformance", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
+        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukePixels", "NukeNetpbm", "NukeConformance", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
         // Hostile files for every format: limits before pixel memory.
         .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),

@@ -54,3 +54,5 @@ export IM_CONVERT
 "$python" "$root/scripts/make-webp-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-heif-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-svg-fixtures.py" "$root/Fixtures"
+# After the JPEG fixtures: the output stage's references are made from them.
+"$python" "$root/scripts/make-output-fixtures.py" "$root/Fixtures"

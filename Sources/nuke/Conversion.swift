@@ -21,6 +21,9 @@ struct Conversion: Sendable {
     var isUntrusted = false
     /// ``NukeCore/ImageDecodingContext/prefersFastScaling``, for `--fast-scaling`.
     var prefersFastScaling = false
+    /// ``NukeCore/ImageDecodingContext/appliesOrientation``: the pixels turned upright, and
+    /// ``maxSize`` the box for the image as displayed.
+    var appliesOrientation = false
 
     /// What converting one file produced.
     struct Result: Sendable {
@@ -62,10 +65,12 @@ struct Conversion: Sendable {
             context.limits = .untrusted
             context.isStrict = true
         }
-        // The box is for the image as displayed: for EXIF orientations 5–8 the stored pixels
-        // are turned a quarter, so fit them into the box turned the same way.
+        // The box is for the image as displayed. Applying the orientation, the registry turns the
+        // box for the stored pixels itself; keeping the stored pixels, for EXIF orientations 5–8
+        // they are turned a quarter, so fit them into the box turned the same way.
+        context.appliesOrientation = appliesOrientation
         let box = maxSize.map { size in
-            ImageHeader(data)?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
+            !appliesOrientation && ImageHeader(data)?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
         }
         if let box {
             context.targetSize = box
@@ -79,6 +84,10 @@ struct Conversion: Sendable {
            ImageEncoderRegistry.shared.encoder(for: type, options: options) is any AnimatedImageEncoding {
             // The output format holds animations: decode every frame (within the limits).
             image = try animation.image(limits: context.limits)
+            if appliesOrientation, image.orientation != .up {
+                for index in image.frames.indices { image.frames[index].bitmap = image.frames[index].bitmap.oriented(image.orientation) }
+                image.orientation = .up
+            }
         }
         if let maxSize = box, image.width > 0, image.height > 0 {
             let size = ImageSize(width: image.width, height: image.height)
@@ -119,7 +128,7 @@ struct Conversion: Sendable {
         do {
             // Read in pieces and handed to the decoder as they come: the input is never held whole.
             let image: Image
-            if case .pam = format, maxSize == nil, !isUntrusted {
+            if case .pam = format, maxSize == nil, !isUntrusted, !appliesOrientation {
                 // PAM at full size: rows go from the decoder to the file as they are produced.
                 let reader = try ImageFiles.Reader(path: input)
                 let head = try reader.head()

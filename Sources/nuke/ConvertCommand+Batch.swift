@@ -13,7 +13,7 @@ extension ConvertCommand {
         let items = try collectItems(outputDirectory: outputDirectory, format: format)
         var batch = Conversion(
             format: format,
-            options: ImageEncodingOptions(quality: (quality ?? 80) / 100, isProgressive: progressive, isLossless: lossless),
+            options: options,
             maxSize: maxSize?.size,
             keepsHighBitDepth: !eightBit,
             // One pool for the batch: a file's pixel buffers go back to it when the file is
@@ -23,6 +23,7 @@ extension ConvertCommand {
         )
         batch.isUntrusted = untrusted
         batch.prefersFastScaling = fastScaling
+        batch.appliesOrientation = appliesOrientation(for: format)
         let conversion = batch
         var progress = BatchProgress(total: items.count, isTerminal: Terminal.isStandardErrorATerminal)
         let start = ContinuousClock.now

@@ -45,6 +45,18 @@ struct ConvertCommand: AsyncParsableCommand {
     @Flag(name: .customLong("8-bit"), help: "Scale 16-bit samples to 8 bits (by default PAM, PPM and PNG keep them).")
     var eightBit = false
 
+    @Option(help: "apply: turn the pixels upright as the EXIF orientation says (as vipsthumbnail does); keep: the stored pixels, with the orientation in the output's metadata. Default: apply, except for pam and ppm (the decoded pixels as stored).")
+    var orientation: OrientationChoice?
+
+    @Option(help: "Metadata written: all (EXIF, XMP, ICC), display (only what shows the image correctly: the ICC profile, and the orientation when the pixels are not upright; no camera data, GPS, serial numbers or XMP), none. Default: display with --max-size (a thumbnail), otherwise all.")
+    var metadata: ImageMetadataPolicy.Kept?
+
+    @Flag(help: "With --metadata all: remove the GPS location from EXIF (and leave out XMP that mentions GPS).")
+    var stripLocation = false
+
+    @Option(help: "The colour transparent pixels are composited onto when the output has no alpha (JPEG): #rrggbb, white or black. Default: white.")
+    var background: String?
+
     @Flag(help: "Input from strangers: the untrusted limits (40 MP, 16,384 px a side, 100 frames, 256 MiB, at most 4,096 decoded bytes per input byte) and strict decoding (data the codec only warns about is an error).")
     var untrusted = false
 
@@ -76,6 +88,9 @@ struct ConvertCommand: AsyncParsableCommand {
             throw ValidationError("--quality must be between 0 and 100")
         }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if let background, RGBColor(background) == nil {
+            throw ValidationError("--background must be #rrggbb, white or black")
+        }
     }
 
     private func format(for outputPath: String) -> OutputFormat? {
@@ -83,8 +98,23 @@ struct ConvertCommand: AsyncParsableCommand {
         return OutputFormat(name: URL(fileURLWithPath: outputPath).pathExtension)
     }
 
-    private var options: ImageEncodingOptions {
-        ImageEncodingOptions(quality: (quality ?? 80) / 100, isProgressive: progressive, isLossless: lossless)
+    /// The encoder's options: quality, progressive, lossless, metadata and background.
+    var options: ImageEncodingOptions {
+        let kept = metadata ?? (maxSize == nil ? .all : .display)
+        return ImageEncodingOptions(
+            quality: (quality ?? 80) / 100, isProgressive: progressive, isLossless: lossless,
+            metadata: ImageMetadataPolicy(kept: kept, removesLocation: stripLocation),
+            background: background.flatMap(RGBColor.init) ?? .white
+        )
+    }
+
+    /// Whether the decode turns the pixels upright for `format`.
+    func appliesOrientation(for format: OutputFormat) -> Bool {
+        switch orientation {
+        case .apply: true
+        case .keep: false
+        case nil: if case .encoded = format { true } else { false }
+        }
     }
 
     func run() async throws {
@@ -97,6 +127,7 @@ struct ConvertCommand: AsyncParsableCommand {
         var conversion = Conversion(format: format, options: options, maxSize: maxSize?.size, keepsHighBitDepth: !eightBit, allocator: .hugePages)
         conversion.isUntrusted = untrusted
         conversion.prefersFastScaling = fastScaling
+        conversion.appliesOrientation = appliesOrientation(for: format)
         let result = conversion.run(input: paths[0], output: paths[1])
         if let error = result.error {
             Terminal.error(path: paths[0], error)
@@ -106,3 +137,10 @@ struct ConvertCommand: AsyncParsableCommand {
         print("\(paths[0]) → \(paths[1]) (\(format), \(size), \(Terminal.bytes(result.bytesIn)) → \(Terminal.bytes(result.bytesOut)))")
     }
 }
+
+/// `--orientation`.
+enum OrientationChoice: String, ExpressibleByArgument, CaseIterable {
+    case apply, keep
+}
+
+extension ImageMetadataPolicy.Kept: ExpressibleByArgument {}

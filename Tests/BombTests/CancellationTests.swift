@@ -61,18 +61,27 @@ import Testing
         let data = try Self.file(type)
         let clock = ContinuousClock()
         let whole = try clock.measure { _ = try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data)) }
-        let token = ImageDecodingCancellation()
-        let started = clock.now
-        let decode = Task.detached {
-            try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data, cancellation: token))
+        // A loaded machine can hold the timer back until a decode is over: up to three tries,
+        // cancelling earlier each time. A plugin that ignores the token finishes all three.
+        for attempt in 0..<3 {
+            let token = ImageDecodingCancellation()
+            let started = clock.now
+            let decode = Task.detached {
+                try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data, cancellation: token))
+            }
+            // From a thread of its own: the test's task might wait for a cooperative thread (other
+            // suites decode on them) until the decode is over.
+            let moment = whole / (20 << attempt)
+            Self.after(moment) { token.cancel() }
+            let result = await decode.result
+            let stopped = clock.now - started
+            guard case .failure(let failure) = result else { continue }
+            let error = failure as? ImageCodecError
+            #expect(error?.code == .cancelled, "\(type.name): \(String(describing: failure))")
+            print("cancellation: \(type.name) \(data.count) bytes, whole decode \(whole), cancelled at \(moment), stopped after \(stopped)")
+            return
         }
-        // From a thread of its own: the test's task might wait for a cooperative thread (other
-        // suites decode on them) until the decode is over.
-        Self.after(whole / 20) { token.cancel() }
-        let error = await #expect(throws: ImageCodecError.self) { try await decode.value }
-        let stopped = clock.now - started
-        #expect(error?.code == .cancelled, "\(type.name): \(String(describing: error))")
-        print("cancellation: \(type.name) \(data.count) bytes, whole decode \(whole), cancelled at \(whole / 20), stopped after \(stopped)")
+        Issue.record("\(type.name): three decodes ran to the end although their tokens were cancelled")
     }
 
     @Test(arguments: types)

@@ -136,7 +136,14 @@ import Testing
 
     @Test func qualityAndICC() throws {
         var image = try ImageDecoderRegistry.shared.decode(try HEIFTestPaths.fixture("photo.heic")).image
-        let icc = Data((0..<200).map { UInt8($0 & 0xFF) })
+        // A profile header (RGB display class, `acsp`) and an empty tag table, then filler:
+        // encoders write only a profile whose colour space is the pixels'.
+        var header = [UInt8](repeating: 0, count: 200)
+        header[3] = 200
+        header.replaceSubrange(12..<20, with: Array("mntrRGB ".utf8))
+        header.replaceSubrange(36..<40, with: Array("acsp".utf8))
+        for index in 132..<200 { header[index] = UInt8(index) }
+        let icc = Data(header)
         image.colorInfo.iccProfile = icc
         let low = try ImageEncoders.HEIF(options: ImageEncodingOptions(quality: 0.1)).encode(image)
         let high = try ImageEncoders.HEIF(options: ImageEncodingOptions(quality: 0.95)).encode(image)

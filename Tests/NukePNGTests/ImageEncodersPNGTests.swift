@@ -26,7 +26,7 @@ import Testing
         let profile = try Self.iccProfile()
         var exif = Data("MM\0*\0\0\0\u{8}\0\u{1}".utf8)  // TIFF header, IFD0 with one entry:
         exif += Data([0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00])
-        var image = Image(bitmap: PNGTestImages.gradient(width: 9, height: 7, format: .rgba8), exif: exif)
+        var image = Image(bitmap: PNGTestImages.gradient(width: 9, height: 7, format: .rgba8), orientation: .right, exif: exif)
         image.colorInfo = ColorInfo(iccProfile: profile, gamma: 0.45455)
         let decoded = try PNGTestDecoding.decode(try ImageEncoders.PNG().encode(image)).image
         #expect(decoded.colorInfo.iccProfile == profile)
@@ -34,6 +34,13 @@ import Testing
         #expect(decoded.exif == exif)
         #expect(decoded.orientation == .right)
         #expect(decoded.bitmap == image.bitmap)
+
+        // Pixels already upright (the orientation applied): the EXIF block is written with 1.
+        image.orientation = .up
+        let upright = try PNGTestDecoding.decode(try ImageEncoders.PNG().encode(image)).image
+        #expect(upright.orientation == .up)
+        #expect(upright.exif.flatMap(ExifBlock.init)?.orientation == .up)
+        #expect(upright.exif?.count == exif.count)
 
         let withoutProfile = try ImageEncoders.PNG(options: ImageEncodingOptions(preservesColorProfile: false)).encode(image)
         #expect(try PNGTestDecoding.decode(withoutProfile).image.colorInfo.iccProfile == nil)

@@ -56,5 +56,9 @@ public struct ImageContainer: Sendable {
         public static let isProgressiveKey: UserInfoKey = "nukecodecs/is-progressive"
         /// How many frames of an animation a preview has complete (`Int`).
         public static let frameCountKey: UserInfoKey = "nukecodecs/frame-count"
+        /// The EXIF orientation the decode applied to the pixels (``ImageOrientation``), when
+        /// ``ImageDecodingContext/appliesOrientation`` turned them upright; the image then says
+        /// ``ImageOrientation/up``.
+        public static let appliedOrientationKey: UserInfoKey = "nukecodecs/applied-orientation"
     }
 }

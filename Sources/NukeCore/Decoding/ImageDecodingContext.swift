@@ -46,6 +46,15 @@ public struct ImageDecodingContext: Sendable {
     /// default. Default `false`: a codec's scaler goes only down to twice the target, and the
     /// core finishes with Pillow's thumbnail algorithm (box reduction, then bicubic).
     public var prefersFastScaling: Bool = false
+    /// Turn the pixels upright as the EXIF orientation says, and return an image whose
+    /// ``Image/orientation`` is ``ImageOrientation/up`` (the orientation applied is in
+    /// ``ImageContainer/UserInfoKey/appliedOrientationKey``), as `vipsthumbnail` and sharp's
+    /// `rotate()` do. ``targetSize`` is then the box for the image as displayed. The transpose or
+    /// flip runs on the decoded image after any reduction, so a thumbnail pays for its own pixels.
+    /// HEIF's `irot`/`imir` are always applied by libheif, and the EXIF orientation a HEIF carries
+    /// is reported as applied with them. Default `false`: pixels as stored, as Nuke and ImageIO
+    /// return them.
+    public var appliesOrientation: Bool = false
 
     /// How a scaled decode covers ``targetSize``.
     public enum ContentMode: Sendable, Hashable {

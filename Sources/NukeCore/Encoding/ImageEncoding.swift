@@ -72,18 +72,27 @@ public struct ImageEncodingOptions: Sendable, Hashable {
     public var compressionLevel: Int?
     /// Keep 16 bits per channel where the format can (PNG); otherwise 8.
     public var prefersHighBitDepth: Bool
-    /// Embed the image's ICC profile. Default `true`.
+    /// Embed the image's ICC profile (when ``metadata`` keeps anything and the profile's colour
+    /// space is the output's). Default `true`.
     public var preservesColorProfile: Bool
+    /// Which EXIF, XMP and ICC data is written. Default ``ImageMetadataPolicy/all``; the CLI's
+    /// and the service's thumbnails use ``ImageMetadataPolicy/display``.
+    public var metadata: ImageMetadataPolicy = .all
+    /// The colour transparent pixels are composited onto when the output format has no alpha
+    /// (JPEG). Default white, as Pillow's and vips' flatten.
+    public var background: RGBColor = .white
 
     /// Creates options: by default quality 0.8, baseline, lossy, the codec's default compression
-    /// level, 8 bits per channel, and the ICC profile kept.
+    /// level, 8 bits per channel, and all metadata kept.
     public init(
         quality: Double = 0.8,
         isProgressive: Bool = false,
         isLossless: Bool = false,
         compressionLevel: Int? = nil,
         prefersHighBitDepth: Bool = false,
-        preservesColorProfile: Bool = true
+        preservesColorProfile: Bool = true,
+        metadata: ImageMetadataPolicy = .all,
+        background: RGBColor = .white
     ) {
         self.quality = quality
         self.isProgressive = isProgressive
@@ -91,5 +100,45 @@ public struct ImageEncodingOptions: Sendable, Hashable {
         self.compressionLevel = compressionLevel
         self.prefersHighBitDepth = prefersHighBitDepth
         self.preservesColorProfile = preservesColorProfile
+        self.metadata = metadata
+        self.background = background
+    }
+}
+
+/// An opaque 8-bit sRGB colour.
+public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
+    /// Red, 0–255.
+    public var red: UInt8
+    /// Green, 0–255.
+    public var green: UInt8
+    /// Blue, 0–255.
+    public var blue: UInt8
+
+    /// Creates a colour from its 8-bit components.
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    /// Parses `#rrggbb`, `rrggbb`, or the names `white` and `black`.
+    public init?(_ text: String) {
+        switch text.lowercased() {
+        case "white": self = .white
+        case "black": self = .black
+        default:
+            let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
+            guard hex.count == 6, let value = UInt32(hex, radix: 16) else { return nil }
+            self.init(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+        }
+    }
+
+    /// White.
+    public static let white = RGBColor(red: 255, green: 255, blue: 255)
+    /// Black.
+    public static let black = RGBColor(red: 0, green: 0, blue: 0)
+
+    public var description: String {
+        "#" + [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }

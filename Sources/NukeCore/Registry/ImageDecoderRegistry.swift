@@ -187,11 +187,30 @@ public final class ImageDecoderRegistry: Sendable {
     /// header and the context's limits have been checked against it
     /// (``ImageLimits/check(header:context:inputByteCount:)``): whatever decoder an app
     /// registered, an image over the limits ends in `.limitExceeded` before it decodes.
+    ///
+    /// The decoder ends in the output stage the context asks for: the orientation applied
+    /// (``ImageDecodingContext/appliesOrientation``) and premultiplied alpha, on previews and the
+    /// final image.
     public func incrementalDecoder(for context: ImageDecodingContext) -> (decoder: any IncrementalImageDecoding, codec: ImageCodecInfo)? {
+        let planned = oriented(context)
         for entry in registrations.entries(for: context.type) {
-            if let decoder = entry.factory.incrementalDecoder(for: context) { return (gated(decoder, context: context, codec: entry.info), entry.info) }
+            if let decoder = entry.factory.incrementalDecoder(for: planned) {
+                return (ImageOutputStage.wrapping(gated(decoder, context: context, codec: entry.info), context: context), entry.info)
+            }
         }
         return nil
+    }
+
+    /// `context` with its target box turned a quarter when the orientation is applied and the
+    /// header says the image is stored on its side (EXIF 5–8): the box is for the image as
+    /// displayed. A format whose orientation comes after its header (a WebP's or PNG's EXIF) is
+    /// planned with the box as given.
+    private func oriented(_ context: ImageDecodingContext) -> ImageDecodingContext {
+        guard context.appliesOrientation, let target = context.targetSize, case .parsed(let header) = parseHeader(context.data),
+              header.orientation?.swapsDimensions == true else { return context }
+        var turned = context
+        turned.targetSize = ImageSize(width: target.height, height: target.width)
+        return turned
     }
 
     /// `decoder` behind the header-limit gate, when the format has a header hook.
@@ -225,12 +244,13 @@ public final class ImageDecoderRegistry: Sendable {
     public func decode(_ context: ImageDecodingContext) throws -> ImageContainer {
         // What the header declares, against the limits, before any decoder sees the data.
         try checkDeclaredLimits(context)
+        let planned = oriented(context)
         var attempts: [ImageCodecError] = []
         for entry in registrations.entries(for: context.type) {
-            guard var decoder = entry.factory.incrementalDecoder(for: context) else { continue }
+            guard let made = entry.factory.incrementalDecoder(for: planned) else { continue }
+            var decoder = ImageOutputStage.wrapping(made, context: context)
             do {
-                let container = try Self.decodeAll(&decoder, data: context.data, format: context.type)
-                return context.prefersPremultipliedAlpha ? container.premultiplied() : container
+                return try Self.decodeAll(&decoder, data: context.data, format: context.type)
             } catch {
                 let wrapped = ImageCodecError.wrapping(error, stage: .decoding, format: context.type, codec: entry.info.codecDescription)
                 attempts.append(wrapped)
@@ -330,15 +350,5 @@ public final class ImageDecoderRegistry: Sendable {
         let available = formats.isEmpty ? "no decoders are registered" : "decoders are registered for " + formats.joined(separator: ", ")
         let what = context.type.map { "no decoder is registered for \($0.name)" } ?? "the data is not in a recognised image format"
         return ImageCodecError(.noCodec, stage: .registry, format: context.type, message: "\(what); \(available)")
-    }
-}
-
-extension ImageContainer {
-    /// The container with its image's alpha premultiplied, when it has straight alpha.
-    func premultiplied() -> ImageContainer {
-        guard image.bitmap.alphaMode == .straight else { return self }
-        var copy = self
-        copy.image.bitmap = image.bitmap.premultiplied()
-        return copy
     }
 }

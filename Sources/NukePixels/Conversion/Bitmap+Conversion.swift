@@ -61,35 +61,4 @@ extension Bitmap {
             }
         }
     }
-
-    /// Returns the bitmap rotated and flipped so that it displays upright.
-    public func oriented(_ orientation: ImageOrientation) -> Bitmap {
-        if orientation == .up { return self }
-        let bpp = pixelFormat.bytesPerPixel
-        let outWidth = orientation.swapsDimensions ? height : width
-        let outHeight = orientation.swapsDimensions ? width : height
-        return Bitmap(width: outWidth, height: outHeight, pixelFormat: pixelFormat, alphaMode: alphaMode) { out in
-            withUnsafeBytes { input in
-                for oy in 0..<outHeight {
-                    for ox in 0..<outWidth {
-                        // Map the output pixel back to the stored one.
-                        let (sx, sy): (Int, Int)
-                        switch orientation {
-                        case .up: (sx, sy) = (ox, oy)
-                        case .upMirrored: (sx, sy) = (width - 1 - ox, oy)
-                        case .down: (sx, sy) = (width - 1 - ox, height - 1 - oy)
-                        case .downMirrored: (sx, sy) = (ox, height - 1 - oy)
-                        case .leftMirrored: (sx, sy) = (oy, ox)
-                        case .right: (sx, sy) = (oy, height - 1 - ox)
-                        case .rightMirrored: (sx, sy) = (width - 1 - oy, height - 1 - ox)
-                        case .left: (sx, sy) = (width - 1 - oy, ox)
-                        }
-                        let src = sy * bytesPerRow + sx * bpp
-                        let dst = (oy * outWidth + ox) * bpp
-                        for k in 0..<bpp { out[dst + k] = input[src + k] }
-                    }
-                }
-            }
-        }
-    }
 }

@@ -185,14 +185,20 @@ final class Thumbnailer: Sendable {
         context.isStrict = true
         context.targetSize = ImageSize(width: parameters.size, height: parameters.size)
         context.contentMode = .aspectFit
+        // Upright pixels: a phone's portrait photo is stored on its side with an EXIF orientation
+        // that Chromium ignores in WebP, the service's default output.
+        context.appliesOrientation = true
         do {
             var image = try ImageDecoderRegistry.shared.decode(context).image
             let box = ImageSize(width: parameters.size, height: parameters.size)
             let fit = ImageSize(width: image.width, height: image.height).fitted(to: box, contentMode: .aspectFit)
             if fit.width < image.width || fit.height < image.height { image.bitmap = image.bitmap.resized(to: fit) }
             image.frames = [image.frames[0]]
-            if parameters.type == .jpeg, image.hasAlpha { image.bitmap = image.bitmap.converted(to: .rgb8) }
-            return .success(try ImageEncoderRegistry.shared.encode(image, as: parameters.type, options: ImageEncodingOptions(quality: 0.8)))
+            // A public thumbnail keeps only what displays it correctly (the ICC profile): no
+            // uploader's location, camera serial or embedded thumbnail. Alpha into JPEG is
+            // composited onto white.
+            let options = ImageEncodingOptions(quality: 0.8, metadata: .display, background: .white)
+            return .success(try ImageEncoderRegistry.shared.encode(image, as: parameters.type, options: options))
         } catch let error as ImageCodecError {
             let failure = Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)",
                                   retryAfter: error.code == .helperLost || error.code == .internalFailure ? 1 : nil)

@@ -38,14 +38,18 @@ extension ImageEncoders {
         ///
         /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` (an empty image, a side over
         ///   65,535, frames of different sizes) with giflib's message where it gave one.
+        ///
+        /// GIF has no orientation: an image that is not upright is turned upright as it is written.
         public func encode(_ image: Image) throws -> Data {
             let animated = image.frames.count > 1
             var frames = image.frames.makeIterator()
+            let orientation = image.orientation
+            let size = ImageSize(width: image.width, height: image.height)
             return try Self.encode(
-                width: image.width, height: image.height,
+                width: orientation.swapsDimensions ? size.height : size.width, height: orientation.swapsDimensions ? size.width : size.height,
                 loopCount: animated ? image.loopCount : nil,
                 next: { () throws(ImageCodecError) -> (Bitmap, Double)? in
-                    frames.next().map { ($0.bitmap, $0.duration ?? 0) }
+                    frames.next().map { ($0.bitmap.oriented(orientation), $0.duration ?? 0) }
                 }
             )
         }

@@ -85,9 +85,15 @@ struct HEIFDecoding {
         if source.index >= 0 { userInfo[.heifUsedThumbnailKey] = true }
         if let plan { userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 } }
         if context.prefersPremultipliedAlpha, hasAlpha { bitmap = bitmap.premultiplied() }
-        // libheif has applied irot/imir/clap: the EXIF orientation is kept but not reported, so
-        // that nobody rotates the pixels a second time.
-        var image = Image(bitmap: bitmap, exif: handle.exif(maxSize: context.limits.maxMetadataBytes))
+        // libheif has applied irot/imir/clap, which govern a HEIF's display (the EXIF orientation
+        // is informative). The pixels are upright, so the EXIF block says 1: nobody rotates them a
+        // second time, and an encoder writes the block back with Orientation 1.
+        var exif = handle.exif(maxSize: context.limits.maxMetadataBytes)
+        if let stored = exif, var block = ExifBlock(stored), block.orientation.map({ $0 != .up }) == true {
+            block.setOrientation(.up)
+            exif = block.data
+        }
+        var image = Image(bitmap: bitmap, exif: exif)
         image.colorInfo.iccProfile = handle.iccProfile(maxSize: context.limits.maxMetadataBytes)
         return ImageContainer(image: image, type: format, isPreview: false, userInfo: userInfo)
     }

@@ -31,10 +31,13 @@ extension ImageEncoders {
 
         /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` with libheif's message.
         public func encode(_ image: Image) throws -> Data {
-            let straight = image.bitmap.alphaMode == .premultiplied ? image.bitmap.unpremultiplied() : image.bitmap
+            // HEIF's display transform (irot/imir) is not written: an image that is not upright
+            // is turned upright as it is encoded, so every reader shows it the same way.
+            let upright = image.bitmap.oriented(image.orientation)
+            let straight = upright.alphaMode == .premultiplied ? upright.unpremultiplied() : upright
             let pixelFormat: PixelFormat = straight.pixelFormat.hasAlpha ? .rgba8 : .rgb8
             let bitmap = straight.pixelFormat == pixelFormat ? straight : straight.converted(to: pixelFormat)
-            let icc = options.preservesColorProfile ? image.iccProfile : nil
+            let icc = image.metadataToWrite(options: options, writesGray: false).iccProfile
             var params = nukeheif_encode_params()
             params.av1 = format == .avif ? 1 : 0
             params.quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())

@@ -13,11 +13,11 @@ extension ImageEncoders {
     /// Gray images (``PixelFormat/gray8``, ``PixelFormat/gray16``, and gray with alpha) are
     /// written as grayscale JPEG, everything else as YCbCr from ``PixelFormat/rgb8``: 4:2:0
     /// below quality 0.9, 4:4:4 (full-resolution chroma) from 0.9 up.
-    /// JPEG has no alpha: alpha is dropped (premultiplied pixels are un-premultiplied first),
-    /// and 16-bit samples are rounded to 8 bits. The ICC profile is embedded when
-    /// ``ImageEncodingOptions/preservesColorProfile`` is set, and the image's EXIF block is
-    /// written back as APP1 so the orientation survives; an image with an orientation but no
-    /// EXIF block gets a minimal one holding just the orientation.
+    /// JPEG has no alpha: pixels with alpha are composited onto
+    /// ``ImageEncodingOptions/background`` (white by default), and 16-bit samples are rounded to
+    /// 8 bits. Metadata follows ``ImageEncodingOptions/metadata``
+    /// (``NukeCore/Image/metadataToWrite(options:writesGray:)``): the ICC profile when it matches
+    /// the pixels, and the EXIF block as APP1 with its Orientation set to the image's.
     public struct JPEG: ImageEncoding, Sendable {
         /// Quality (0…1 → libjpeg's 0…100), progressive output, colour profile.
         public var options: ImageEncodingOptions
@@ -55,11 +55,12 @@ extension ImageEncoders {
                 throw JPEGCompressor.failure("cannot encode an empty \(source.width)×\(source.height) image")
             }
             let format: PixelFormat = source.pixelFormat.isGray ? .gray8 : .rgb8
-            let exif = try exifSegment(for: image)
+            let metadata = image.metadataToWrite(options: options, writesGray: format.isGray)
+            let exif = metadata.exif.map { Data("Exif".utf8) + Data([0, 0]) + $0 }
             guard exif.map({ $0.count <= 65_533 }) ?? true else {
                 throw JPEGCompressor.failure("the EXIF block of \(exif?.count ?? 0) bytes does not fit in one APP1 segment (65,533 bytes)")
             }
-            let icc = options.preservesColorProfile ? image.colorInfo.iccProfile.flatMap { $0.isEmpty ? nil : $0 } : nil
+            let icc = metadata.iccProfile
             let quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())
 
             let compressor = try JPEGCompressor()
@@ -80,7 +81,9 @@ extension ImageEncoders {
             while y < source.height {
                 let count = min(Self.batchRows, source.height - y)
                 // Rows already in the file's layout go in place; others are converted a batch at a time.
-                let rows = source.pixelFormat == format ? nil : source.rows(y..<(y + count)).converted(to: format)
+                let rows = source.pixelFormat == format ? nil
+                    : source.pixelFormat.hasAlpha ? source.rows(y..<(y + count)).flattened(onto: options.background)
+                    : source.rows(y..<(y + count)).converted(to: format)
                 let bitmap = rows ?? source
                 let first = rows == nil ? y : 0
                 try bitmap.withUnsafeBytes { pixels throws(ImageCodecError) in
@@ -93,24 +96,6 @@ extension ImageEncoders {
             }
             try compressor.finish()
             try compressor.drain(to: &stream)
-        }
-
-        /// The APP1 payload: `Exif\0\0` and the image's EXIF block, or a minimal block with
-        /// just the orientation when the image has no EXIF but is not upright.
-        private func exifSegment(for image: Image) throws -> Data? {
-            let prefix = Data("Exif".utf8) + Data([0, 0])
-            if let exif = image.exif, !exif.isEmpty {
-                return exif.starts(with: prefix) ? exif : prefix + exif
-            }
-            guard image.orientation != .up else { return nil }
-            // Big-endian TIFF header, IFD0 with one entry: Orientation (SHORT, 1).
-            let tiff: [UInt8] = [
-                0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08,
-                0x00, 0x01,
-                0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, image.orientation.rawValue, 0x00, 0x00,
-                0x00, 0x00, 0x00, 0x00,
-            ]
-            return prefix + Data(tiff)
         }
     }
 }

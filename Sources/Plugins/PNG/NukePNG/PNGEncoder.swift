@@ -13,9 +13,9 @@ extension ImageEncoders {
     /// depth (16-bit bitmaps as 16-bit PNG, others as 8-bit); premultiplied alpha is
     /// un-premultiplied first. ``ImageEncodingOptions/isProgressive`` writes Adam7
     /// interlacing, ``ImageEncodingOptions/compressionLevel`` sets the zlib level (libpng's
-    /// default when `nil`). The image's ICC profile (when
-    /// ``ImageEncodingOptions/preservesColorProfile``), gamma, sRGB intent and EXIF block
-    /// are written as `iCCP`, `gAMA`, `sRGB` and `eXIf`.
+    /// default when `nil`). The image's gamma and sRGB intent
+    /// are written as `gAMA` and `sRGB`; its ICC profile and EXIF block as `iCCP` and `eXIf`, as
+    /// ``ImageEncodingOptions/metadata`` keeps them (``NukeCore/Image/metadataToWrite(options:writesGray:)``).
     ///
     /// The corresponding libpng functions are `png_write_row` and `png_write_end`, streaming
     /// (``encode(_:to:)``).
@@ -70,7 +70,8 @@ extension ImageEncoders {
             guard source.width <= 0x7FFF_FFFF, source.height <= 0x7FFF_FFFF else {
                 throw PNGWriter.failure("image size \(source.width)×\(source.height) exceeds PNG's maximum")
             }
-            let icc = options.preservesColorProfile ? image.colorInfo.iccProfile : nil
+            let metadata = image.metadataToWrite(options: options, writesGray: source.pixelFormat.isGray)
+            let icc = metadata.iccProfile
             var params = nukepng_encode_params()
             params.width = UInt32(source.width)
             params.height = UInt32(source.height)
@@ -83,7 +84,7 @@ extension ImageEncoders {
 
             let writer = try PNGWriter()
             try Self.withBytes(of: icc) { iccBytes in
-                try Self.withBytes(of: image.exif) { exifBytes in
+                try Self.withBytes(of: metadata.exif) { exifBytes in
                     params.icc = iccBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
                     params.icc_size = iccBytes?.count ?? 0
                     params.exif = exifBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)

@@ -13,8 +13,10 @@ extension ImageEncoders {
     /// (``NukeCore/ImageEncodingOptions/isLossless``), with alpha, and animated WebP from an
     /// image's frames or an ``NukeCore/ImageAnimation``.
     ///
-    /// The ICC profile (when ``NukeCore/ImageEncodingOptions/preservesColorProfile``), EXIF and
-    /// XMP of the image are written into `ICCP`, `EXIF` and `XMP ` chunks with libwebp's muxer.
+    /// The ICC profile, EXIF and XMP that ``NukeCore/ImageEncodingOptions/metadata`` keeps
+    /// (``NukeCore/Image/metadataToWrite(options:writesGray:)``) are written into `ICCP`, `EXIF`
+    /// and `XMP ` chunks with libwebp's muxer. Chromium ignores a WebP's EXIF orientation: decode
+    /// with ``NukeCore/ImageDecodingContext/appliesOrientation`` for thumbnails that show upright.
     /// ``NukeCore/ImageEncodingOptions/compressionLevel`` sets libwebp's `method`, 0 (fastest) to 6
     /// (smallest); default 4, as `cwebp`. Quality 0…1 maps to libwebp's 0…100; for lossless it
     /// is the effort.
@@ -39,10 +41,10 @@ extension ImageEncoders {
             }
             let bitmap = Self.prepared(image.bitmap)
             let hasAlpha = bitmap.pixelFormat.hasAlpha
-            let icc = options.preservesColorProfile ? image.colorInfo.iccProfile : nil
-            return try Self.withBytes(icc) { icc in
-                try Self.withBytes(image.exif) { exif in
-                    try Self.withBytes(image.xmp) { xmp in
+            let metadata = image.metadataToWrite(options: options, writesGray: false)
+            return try Self.withBytes(metadata.iccProfile) { icc in
+                try Self.withBytes(metadata.exif) { exif in
+                    try Self.withBytes(metadata.xmp) { xmp in
                         var params = parameters(hasAlpha: hasAlpha)
                         params.icc = icc.baseAddress?.assumingMemoryBound(to: UInt8.self)
                         params.icc_size = icc.count

@@ -1,0 +1,65 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The last stage of every decode the registry runs: what the request asks of the decoded image
+/// beyond decoding it, applied to previews and the final image alike, whichever plugin decoded
+/// it — the orientation (``ImageDecodingContext/appliesOrientation``) and premultiplied alpha
+/// (``ImageDecodingContext/prefersPremultipliedAlpha``).
+struct ImageOutputStage: IncrementalImageDecoding {
+    private var inner: any IncrementalImageDecoding
+    private let context: ImageDecodingContext
+
+    /// `decoder` behind the stage, or `decoder` itself when `context` asks for nothing.
+    static func wrapping(_ decoder: any IncrementalImageDecoding, context: ImageDecodingContext) -> any IncrementalImageDecoding {
+        guard context.appliesOrientation || context.prefersPremultipliedAlpha else { return decoder }
+        return ImageOutputStage(inner: decoder, context: context)
+    }
+
+    mutating func push(_ bytes: Data) { inner.push(bytes) }
+    mutating func finish() { inner.finish() }
+    mutating func setWantsPreviews(_ wantsPreviews: Bool) { inner.setWantsPreviews(wantsPreviews) }
+
+    /// Rows are handed over as stored: a decode that turns them upright declines the sink.
+    mutating func setRowSink(_ sink: any ImageRowSink) -> Bool {
+        context.appliesOrientation ? false : inner.setRowSink(sink)
+    }
+
+    mutating func next() throws -> ImageDecodingEvent {
+        switch try inner.next() {
+        case .preview(let container): .preview(finished(container))
+        case .final(let container): .final(finished(container))
+        case let event: event
+        }
+    }
+
+    private func finished(_ container: ImageContainer) -> ImageContainer {
+        var container = container
+        if context.appliesOrientation { container.applyOrientation() }
+        if context.prefersPremultipliedAlpha { container.premultiplyAlpha() }
+        return container
+    }
+}
+
+extension ImageContainer {
+    /// Turns every frame upright and records the orientation applied
+    /// (``UserInfoKey/appliedOrientationKey``); the image then says ``ImageOrientation/up``.
+    mutating func applyOrientation() {
+        let orientation = image.orientation
+        guard orientation != .up else { return }
+        for index in image.frames.indices {
+            image.frames[index].bitmap = image.frames[index].bitmap.oriented(orientation)
+        }
+        image.orientation = .up
+        userInfo[.appliedOrientationKey] = orientation
+    }
+
+    /// Premultiplies the alpha of every frame that has straight alpha.
+    mutating func premultiplyAlpha() {
+        for index in image.frames.indices where image.frames[index].bitmap.alphaMode == .straight {
+            image.frames[index].bitmap = image.frames[index].bitmap.premultiplied()
+        }
+    }
+}

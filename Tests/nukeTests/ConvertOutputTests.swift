@@ -1,0 +1,72 @@
+import Foundation
+import NukeConformance
+import NukeCore
+import NukeJPEG
+import NukeNetpbm
+import NukePNG
+import NukeWebP
+import Testing
+
+/// What `nuke convert` writes for a thumbnail, as a user runs it: upright, without the uploader's
+/// location or camera serial, alpha composited into JPEG (scripts/make-output-fixtures.py).
+@Suite struct ConvertOutputTests {
+    static let location = "Fixtures/output/location.jpg"
+
+    static func convert(_ input: String, _ ext: String, _ arguments: String...) throws -> (Data, Image) {
+        try convert(input, ext, arguments)
+    }
+
+    /// The default thumbnail, to JPEG, PNG and WebP: upright (37×23 stored on its side shows as
+    /// 23×37), no EXIF beyond what displays it, none of the uploader's data anywhere in the file.
+    @Test(arguments: ["jpg", "png", "webp"])
+    func thumbnailsAreUprightAndPrivate(_ ext: String) throws {
+        let (data, image) = try Self.convert(Self.location, ext, "--max-size", "64")
+        #expect(image.width == 23 && image.height == 37, "\(image.width)×\(image.height)")
+        #expect(image.orientation == .up)
+        #expect(image.exif == nil)
+        for secret in ["SN-0451-7731", "NukeTestCamera", "GPS", "48.85"] {
+            #expect(data.range(of: Data(secret.utf8)) == nil, "\(secret) in the \(ext) thumbnail")
+        }
+        if ext == "png" {
+            let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/output/upright-6.pam")))
+            #expect(ImageComparison(image.bitmap, reference: reference).isMatch)
+        }
+    }
+
+    /// `--metadata all --strip-location` keeps the camera data but not the GPS IFD, with
+    /// Orientation 1 over upright pixels; `--orientation keep` keeps the stored pixels and 6.
+    @Test func keepingMetadataWithoutTheLocation() throws {
+        let (data, image) = try Self.convert(Self.location, "jpg", "--max-size", "64", "--metadata", "all", "--strip-location")
+        let block = try #require(image.exif.flatMap(ExifBlock.init))
+        #expect(!block.hasLocation)
+        #expect(block.orientation == .up)
+        #expect(data.range(of: Data("SN-0451-7731".utf8)) != nil)
+
+        let (_, stored) = try Self.convert(Self.location, "webp", "--orientation", "keep", "--metadata", "all")
+        #expect(stored.width == 37 && stored.height == 23)
+        #expect(stored.orientation == .right)
+        #expect(stored.exif.flatMap(ExifBlock.init)?.hasLocation == true)
+    }
+
+    /// Alpha into JPEG is composited onto white, or onto `--background`.
+    @Test func alphaIntoJPEGIsFlattened() throws {
+        for (name, flag) in [("white", [String]()), ("ff8000", ["--background", "#ff8000"])] {
+            let (_, image) = try Self.convert("Fixtures/output/alpha.pam", "jpg", ["--quality", "100"] + flag)
+            let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/output/alpha-on-\(name).pam")))
+            let comparison = ImageComparison(image.bitmap, reference: reference, tolerance: .minimumPSNR(38))
+            #expect(comparison.isMatch, "\(name): \(comparison)")
+        }
+    }
+}
+
+extension ConvertOutputTests {
+    static func convert(_ input: String, _ ext: String, _ arguments: [String]) throws -> (Data, Image) {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("out.\(ext)")
+        let run = try NukeBinary.run(["convert", input, out.path] + arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        let data = try Data(contentsOf: out)
+        return (data, try ImageDecoderRegistry.shared.decode(data).image)
+    }
+}
