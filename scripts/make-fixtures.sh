@@ -56,3 +56,4 @@ export IM_CONVERT
 "$python" "$root/scripts/make-svg-fixtures.py" "$root/Fixtures"
 # After the JPEG fixtures: the output stage's references are made from them.
 "$python" "$root/scripts/make-output-fixtures.py" "$root/Fixtures"
+"$python" "$root/scripts/make-heif-orientation-fixture.py" "$root/Fixtures"

@@ -48,6 +48,15 @@ import Testing
         #expect(stored.exif.flatMap(ExifBlock.init)?.hasLocation == true)
     }
 
+    /// HEIC → JPEG keeping all metadata: libheif turned the pixels by irot, and the EXIF
+    /// Orientation 6 beside it is not written back, so the JPEG is not turned a second time.
+    @Test func heicWithIrotIsTurnedOnce() throws {
+        let (_, image) = try Self.convert("Fixtures/output/irot-6.heic", "jpg", "--metadata", "all")
+        #expect(image.width == 23 && image.height == 37, "\(image.width)×\(image.height)")
+        #expect(image.orientation == .up)
+        #expect(image.exif.flatMap(ExifBlock.init)?.orientation == .up)
+    }
+
     /// Alpha into JPEG is composited onto white, or onto `--background`.
     @Test func alphaIntoJPEGIsFlattened() throws {
         for (name, flag) in [("white", [String]()), ("ff8000", ["--background", "#ff8000"])] {
