@@ -61,6 +61,7 @@ let package = Package(
         .library(name: "NukeHEIF", targets: ["NukeHEIF"]),
         .library(name: "NukeSVG", targets: ["NukeSVG"]),
         .library(name: "NukeNetpbm", targets: ["NukeNetpbm"]),
+        .library(name: "NukeColor", targets: ["NukeColor"]),
         .library(name: "NukeIsolation", targets: ["NukeIsolation"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
         .executable(name: "nuke-isolation-helper", targets: ["nuke-isolation-helper"]),
@@ -121,7 +122,7 @@ let package = Package(
             name: "nuke",
             dependencies: [
                 "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
-                "NukeIsolation", "NukeConformance",
+                "NukeColor", "NukeIsolation", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
@@ -188,4 +189,17 @@ let package = Package(
         // Not linked either: the shim opens librsvg on first use and declares what it calls in
         // CLibSVG/rsvg_abi.h (glib's pkg-config flags carry -pthread, which SwiftPM refuses).
         + plugin("SVG", pkgConfig: nil, apt: ["librsvg2-dev"], brew: ["librsvg"])
+        // MARK: - Colour management (Little CMS 2)
+        // Not a codec: the colour manager the output stage converts with, announced from the
+        // same linker section. Its tests decode JPEG, PNG and HEIF fixtures.
+        + [
+            .systemLibrary(name: "CLibColor", path: "Sources/Plugins/Color/CLibColor", pkgConfig: "lcms2",
+                           providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+            .target(name: "CColorShim", dependencies: ["CNukeShim", "CLibColor"], path: "Sources/Plugins/Color/CColorShim",
+                    cSettings: [.headerSearchPath("../CLibColor")]),
+            .target(name: "NukeColor", dependencies: ["NukeCore", "NukePluginKit", "CColorShim", "CLibColor"],
+                    path: "Sources/Plugins/Color/NukeColor", swiftSettings: swiftSettings),
+            .testTarget(name: "NukeColorTests", dependencies: ["NukeColor", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeHEIF", "NukeNetpbm", "NukeConformance"],
+                        path: "Tests/NukeColorTests", swiftSettings: swiftSettings),
+        ]
 )

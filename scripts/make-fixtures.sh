@@ -57,3 +57,4 @@ export IM_CONVERT
 # After the JPEG fixtures: the output stage's references are made from them.
 "$python" "$root/scripts/make-output-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-heif-orientation-fixture.py" "$root/Fixtures"
+"$python" "$root/scripts/make-color-fixtures.py" "$root/Fixtures"

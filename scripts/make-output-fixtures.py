@@ -23,6 +23,9 @@ import sys
 import numpy as np
 from PIL import Image, ImageOps
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixturelib import read_pam, write_pam  # noqa: E402
+
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 fixtures = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "Fixtures")
 out = os.path.join(fixtures, "output")
@@ -31,22 +34,6 @@ os.makedirs(out, exist_ok=True)
 if shutil.which("exiftool") is None:
     sudo = [] if os.geteuid() == 0 else ["sudo"]
     subprocess.run(sudo + ["apt-get", "install", "-y", "libimage-exiftool-perl"], check=True)
-
-
-def read_pam(path):
-    data = open(path, "rb").read()
-    end = data.index(b"ENDHDR\n") + len(b"ENDHDR\n")
-    fields = dict(line.split(b" ", 1) for line in data[:end].split(b"\n")[1:-2])
-    w, h, depth = int(fields[b"WIDTH"]), int(fields[b"HEIGHT"]), int(fields[b"DEPTH"])
-    return np.frombuffer(data[end:], dtype=np.uint8).reshape(h, w, depth)
-
-
-def write_pam(path, pixels):
-    h, w, depth = pixels.shape
-    tupltype = {3: "RGB", 4: "RGB_ALPHA"}[depth]
-    header = "P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL 255\nTUPLTYPE %s\nENDHDR\n" % (w, h, depth, tupltype)
-    with open(path, "wb") as f:
-        f.write(header.encode() + np.ascontiguousarray(pixels, dtype=np.uint8).tobytes())
 
 
 stored = read_pam(os.path.join(fixtures, "jpeg", "baseline-420.pam"))

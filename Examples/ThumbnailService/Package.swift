@@ -30,6 +30,7 @@ let package = Package(
                 .product(name: "NukeWebP", package: nukeCodecs),
                 .product(name: "NukeHEIF", package: nukeCodecs),
                 .product(name: "NukeSVG", package: nukeCodecs),
+                .product(name: "NukeColor", package: nukeCodecs),
                 .product(name: "NukeIsolation", package: nukeCodecs),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -24,6 +24,8 @@ struct Conversion: Sendable {
     /// ``NukeCore/ImageDecodingContext/appliesOrientation``: the pixels turned upright, and
     /// ``maxSize`` the box for the image as displayed.
     var appliesOrientation = false
+    /// ``NukeCore/ImageDecodingContext/colorConversion``, for `--color`.
+    var colorTarget: ImageColorTarget?
 
     /// What converting one file produced.
     struct Result: Sendable {
@@ -69,6 +71,7 @@ struct Conversion: Sendable {
         // box for the stored pixels itself; keeping the stored pixels, for EXIF orientations 5–8
         // they are turned a quarter, so fit them into the box turned the same way.
         context.appliesOrientation = appliesOrientation
+        context.colorConversion = colorTarget
         let box = maxSize.map { size in
             !appliesOrientation && ImageHeader(data)?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
         }
@@ -128,7 +131,7 @@ struct Conversion: Sendable {
         do {
             // Read in pieces and handed to the decoder as they come: the input is never held whole.
             let image: Image
-            if case .pam = format, maxSize == nil, !isUntrusted, !appliesOrientation {
+            if case .pam = format, maxSize == nil, !isUntrusted, !appliesOrientation, colorTarget == nil {
                 // PAM at full size: rows go from the decoder to the file as they are produced.
                 let reader = try ImageFiles.Reader(path: input)
                 let head = try reader.head()

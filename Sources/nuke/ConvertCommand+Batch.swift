@@ -24,6 +24,7 @@ extension ConvertCommand {
         batch.isUntrusted = untrusted
         batch.prefersFastScaling = fastScaling
         batch.appliesOrientation = appliesOrientation(for: format)
+        batch.colorTarget = try colorTarget()
         let conversion = batch
         var progress = BatchProgress(total: items.count, isTerminal: Terminal.isStandardErrorATerminal)
         let start = ContinuousClock.now

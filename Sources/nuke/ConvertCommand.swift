@@ -48,6 +48,9 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "apply: turn the pixels upright as the EXIF orientation says (as vipsthumbnail does); keep: the stored pixels, with the orientation in the output's metadata. Default: apply, except for pam and ppm (the decoded pixels as stored).")
     var orientation: OrientationChoice?
 
+    @Option(help: "srgb: convert the pixels to sRGB with Little CMS from the file's ICC profile, nclx or CMYK (as vipsthumbnail and sharp do); keep: the file's colours and profile; or the path of an RGB ICC profile to convert to. Default: srgb with --max-size (a thumbnail), otherwise keep.")
+    var color: String?
+
     @Option(help: "Metadata written: all (EXIF, XMP, ICC), display (only what shows the image correctly: the ICC profile, and the orientation when the pixels are not upright; no camera data, GPS, serial numbers or XMP), none. Default: display with --max-size (a thumbnail), otherwise all.")
     var metadata: ImageMetadataPolicy.Kept?
 
@@ -108,6 +111,20 @@ struct ConvertCommand: AsyncParsableCommand {
         )
     }
 
+    /// The colour the decode converts to: `--color`, or sRGB for a thumbnail.
+    func colorTarget() throws -> ImageColorTarget? {
+        switch color?.lowercased() {
+        case nil: return maxSize == nil ? nil : .sRGB
+        case "srgb": return .sRGB
+        case "keep": return nil
+        default:
+            guard let path = color, let profile = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("--color: cannot read the ICC profile \(color ?? "")")
+            }
+            return .profile(profile)
+        }
+    }
+
     /// Whether the decode turns the pixels upright for `format`.
     func appliesOrientation(for format: OutputFormat) -> Bool {
         switch orientation {
@@ -128,6 +145,7 @@ struct ConvertCommand: AsyncParsableCommand {
         conversion.isUntrusted = untrusted
         conversion.prefersFastScaling = fastScaling
         conversion.appliesOrientation = appliesOrientation(for: format)
+        conversion.colorTarget = try colorTarget()
         let result = conversion.run(input: paths[0], output: paths[1])
         if let error = result.error {
             Terminal.error(path: paths[0], error)

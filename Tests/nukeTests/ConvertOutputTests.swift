@@ -57,6 +57,18 @@ import Testing
         #expect(image.exif.flatMap(ExifBlock.init)?.orientation == .up)
     }
 
+    /// A Display P3 photograph's thumbnail is in sRGB, without a profile: within a level of
+    /// lcms2's transicc (scripts/make-color-fixtures.py). `--color keep` keeps the P3 profile.
+    @Test func thumbnailsAreSRGB() throws {
+        let (_, image) = try Self.convert("Fixtures/color/p3.jpg", "png", "--max-size", "64")
+        let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/color/p3-srgb.pam")))
+        let comparison = ImageComparison(image.bitmap, reference: reference, tolerance: .maxDifference(1))
+        #expect(comparison.isMatch, "\(comparison)")
+        #expect(image.iccProfile == nil)
+        let (_, kept) = try Self.convert("Fixtures/color/p3.jpg", "png", "--max-size", "64", "--color", "keep")
+        #expect(kept.iccProfile == (try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/color/display-p3.icc"))))
+    }
+
     /// Alpha into JPEG is composited onto white, or onto `--background`.
     @Test func alphaIntoJPEGIsFlattened() throws {
         for (name, flag) in [("white", [String]()), ("ff8000", ["--background", "#ff8000"])] {

@@ -55,6 +55,13 @@ public struct ImageDecodingContext: Sendable {
     /// is reported as applied with them. Default `false`: pixels as stored, as Nuke and ImageIO
     /// return them.
     public var appliesOrientation: Bool = false
+    /// Convert the pixels to this colour, from the ICC profile or `nclx` description the file
+    /// carries (sRGB when it carries none), through the program's colour manager
+    /// (``ImageColorManagement``: link NukeColor). Done by the output stage on the decoded,
+    /// already reduced image; a CMYK JPEG is converted row by row as it decodes. What was done is
+    /// in ``ImageContainer/UserInfoKey/colorConversionKey``. Default `nil`: pixels in the file's
+    /// colour, its profile reported.
+    public var colorConversion: ImageColorTarget?
 
     /// How a scaled decode covers ``targetSize``.
     public enum ContentMode: Sendable, Hashable {

@@ -6,15 +6,16 @@ import Foundation
 
 /// The last stage of every decode the registry runs: what the request asks of the decoded image
 /// beyond decoding it, applied to previews and the final image alike, whichever plugin decoded
-/// it — the orientation (``ImageDecodingContext/appliesOrientation``) and premultiplied alpha
-/// (``ImageDecodingContext/prefersPremultipliedAlpha``).
+/// it — the orientation (``ImageDecodingContext/appliesOrientation``), the colour
+/// (``ImageDecodingContext/colorConversion``) and premultiplied alpha
+/// (``ImageDecodingContext/prefersPremultipliedAlpha``), in that order.
 struct ImageOutputStage: IncrementalImageDecoding {
     private var inner: any IncrementalImageDecoding
     private let context: ImageDecodingContext
 
     /// `decoder` behind the stage, or `decoder` itself when `context` asks for nothing.
     static func wrapping(_ decoder: any IncrementalImageDecoding, context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        guard context.appliesOrientation || context.prefersPremultipliedAlpha else { return decoder }
+        guard context.appliesOrientation || context.prefersPremultipliedAlpha || context.colorConversion != nil else { return decoder }
         return ImageOutputStage(inner: decoder, context: context)
     }
 
@@ -29,15 +30,22 @@ struct ImageOutputStage: IncrementalImageDecoding {
 
     mutating func next() throws -> ImageDecodingEvent {
         switch try inner.next() {
-        case .preview(let container): .preview(finished(container))
-        case .final(let container): .final(finished(container))
+        case .preview(let container): .preview(try finished(container))
+        case .final(let container): .final(try finished(container))
         case let event: event
         }
     }
 
-    private func finished(_ container: ImageContainer) -> ImageContainer {
+    private func finished(_ container: ImageContainer) throws(ImageCodecError) -> ImageContainer {
         var container = container
         if context.appliesOrientation { container.applyOrientation() }
+        if let target = context.colorConversion, container.userInfo[.colorConversionKey] == nil {
+            guard let manager = ImageColorManagement.current else {
+                throw ImageCodecError(.unsupported, stage: .decoding, format: container.type,
+                                      message: "converting colour to \(target) needs a colour manager: link NukeColor (Little CMS)")
+            }
+            try manager.convert(&container, to: target)
+        }
         if context.prefersPremultipliedAlpha { container.premultiplyAlpha() }
         return container
     }

@@ -188,6 +188,9 @@ final class Thumbnailer: Sendable {
         // Upright pixels: a phone's portrait photo is stored on its side with an EXIF orientation
         // that Chromium ignores in WebP, the service's default output.
         context.appliesOrientation = true
+        // sRGB pixels (NukeColor, Little CMS): a CMYK, Display P3, Adobe RGB or nclx upload shows
+        // the same in every browser, profile or none.
+        context.colorConversion = .sRGB
         do {
             var image = try ImageDecoderRegistry.shared.decode(context).image
             let box = ImageSize(width: parameters.size, height: parameters.size)

@@ -40,7 +40,7 @@ extension ImageContainer.UserInfoKey {
     public static let heifBrandKey: ImageContainer.UserInfoKey = "nukecodecs/heif-brand"
     /// HEIF: the `nclx` colour description, `[primaries, transfer, matrix, fullRange]` as
     /// ISO/IEC 23091-2 numbers, when the file has one instead of an ICC profile.
-    public static let heifNCLXKey: ImageContainer.UserInfoKey = "nukecodecs/heif-nclx"
+    public static let heifNCLXKey: ImageContainer.UserInfoKey = .nclxKey
     /// HEIF: `true` when decode to size used an embedded thumbnail.
     public static let heifUsedThumbnailKey: ImageContainer.UserInfoKey = "nukecodecs/heif-used-thumbnail"
 }

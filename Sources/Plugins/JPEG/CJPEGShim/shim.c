@@ -148,6 +148,9 @@ struct nukejpeg_decoder {
     int cmyk;
     int cmyk_inverted;
     uint8_t *row;
+    /// A colour manager's CMYK → RGB row conversion, or NULL for the naive one.
+    void (*cmyk_convert)(void *, const uint8_t *, uint8_t *, uint32_t);
+    void *cmyk_convert_context;
 };
 
 /// Records our own failure (not libjpeg's) and jumps back to the protected shim function.
@@ -314,6 +317,11 @@ nukejpeg_decoder *nukejpeg_decoder_create(uint64_t max_memory, uint64_t max_scan
 
 void nukejpeg_decoder_set_cancellation(nukejpeg_decoder *d, const nuke_cancellation *cancellation) {
     d->cancellation = cancellation;
+}
+
+void nukejpeg_decoder_set_cmyk_converter(nukejpeg_decoder *d, void (*convert)(void *, const uint8_t *, uint8_t *, uint32_t), void *context) {
+    d->cmyk_convert = convert;
+    d->cmyk_convert_context = context;
 }
 
 void nukejpeg_decoder_destroy(nukejpeg_decoder *d) {
@@ -534,7 +542,15 @@ nuke_status nukejpeg_decoder_read_rows(nukejpeg_decoder *d, uint8_t *dest, size_
         if (d->cmyk) {
             JSAMPROW row = d->row;
             if (jpeg_read_scanlines(cinfo, &row, 1) == 0) return NUKE_STATUS_NEED_MORE;
-            nukejpeg_cmyk_to_rgb(d->row, dest + (size_t)(y - first_row) * stride, cinfo->output_width, d->cmyk_inverted);
+            uint8_t *out = dest + (size_t)(y - first_row) * stride;
+            if (d->cmyk_convert) {
+                if (!d->cmyk_inverted) {
+                    for (size_t i = 0; i < (size_t)cinfo->output_width * 4; i++) d->row[i] = (uint8_t)(255 - d->row[i]);
+                }
+                d->cmyk_convert(d->cmyk_convert_context, d->row, out, cinfo->output_width);
+            } else {
+                nukejpeg_cmyk_to_rgb(d->row, out, cinfo->output_width, d->cmyk_inverted);
+            }
             done += 1;
         } else {
             JSAMPROW rows[16];

@@ -26,6 +26,9 @@ struct JPEGDecodePlan {
     var iccProfile: Data?
     /// The core's plan for a decode to size.
     var sizePlan: ImageScalePlan?
+    /// A CMYK file's conversion through the colour manager, when the decode asks for one
+    /// (``NukeCore/ImageDecodingContext/colorConversion``): rows come out in the target colour.
+    var cmykConversion: (converter: CMYKRowConverter, target: ImageColorTarget)?
 
     var bytesPerRow: Int { outputSize.width * pixelFormat.bytesPerPixel }
 
@@ -83,6 +86,13 @@ struct JPEGDecodePlan {
             throw JPEGLibrary.error(.limitExceeded, .header, "ICC profile of \(iccProfile.count) bytes exceeds the maximum metadata size \(limits.maxMetadataBytes)"
             )
         }
+        // CMYK through the colour manager, row by row at the output scale, when asked for.
+        if header.colorSpace == Int32(NUKEJPEG_COLOR_CMYK) || header.colorSpace == Int32(NUKEJPEG_COLOR_YCCK),
+           let target = context.colorConversion, let manager = ImageColorManagement.current,
+           let converter = try manager.cmykConverter(profile: iccProfile, inverted: true, to: target) {
+            decompressor.setCMYKConverter(converter)
+            cmykConversion = (converter, target)
+        }
     }
 
     /// The exact size a target size asks for, when DCT scaling alone gives a larger image:
@@ -98,8 +108,14 @@ struct JPEGDecodePlan {
     func container(bitmap: Bitmap, context: ImageDecodingContext, isPreview: Bool, scan: Int? = nil,
                    warnings: ImageDecodingWarnings? = nil) -> ImageContainer {
         let bitmap = sizePlan?.finish(bitmap) ?? bitmap
-        let image = Image(bitmap: bitmap, orientation: orientation, colorInfo: ColorInfo(iccProfile: iccProfile), exif: exif)
+        var colorInfo = ColorInfo(iccProfile: iccProfile)
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: isProgressive]
+        if let (converter, target) = cmykConversion {
+            // The rows are in the target's colour: its profile (none for sRGB) describes them.
+            if case .profile(let profile) = target { colorInfo.iccProfile = profile } else { colorInfo.iccProfile = nil }
+            userInfo[.colorConversionKey] = converter.summary
+        }
+        let image = Image(bitmap: bitmap, orientation: orientation, colorInfo: colorInfo, exif: exif)
         if let sizePlan {
             userInfo.merge(sizePlan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
             userInfo[.dctScaleKey] = Double(scale) / 8

@@ -130,6 +130,11 @@ final class JPEGDecompressor {
         }
     }
 
+    /// Converts a CMYK or YCCK file's rows with `converter` (Adobe-inverted samples in).
+    func setCMYKConverter(_ converter: CMYKRowConverter) {
+        nukejpeg_decoder_set_cmyk_converter(handle, converter.function, converter.context)
+    }
+
     var outputWidth: Int { Int(nukejpeg_decoder_output_width(handle)) }
     var outputHeight: Int { Int(nukejpeg_decoder_output_height(handle)) }
     var outputChannels: Int { Int(nukejpeg_decoder_output_channels(handle)) }

@@ -51,6 +51,15 @@ typedef struct nukejpeg_decoder nukejpeg_decoder;
 /// `NUKE_STATUS_CANCELLED`, which ends the decoder like any failure.
 void nukejpeg_decoder_set_cancellation(nukejpeg_decoder *_Nonnull decoder, const nuke_cancellation *_Nullable cancellation);
 
+/// Converts each row of a CMYK or YCCK file's output with `convert(context, cmyk, rgb, width)`
+/// instead of the naive `R = C·K/255`: a colour manager's transform (NukeColor's lcms2). The
+/// samples it gets are Adobe's inverted convention (255 = no ink) whatever the file stores.
+/// `convert` must not longjmp; `context` must stay valid until the decoder is destroyed. NULL
+/// restores the naive conversion. Set before the first row is read.
+void nukejpeg_decoder_set_cmyk_converter(nukejpeg_decoder *_Nonnull decoder,
+                                         void (*_Nullable convert)(void *_Nullable, const uint8_t *_Nullable, uint8_t *_Nullable, uint32_t),
+                                         void *_Nullable context);
+
 /// Creates a decompressor. `max_memory` bounds what libjpeg allocates itself
 /// (`max_memory_to_use`); `max_scans` caps `input_scan_number`. Returns NULL when out of memory.
 nukejpeg_decoder *_Nullable nukejpeg_decoder_create(uint64_t max_memory, uint64_t max_scans);
