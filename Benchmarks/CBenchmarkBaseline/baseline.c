@@ -5,6 +5,7 @@
 #include <string.h>
 #include <jpeglib.h>
 #include <png.h>
+#include <lcms2.h>
 
 // MARK: - JPEG
 
@@ -492,4 +493,22 @@ int baseline_gif_play(const uint8_t *data, size_t size) {
     DGifCloseFile(gif, &error);
     (void)sink;
     return frames;
+}
+
+// MARK: - Little CMS
+
+int baseline_lcms_to_srgb(const uint8_t *icc, size_t icc_size, const uint8_t *rgb, int width, int height) {
+    cmsHPROFILE source = cmsOpenProfileFromMem(icc, (cmsUInt32Number)icc_size);
+    cmsHPROFILE srgb = cmsCreate_sRGBProfile();
+    if (source == NULL || srgb == NULL) return 1;
+    cmsHTRANSFORM transform = cmsCreateTransform(source, TYPE_RGB_8, srgb, TYPE_RGB_8, INTENT_PERCEPTUAL, 0);
+    size_t count = (size_t)width * height;
+    uint8_t *out = malloc(count * 3);
+    if (transform == NULL || out == NULL) return 1;
+    cmsDoTransform(transform, rgb, out, (cmsUInt32Number)count);
+    free(out);
+    cmsDeleteTransform(transform);
+    cmsCloseProfile(srgb);
+    cmsCloseProfile(source);
+    return 0;
 }

@@ -1,5 +1,6 @@
 import CBenchmarkBaseline
 import Foundation
+import NukeColor
 import NukeCore
 import NukePixels
 import NukeSession
@@ -326,6 +327,11 @@ func cPNG(_ data: Data) {
 // MARK: - Decode ≤ 1.05 × the C library
 
 print("ratio = framework ÷ reference (lower is better unless noted)")
+if CommandLine.arguments.contains("--color") {
+    colorRows()
+    exit(0)
+}
+
 var t = measure([{ frameworkDecode(baselineJPEG) }, { cJPEG(baselineJPEG) }])
 report("JPEG baseline decode ÷ libjpeg-turbo direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
 t = measure([{ frameworkDecode(progressiveJPEG) }, { cJPEG(progressiveJPEG) }])
@@ -543,6 +549,61 @@ if CommandLine.arguments.contains("--heif-svg") {
 if CommandLine.arguments.contains("--isolation") {
     isolationRows()
     exit(0)
+}
+
+// MARK: - Colour: NukeColor against lcms2 called directly
+/// A 12 MP Display P3 image to sRGB at full size: NukeColor through the output stage's call
+/// (`LittleCMSColorManager.convert`, a new bitmap) against lcms2's `cmsDoTransform` over the
+/// same pixels; both make their profile and transform each time.
+@MainActor
+func colorRows() {
+    guard let p3 = FileManager.default.contents(atPath: "Fixtures/color/display-p3.icc") else { fail("run from the repository root") }
+    let (w, h) = (4_000, 3_000)
+    let big = Bitmap(width: w, height: h, pixelFormat: .rgb8) { buffer in
+        photo.withUnsafeBytes { source in
+            for y in 0..<h {
+                for x in stride(from: 0, to: w, by: photo.width) {
+                    let run = min(photo.width, w - x) * 3
+                    let from = (y % photo.height) * photo.bytesPerRow
+                    buffer.baseAddress!.advanced(by: (y * w + x) * 3).copyMemory(from: source.baseAddress!.advanced(by: from), byteCount: run)
+                }
+            }
+        }
+    }
+    var tagged = Image(bitmap: big)
+    tagged.iccProfile = p3
+    let manager = LittleCMSColorManager()
+    let t = measure([
+        {
+            var container = ImageContainer(image: tagged, type: .jpeg)
+            try? manager.convert(&container, to: .sRGB)
+        },
+        {
+            p3.withUnsafeBytes { icc in
+                big.withUnsafeBytes { pixels in
+                    _ = baseline_lcms_to_srgb(icc.bindMemory(to: UInt8.self).baseAddress, icc.count,
+                                              pixels.bindMemory(to: UInt8.self).baseAddress, Int32(w), Int32(h))
+                }
+            }
+        },
+    ])
+    report("Display P3 → sRGB, 12 MP at full size ÷ lcms2 cmsDoTransform direct", t[0] / t[1], goal: "≤ 1.2", met: t[0] / t[1] <= 1.2)
+
+    // A 12 MP Display P3 JPEG stored on its side (EXIF 6) → 256 px, in one long-lived process:
+    // upright and sRGB (the output stage) ÷ stored pixels and colours.
+    var rotated = tagged
+    rotated.orientation = .right
+    let jpeg = (try? ImageEncoders.JPEG(options: ImageEncodingOptions(quality: 0.85)).encode(rotated)) ?? Data()
+    func thumbnail(_ upright: Bool) {
+        var context = ImageDecoderRegistry.shared.makeContext(for: jpeg)
+        context.targetSize = ImageSize(width: 256, height: 256)
+        context.contentMode = .aspectFit
+        context.appliesOrientation = upright
+        context.colorConversion = upright ? .sRGB : nil
+        _ = try? ImageDecoderRegistry.shared.decode(context)
+    }
+    let u = measure([{ thumbnail(true) }, { thumbnail(false) }])
+    report("12 MP P3 JPEG (EXIF 6) → 256 px: upright and sRGB ÷ stored pixels and colours", u[0] / u[1], goal: "≤ 1.05", met: u[0] / u[1] <= 1.05)
 }
 
 if CommandLine.arguments.contains("--animation") {

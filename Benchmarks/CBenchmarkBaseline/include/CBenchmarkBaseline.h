@@ -44,6 +44,10 @@ int baseline_heif_decode(const uint8_t *data, size_t size);
 /// libheif: encodes 8-bit RGB as HEIC (x265) at `quality`; returns the file size, or 0.
 size_t baseline_heif_encode(const uint8_t *rgb, int width, int height, int stride, int quality);
 
+/// Little CMS: opens `icc`, makes a perceptual transform from it to sRGB for 8-bit RGB, and runs
+/// `cmsDoTransform` over `width × height` packed pixels into a buffer of its own. Returns 0.
+int baseline_lcms_to_srgb(const uint8_t *icc, size_t icc_size, const uint8_t *rgb, int width, int height);
+
 /// librsvg: renders the document into a `width × height` ARGB surface of its own. Returns 0.
 int baseline_svg_render(const uint8_t *data, size_t size, int width, int height);
 /// librsvg's own way to straight-alpha RGBA: `rsvg_handle_get_pixbuf` renders the document at

@@ -1,6 +1,7 @@
 #include "CColorShim.h"
 #include "CLibColor.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,6 +199,77 @@ nukecolor_transform *nukecolor_transform_create(const nukecolor_profile *source,
     transform->context = context;
     transform->handle = handle;
     return transform;
+}
+
+// MARK: - Transforms to sRGB, kept for the process
+
+enum { NUKECOLOR_CACHE_CAPACITY = 32 };
+
+struct nukecolor_cache_entry {
+    uint64_t hash;
+    size_t size;
+    uint8_t *icc;   /* a copy, compared byte for byte on a hash match */
+    nukecolor_layout input, output;
+    nukecolor_transform *transform;
+};
+
+static pthread_mutex_t nukecolor_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct nukecolor_cache_entry nukecolor_cache[NUKECOLOR_CACHE_CAPACITY];
+static int nukecolor_cache_count;
+
+static uint64_t nukecolor_fnv1a(const uint8_t *bytes, size_t count) {
+    uint64_t hash = 1469598103934665603ULL;
+    for (size_t i = 0; i < count; i++) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+    return hash;
+}
+
+static nukecolor_transform *nukecolor_cache_find(uint64_t hash, const uint8_t *icc, size_t size, nukecolor_layout input, nukecolor_layout output) {
+    for (int i = 0; i < nukecolor_cache_count; i++) {
+        struct nukecolor_cache_entry *e = &nukecolor_cache[i];
+        if (e->hash == hash && e->size == size && e->input == input && e->output == output &&
+            (size == 0 || memcmp(e->icc, icc, size) == 0)) return e->transform;
+    }
+    return NULL;
+}
+
+const nukecolor_transform *nukecolor_transform_to_srgb(const uint8_t *source_icc, size_t source_size, nukecolor_layout input,
+                                                       nukecolor_layout output, int *owned, nuke_diagnostics *diagnostics) {
+    if (source_icc == NULL) source_size = 0;
+    uint64_t hash = nukecolor_fnv1a(source_icc, source_size);
+    pthread_mutex_lock(&nukecolor_cache_lock);
+    nukecolor_transform *found = nukecolor_cache_find(hash, source_icc, source_size, input, output);
+    pthread_mutex_unlock(&nukecolor_cache_lock);
+    *owned = 0;
+    if (found != NULL) return found;
+
+    int gray = output == NUKECOLOR_GRAY8 || output == NUKECOLOR_GRAYA8 || output == NUKECOLOR_GRAY16 || output == NUKECOLOR_GRAYA16;
+    nukecolor_profile *source = source_size > 0 ? nukecolor_profile_open(source_icc, source_size, diagnostics) : nukecolor_profile_srgb(diagnostics);
+    nukecolor_profile *target = gray ? nukecolor_profile_srgb_gray(diagnostics) : nukecolor_profile_srgb(diagnostics);
+    nukecolor_transform *made = NULL;
+    if (source != NULL && target != NULL) made = nukecolor_transform_create(source, input, target, output, diagnostics);
+    nukecolor_profile_free(source);
+    nukecolor_profile_free(target);
+    if (made == NULL) return NULL;
+
+    pthread_mutex_lock(&nukecolor_cache_lock);
+    /* Another thread may have made the same one meanwhile: keep the first. */
+    found = nukecolor_cache_find(hash, source_icc, source_size, input, output);
+    if (found == NULL && nukecolor_cache_count < NUKECOLOR_CACHE_CAPACITY) {
+        uint8_t *copy = source_size > 0 ? malloc(source_size) : NULL;
+        if (source_size == 0 || copy != NULL) {
+            if (copy != NULL) memcpy(copy, source_icc, source_size);
+            nukecolor_cache[nukecolor_cache_count++] = (struct nukecolor_cache_entry){hash, source_size, copy, input, output, made};
+            pthread_mutex_unlock(&nukecolor_cache_lock);
+            return made;
+        }
+    }
+    pthread_mutex_unlock(&nukecolor_cache_lock);
+    if (found != NULL) {
+        nukecolor_transform_free(made);
+        return found;
+    }
+    *owned = 1;
+    return made;
 }
 
 void nukecolor_transform_rows(const nukecolor_transform *transform, const void *input, size_t input_stride,

@@ -67,6 +67,8 @@ final class ColorProfile {
 /// An lcms2 transform between two pixel layouts, freed when released.
 final class ColorTransform {
     let handle: OpaquePointer
+    /// `false` for a transform the shim's process-wide cache keeps.
+    private let owned: Bool
 
     init(from source: ColorProfile, _ input: nukecolor_layout, to target: ColorProfile, _ output: nukecolor_layout) throws(ColorFailure) {
         var diagnostics = nuke_diagnostics()
@@ -74,9 +76,22 @@ final class ColorTransform {
             throw ColorFailure("no transform from \(source.name) to \(target.name): \(diagnostics.messageText)")
         }
         self.handle = handle
+        owned = true
     }
 
-    deinit { nukecolor_transform_free(handle) }
+    /// The shim's transform from `icc` to sRGB, made once per process for each profile and layout.
+    init(toSRGBFrom icc: Data, _ input: nukecolor_layout, _ output: nukecolor_layout) throws(ColorFailure) {
+        var diagnostics = nuke_diagnostics()
+        var owned: Int32 = 0
+        let made = icc.withUnsafeBytes { bytes in
+            nukecolor_transform_to_srgb(bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, input, output, &owned, &diagnostics)
+        }
+        guard let made else { throw ColorFailure("no transform from the embedded ICC profile to sRGB: \(diagnostics.messageText)") }
+        handle = made
+        self.owned = owned != 0
+    }
+
+    deinit { if owned { nukecolor_transform_free(handle) } }
 
     /// Converts `source` into a new bitmap of `format`, row by row.
     func apply(_ source: Bitmap, to format: PixelFormat) throws(ImageCodecError) -> Bitmap {

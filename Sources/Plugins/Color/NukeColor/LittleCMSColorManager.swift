@@ -46,6 +46,18 @@ public struct LittleCMSColorManager: ImageColorManaging {
         let format = container.image.bitmap.pixelFormat
         let gray = format.isGray
         do {
+            // The common case, a camera's RGB (or gray) profile to sRGB: the shim's cached transform.
+            if target == .sRGB, let icc = container.image.iccProfile, let header = ICCProfileHeader(icc),
+               header.colorSpace == (gray ? .gray : .rgb) {
+                let transform = try ColorTransform(toSRGBFrom: icc, format.colorLayout, format.colorLayout)
+                for index in container.image.frames.indices {
+                    let bitmap = container.image.frames[index].bitmap.unpremultiplied()
+                    container.image.frames[index].bitmap = try transform.apply(bitmap, to: format)
+                }
+                container.image.colorInfo = ColorInfo()
+                container.userInfo[.colorConversionKey] = "the embedded \(icc.count)-byte ICC profile → sRGB"
+                return
+            }
             guard let source = try sourceProfile(&container, gray: gray, target: target) else { return }
             let destination = try targetProfile(target, gray: gray)
             // Gray pixels into a caller's RGB profile become RGB.

@@ -72,6 +72,16 @@ nukecolor_transform *_Nullable nukecolor_transform_create(const nukecolor_profil
                                                          const nukecolor_profile *_Nonnull target, nukecolor_layout output,
                                                          nuke_diagnostics *_Nonnull diagnostics);
 
+/// A transform from an ICC profile (`source_icc`, or lcms2's sRGB when NULL) to sRGB (colour or
+/// gray, as `output`), kept for the life of the process: a service that converts the same camera
+/// profile again pays for lcms2's set-up once. At most 32 are kept (later ones are made and
+/// returned with `*owned` set: the caller frees those). The cache's lookups and insertions hold a
+/// pthread mutex; the transforms themselves are made with cmsFLAGS_NOCACHE, which lcms2 documents
+/// as safe to run on several threads at once. NULL with the message in `diagnostics`.
+const nukecolor_transform *_Nullable nukecolor_transform_to_srgb(const uint8_t *_Nullable source_icc, size_t source_size,
+                                                                nukecolor_layout input, nukecolor_layout output,
+                                                                int *_Nonnull owned, nuke_diagnostics *_Nonnull diagnostics);
+
 /// Converts `height` rows of `width` pixels; the strides are in bytes.
 void nukecolor_transform_rows(const nukecolor_transform *_Nonnull transform, const void *_Nonnull input, size_t input_stride,
                               void *_Nonnull output, size_t output_stride, uint32_t width, uint32_t height);
