@@ -20,6 +20,7 @@ import http.client
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -52,6 +53,18 @@ def post(port, path, body, timeout=30, headers=None):
         return response.status, response.read(), dict(response.getheaders()), time.monotonic() - started
     finally:
         connection.close()
+
+
+def png_chunks(data):
+    """A PNG's chunks by type (the last of each), or {} when it is not a PNG."""
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return {}
+    chunks, offset = {}, 8
+    while offset + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        chunks[kind.decode("latin-1")] = data[offset + 8:offset + 8 + length]
+        offset += 12 + length
+    return chunks
 
 
 def jpeg():
@@ -140,6 +153,21 @@ def main():
         photo = jpeg()
         status, _, _, _ = post(port, "/thumbnail?size=128&format=jpeg", photo)
         check(status == 200, "a valid upload is answered 200 (got %d)" % status)
+
+        # Thumbnails as a user's browser gets them: upright, private, in sRGB (PNG read here
+        # chunk by chunk). location.jpg is 37×23 stored as EXIF 6, with GPS and a serial number;
+        # p3.jpg carries a Display P3 profile (Fixtures/README.md).
+        fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Fixtures")
+        upload = open(os.path.join(fixtures, "output", "location.jpg"), "rb").read()
+        status, body, _, _ = post(port, "/thumbnail?size=64&format=png", upload)
+        chunks = png_chunks(body) if status == 200 else {}
+        size = struct.unpack(">II", chunks["IHDR"][:8]) if "IHDR" in chunks else None
+        check(size == (23, 37), "an EXIF 6 upload comes back upright: 23×37 (got %d, %s)" % (status, size))
+        check(b"SN-0451" not in body and b"GPS" not in body and "eXIf" not in chunks,
+              "no EXIF, GPS or serial number in the thumbnail (%s)" % sorted(chunks))
+        status, body, _, _ = post(port, "/thumbnail?size=64&format=png", open(os.path.join(fixtures, "color", "p3.jpg"), "rb").read())
+        chunks = png_chunks(body) if status == 200 else {}
+        check(status == 200 and "iCCP" not in chunks, "a Display P3 upload comes back in sRGB, untagged (%d, %s)" % (status, sorted(chunks)))
 
         results = {}
         threads = [threading.Thread(target=lambda: results.__setitem__("headers", slow_headers(port))),
