@@ -15,6 +15,8 @@ samples and heif-convert's (libheif-examples).
   Debian's libgs-common).
 - cmyk-adobe-srgb.pam: Fixtures/jpeg/cmyk-adobe.jpg (Adobe CMYK, no profile) through
   Ghostscript's default_cmyk.icc to sRGB, from Pillow's CMYK samples.
+- cmyk-ps.jpg / cmyk-ps-srgb.pam: the same file with Ghostscript's ps_cmyk.icc embedded by
+  exiftool, through that profile.
 - nclx-p3.avif / nclx-p3-srgb.pam: a 37x23 AVIF whose colour is nclx only (primaries 12, Display
   P3; transfer 13, sRGB; matrix 6, full range), written by libheif's encoder (aom) through fixturelib.py's
   small C program (heif-enc 1.15 writes "unspecified" whatever its --colour_primaries says);
@@ -86,6 +88,11 @@ with tempfile.TemporaryDirectory() as tmp:
     subprocess.run(["cc", "-O1", "-o", writer, source, "-llcms2"], check=True)
     p3 = os.path.join(out, "display-p3.icc")
     subprocess.run([writer, p3], check=True)
+    # lcms2 stamps the creation time into the header (bytes 24-35): a fixed one keeps the
+    # fixture's bytes the same from run to run (the profile ID, bytes 84-99, is left zero).
+    profile = bytearray(open(p3, "rb").read())
+    profile[24:36] = bytes([0x07, 0xEA, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0])   # 2026-01-01 00:00:00
+    open(p3, "wb").write(bytes(profile))
 
     base = os.path.join(fixtures, "jpeg", "baseline-420.jpg")
     stored = read_pam(os.path.join(fixtures, "jpeg", "baseline-420.pam"))
@@ -98,6 +105,13 @@ with tempfile.TemporaryDirectory() as tmp:
 
     cmyk = np.asarray(Image.open(os.path.join(fixtures, "jpeg", "cmyk-adobe.jpg")).convert("CMYK"))
     write_pam(os.path.join(out, "cmyk-adobe-srgb.pam"), transicc(cmyk, os.path.join(GS, "default_cmyk.icc"), 100.0 / 255.0))
+    # The same CMYK file with a profile of its own (Ghostscript's ps_cmyk.icc), which wins.
+    tagged = os.path.join(out, "cmyk-ps.jpg")
+    if os.path.exists(tagged):
+        os.remove(tagged)
+    subprocess.run(["exiftool", "-q", "-o", tagged, "-ICC_Profile<=" + os.path.join(GS, "ps_cmyk.icc"),
+                    os.path.join(fixtures, "jpeg", "cmyk-adobe.jpg")], check=True)
+    write_pam(os.path.join(out, "cmyk-ps-srgb.pam"), transicc(cmyk, os.path.join(GS, "ps_cmyk.icc"), 100.0 / 255.0))
 
     avif = os.path.join(out, "nclx-p3.avif")
     write_heif(stored, avif, av1=True, nclx=(12, 13, 6))

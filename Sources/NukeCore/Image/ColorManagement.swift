@@ -40,8 +40,10 @@ public protocol ImageColorManaging: Sendable {
     ///   - profile: The file's CMYK ICC profile, if any.
     ///   - inverted: `true` for Adobe's inverted samples (255 = no ink).
     ///   - target: The colour the rows are converted to.
+    ///   - pixelCount: How many pixels will be converted (the decode's output size), so that the
+    ///     manager can choose between exactness and set-up time.
     /// - Returns: `nil` when no CMYK profile is available (none in the file and no standard one).
-    func cmykConverter(profile: Data?, inverted: Bool, to target: ImageColorTarget) throws(ImageCodecError) -> CMYKRowConverter?
+    func cmykConverter(profile: Data?, inverted: Bool, to target: ImageColorTarget, pixelCount: Int) throws(ImageCodecError) -> CMYKRowConverter?
 }
 
 /// Converts rows of CMYK samples to RGB from C: a function and its context, kept alive by

@@ -172,15 +172,14 @@ static cmsUInt32Number nukecolor_format(nukecolor_layout layout) {
 
 nukecolor_transform *nukecolor_transform_create(const nukecolor_profile *source, nukecolor_layout input,
                                                 const nukecolor_profile *target, nukecolor_layout output,
-                                                nuke_diagnostics *diagnostics) {
+                                                int exact, nuke_diagnostics *diagnostics) {
     cmsContext context = nukecolor_context(diagnostics);
     if (context == NULL) { nuke_diagnostics_set_message(diagnostics, "lcms2 could not make a context"); return NULL; }
     cmsUInt32Number flags = cmsFLAGS_NOCACHE | cmsFLAGS_COPY_ALPHA;
-    // CMYK goes through a lookup table. lcms2's default precalculation (what jpgicc uses) is up
-    // to 14 levels from the exact transform (transicc's) where colours leave sRGB's gamut; the
-    // high-resolution table brings most of those closer. The exact, unoptimised pipeline is
-    // much slower on a full-size image.
-    if (input == NUKECOLOR_CMYK8 || input == NUKECOLOR_CMYK8_INVERTED) flags |= cmsFLAGS_HIGHRESPRECALC;
+    // CMYK profiles are 4-D lookup tables. The high-resolution precalculation brings lcms2's
+    // optimised table closer to the exact transform than its default (what jpgicc uses).
+    if (exact) flags |= cmsFLAGS_NOOPTIMIZE;
+    else if (input == NUKECOLOR_CMYK8 || input == NUKECOLOR_CMYK8_INVERTED) flags |= cmsFLAGS_HIGHRESPRECALC;
     cmsHTRANSFORM handle = cmsCreateTransformTHR(context, source->handle, nukecolor_format(input), target->handle,
                                                  nukecolor_format(output), INTENT_PERCEPTUAL, flags);
     if (handle == NULL) {
@@ -246,7 +245,7 @@ const nukecolor_transform *nukecolor_transform_to_srgb(const uint8_t *source_icc
     nukecolor_profile *source = source_size > 0 ? nukecolor_profile_open(source_icc, source_size, diagnostics) : nukecolor_profile_srgb(diagnostics);
     nukecolor_profile *target = gray ? nukecolor_profile_srgb_gray(diagnostics) : nukecolor_profile_srgb(diagnostics);
     nukecolor_transform *made = NULL;
-    if (source != NULL && target != NULL) made = nukecolor_transform_create(source, input, target, output, diagnostics);
+    if (source != NULL && target != NULL) made = nukecolor_transform_create(source, input, target, output, 0, diagnostics);
     nukecolor_profile_free(source);
     nukecolor_profile_free(target);
     if (made == NULL) return NULL;

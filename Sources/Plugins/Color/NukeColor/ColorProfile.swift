@@ -70,9 +70,10 @@ final class ColorTransform {
     /// `false` for a transform the shim's process-wide cache keeps.
     private let owned: Bool
 
-    init(from source: ColorProfile, _ input: nukecolor_layout, to target: ColorProfile, _ output: nukecolor_layout) throws(ColorFailure) {
+    init(from source: ColorProfile, _ input: nukecolor_layout, to target: ColorProfile, _ output: nukecolor_layout,
+         exact: Bool = false) throws(ColorFailure) {
         var diagnostics = nuke_diagnostics()
-        guard let handle = nukecolor_transform_create(source.handle, input, target.handle, output, &diagnostics) else {
+        guard let handle = nukecolor_transform_create(source.handle, input, target.handle, output, exact ? 1 : 0, &diagnostics) else {
             throw ColorFailure("no transform from \(source.name) to \(target.name): \(diagnostics.messageText)")
         }
         self.handle = handle

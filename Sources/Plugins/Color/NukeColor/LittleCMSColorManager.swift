@@ -19,7 +19,7 @@ import NukePluginKit
 ///   given in ``NukeCore/ImageContainer/UserInfoKey/colorConversionKey``, rather than mangled;
 /// - sRGB, for an image that says nothing.
 ///
-/// CMYK JPEGs are converted as they decode (``cmykConverter(profile:inverted:to:)``), through
+/// CMYK JPEGs are converted as they decode (``cmykConverter(profile:inverted:to:pixelCount:)``), through
 /// their own profile or, without one, ``defaultCMYKProfilePath``: Ghostscript's
 /// `default_cmyk.icc`, from Debian's `libgs-common` package. Where that file is absent, a
 /// profile-less CMYK JPEG keeps the JPEG decoder's naive conversion (`R = C·K/255`, as djpeg's),
@@ -160,7 +160,12 @@ public struct LittleCMSColorManager: ImageColorManaging {
         }
     }
 
-    public func cmykConverter(profile: Data?, inverted: Bool, to target: ImageColorTarget) throws(ImageCodecError) -> CMYKRowConverter? {
+    /// Up to this many pixels (a thumbnail's DCT-reduced CMYK JPEG), lcms2's exact pipeline:
+    /// transicc's result to the level, for less than the 90 ms its high-resolution lookup table
+    /// takes to make. Larger images use the table (within 2 levels for ~99% of samples).
+    public static let exactCMYKPixelLimit = 350_000
+
+    public func cmykConverter(profile: Data?, inverted: Bool, to target: ImageColorTarget, pixelCount: Int) throws(ImageCodecError) -> CMYKRowConverter? {
         do throws(ColorFailure) {
             let source: ColorProfile
             if let profile, !profile.isEmpty, let opened = try? ColorProfile.open(profile), opened.space == NUKECOLOR_SPACE_CMYK {
@@ -171,7 +176,8 @@ public struct LittleCMSColorManager: ImageColorManaging {
                 return nil
             }
             let destination = try targetProfile(target, gray: false)
-            let transform = try ColorTransform(from: source, inverted ? NUKECOLOR_CMYK8_INVERTED : NUKECOLOR_CMYK8, to: destination, NUKECOLOR_RGB8)
+            let transform = try ColorTransform(from: source, inverted ? NUKECOLOR_CMYK8_INVERTED : NUKECOLOR_CMYK8, to: destination, NUKECOLOR_RGB8,
+                                               exact: pixelCount <= Self.exactCMYKPixelLimit)
             return CMYKRowConverter(function: nukecolor_transform_row, context: UnsafeMutableRawPointer(transform.handle), owner: transform,
                                     summary: "\(source.name) → \(destination.name)")
         } catch {

@@ -89,7 +89,8 @@ struct JPEGDecodePlan {
         // CMYK through the colour manager, row by row at the output scale, when asked for.
         if header.colorSpace == Int32(NUKEJPEG_COLOR_CMYK) || header.colorSpace == Int32(NUKEJPEG_COLOR_YCCK),
            let target = context.colorConversion, let manager = ImageColorManagement.current,
-           let converter = try manager.cmykConverter(profile: iccProfile, inverted: true, to: target) {
+           let converter = try manager.cmykConverter(profile: iccProfile, inverted: true, to: target,
+                                                     pixelCount: outputSize.width * outputSize.height) {
             decompressor.setCMYKConverter(converter)
             cmykConversion = (converter, target)
         }
