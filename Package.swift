@@ -140,7 +140,7 @@ let package = Package(
         .target(name: "CNukeFuzzSupport", path: "Fuzz/CNukeFuzzSupport"),
         .executableTarget(
             name: "NukeFuzz",
-            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor"],
             path: "Fuzz/NukeFuzz", swiftSettings: swiftSettings
         ),
 

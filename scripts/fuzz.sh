@@ -30,13 +30,13 @@ build() {
 seeds() {
     local target="$1" folders=()
     case "$target" in
-        jpeg) folders=(jpeg) ;;
+        jpeg) folders=(jpeg output color) ;;
         png) folders=(png apng) ;;
         gif) folders=(gif) ;;
         webp) folders=(webp) ;;
         heif) folders=(heif) ;;
         svg) folders=(svg) ;;
-        registry) folders=(jpeg png apng gif webp heif svg) ;;
+        registry) folders=(jpeg png apng gif webp heif svg output color) ;;
     esac
     for folder in "${folders[@]}"; do
         [ -d "Fixtures/$folder" ] && echo "Fixtures/$folder"

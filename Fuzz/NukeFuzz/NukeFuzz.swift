@@ -1,5 +1,6 @@
 import CNukeFuzzSupport
 import Foundation
+import NukeColor
 import NukeCore
 import NukePixels
 import NukeGIF
@@ -91,6 +92,22 @@ enum NukeFuzz {
         // Decode to a small size.
         context.targetSize = ImageSize(width: 17, height: 13)
         _ = try? registry.decode(context)
+        // The output stage on the file's own orientation and colour (ICC, nclx, CMYK through
+        // NukeColor's lcms2), premultiplied.
+        context.appliesOrientation = true
+        context.colorConversion = .sRGB
+        context.prefersPremultipliedAlpha = true
+        let finished = try? registry.decode(context)
+        // EXIF edits on whatever the input holds, and the metadata each policy writes.
+        if var block = ExifBlock(data) {
+            block.removeLocation()
+            block.setOrientation(.up)
+        }
+        if let image = (decoded ?? finished)?.image {
+            for policy in [ImageMetadataPolicy.allButLocation, .display] {
+                _ = image.metadataToWrite(options: ImageEncodingOptions(metadata: policy), writesGray: image.bitmap.pixelFormat.isGray)
+            }
+        }
         // Animations: a few frames, lazily.
         if let animation = decoded?.animation, let iterator = try? animation.makeIterator() {
             for _ in 0..<4 { guard (try? iterator.next()) != nil else { break } }
@@ -98,7 +115,7 @@ enum NukeFuzz {
         // Encode what decoded, in the same format.
         if let decoded, let type = decoded.type, let codec = target.codecs.first(where: { $0.info.type == type }),
            let makeEncoder = codec.makeEncoder, decoded.image.width * decoded.image.height <= 1 << 16 {
-            _ = try? makeEncoder(ImageEncodingOptions(quality: 0.5)).encode(decoded.image)
+            _ = try? makeEncoder(ImageEncodingOptions(quality: 0.5, metadata: .allButLocation)).encode(decoded.image)
         }
     }
 }
