@@ -87,16 +87,11 @@ struct Conversion: Sendable {
            ImageEncoderRegistry.shared.encoder(for: type, options: options) is any AnimatedImageEncoding {
             // The output format holds animations: decode every frame (within the limits).
             image = try animation.image(limits: context.limits)
-            // The frames come from the animation, not the output stage: the same work here.
-            if appliesOrientation, image.orientation != .up {
-                for index in image.frames.indices { image.frames[index].bitmap = image.frames[index].bitmap.oriented(image.orientation) }
-                image.orientation = .up
-            }
-            if let colorTarget, let manager = ImageColorManagement.current {
-                var frames = ImageContainer(image: image, type: container.type, userInfo: container.userInfo)
-                try manager.convert(&frames, to: colorTarget)
-                image = frames.image
-            }
+            // The frames come from the animation, not the output stage: its steps, here.
+            var frames = ImageContainer(image: image, type: container.type, userInfo: container.userInfo)
+            if appliesOrientation { frames.applyOrientation() }
+            if let colorTarget, let manager = ImageColorManagement.current { try manager.convert(&frames, to: colorTarget) }
+            image = frames.image
         }
         if let maxSize = box, image.width > 0, image.height > 0 {
             let size = ImageSize(width: image.width, height: image.height)

@@ -54,7 +54,8 @@ struct ImageOutputStage: IncrementalImageDecoding {
 extension ImageContainer {
     /// Turns every frame upright and records the orientation applied
     /// (``UserInfoKey/appliedOrientationKey``); the image then says ``ImageOrientation/up``.
-    mutating func applyOrientation() {
+    /// The output stage's step, for frames decoded outside it (an ``ImageAnimation``'s).
+    public mutating func applyOrientation() {
         let orientation = image.orientation
         guard orientation != .up else { return }
         for index in image.frames.indices {

@@ -192,7 +192,7 @@ public final class ImageDecoderRegistry: Sendable {
     /// (``ImageDecodingContext/appliesOrientation``) and premultiplied alpha, on previews and the
     /// final image.
     public func incrementalDecoder(for context: ImageDecodingContext) -> (decoder: any IncrementalImageDecoding, codec: ImageCodecInfo)? {
-        let planned = oriented(context)
+        let planned = oriented(context, header: context.appliesOrientation ? parseHeader(context.data) : .unavailable)
         for entry in registrations.entries(for: context.type) {
             if let decoder = entry.factory.incrementalDecoder(for: planned) {
                 return (ImageOutputStage.wrapping(gated(decoder, context: context, codec: entry.info), context: context), entry.info)
@@ -205,8 +205,8 @@ public final class ImageDecoderRegistry: Sendable {
     /// header says the image is stored on its side (EXIF 5–8): the box is for the image as
     /// displayed. A format whose orientation comes after its header (a WebP's or PNG's EXIF) is
     /// planned with the box as given.
-    private func oriented(_ context: ImageDecodingContext) -> ImageDecodingContext {
-        guard context.appliesOrientation, let target = context.targetSize, case .parsed(let header) = parseHeader(context.data),
+    private func oriented(_ context: ImageDecodingContext, header: ImageHeader.ParseResult) -> ImageDecodingContext {
+        guard context.appliesOrientation, let target = context.targetSize, case .parsed(let header) = header,
               header.orientation?.swapsDimensions == true else { return context }
         var turned = context
         turned.targetSize = ImageSize(width: target.height, height: target.width)
@@ -221,8 +221,8 @@ public final class ImageDecoderRegistry: Sendable {
 
     /// The limits checked against the header the format's hook reads from `context`'s data,
     /// before any decoder is tried.
-    private func checkDeclaredLimits(_ context: ImageDecodingContext) throws(ImageCodecError) {
-        guard case .parsed(let header) = parseHeader(context.data) else { return }
+    private func checkDeclaredLimits(_ context: ImageDecodingContext, header: ImageHeader.ParseResult) throws(ImageCodecError) {
+        guard case .parsed(let header) = header else { return }
         try context.limits.check(header: header, context: context, inputByteCount: context.isCompleted ? context.data.count : nil)
     }
 
@@ -243,8 +243,9 @@ public final class ImageDecoderRegistry: Sendable {
     /// - Throws: See ``decode(_:)-(Data)``.
     public func decode(_ context: ImageDecodingContext) throws -> ImageContainer {
         // What the header declares, against the limits, before any decoder sees the data.
-        try checkDeclaredLimits(context)
-        let planned = oriented(context)
+        let header = parseHeader(context.data)
+        try checkDeclaredLimits(context, header: header)
+        let planned = oriented(context, header: header)
         var attempts: [ImageCodecError] = []
         for entry in registrations.entries(for: context.type) {
             guard let made = entry.factory.incrementalDecoder(for: planned) else { continue }

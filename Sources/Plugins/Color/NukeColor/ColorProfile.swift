@@ -94,6 +94,28 @@ final class ColorTransform {
 
     deinit { if owned { nukecolor_transform_free(handle) } }
 
+    /// Converts every frame of `image` (un-premultiplied first) to pixels of `output`: in place
+    /// when the layout stays the same and the frame's pixels are its own (lcms2 allows it), into a
+    /// new bitmap otherwise.
+    func apply(to image: inout Image, output: PixelFormat) throws(ImageCodecError) {
+        for index in image.frames.indices {
+            // Taken out of the frame, so that an unshared bitmap is written in place.
+            var bitmap = image.frames[index].bitmap
+            image.frames[index].bitmap = .empty
+            bitmap = bitmap.unpremultiplied()
+            if output == bitmap.pixelFormat {
+                let stride = bitmap.bytesPerRow, width = UInt32(bitmap.width), height = UInt32(bitmap.height)
+                bitmap.withUnsafeMutableBytes { pixels in
+                    guard let base = pixels.baseAddress else { return }
+                    nukecolor_transform_rows(handle, base, stride, base, stride, width, height)
+                }
+            } else {
+                bitmap = try apply(bitmap, to: output)
+            }
+            image.frames[index].bitmap = bitmap
+        }
+    }
+
     /// Converts `source` into a new bitmap of `format`, row by row.
     func apply(_ source: Bitmap, to format: PixelFormat) throws(ImageCodecError) -> Bitmap {
         try PixelAllocator.heap.makeBitmap(width: source.width, height: source.height, pixelFormat: format,

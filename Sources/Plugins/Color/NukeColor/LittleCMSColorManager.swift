@@ -50,10 +50,7 @@ public struct LittleCMSColorManager: ImageColorManaging {
             if target == .sRGB, let icc = container.image.iccProfile, let header = ICCProfileHeader(icc),
                header.colorSpace == (gray ? .gray : .rgb) {
                 let transform = try ColorTransform(toSRGBFrom: icc, format.colorLayout, format.colorLayout)
-                for index in container.image.frames.indices {
-                    let bitmap = container.image.frames[index].bitmap.unpremultiplied()
-                    container.image.frames[index].bitmap = try transform.apply(bitmap, to: format)
-                }
+                try transform.apply(to: &container.image, output: format)
                 container.image.colorInfo = ColorInfo()
                 container.userInfo[.colorConversionKey] = "the embedded \(icc.count)-byte ICC profile → sRGB"
                 return
@@ -64,10 +61,7 @@ public struct LittleCMSColorManager: ImageColorManaging {
             let output = gray && destination.space == NUKECOLOR_SPACE_RGB
                 ? PixelFormat(channels: format.hasAlpha ? .rgba : .rgb, bitsPerChannel: format.bitsPerChannel) : format
             let transform = try ColorTransform(from: source, format.colorLayout, to: destination, output.colorLayout)
-            for index in container.image.frames.indices {
-                let bitmap = container.image.frames[index].bitmap.unpremultiplied()
-                container.image.frames[index].bitmap = try transform.apply(bitmap, to: output)
-            }
+            try transform.apply(to: &container.image, output: output)
             container.image.colorInfo = ColorInfo(iccProfile: target.iccProfile)
             container.userInfo[.nclxKey] = nil
             container.userInfo[.colorConversionKey] = "\(source.name) → \(destination.name)"
