@@ -9,6 +9,7 @@ extension ImageType {
     /// Determines the format from the first bytes of `data`, or returns `nil`.
     ///
     /// Recognises JPEG, PNG, GIF, WebP, the ISO-BMFF family by `ftyp` brand (HEIC, HEIF, AVIF),
+    /// TIFF and BigTIFF, JPEG XL (codestream or container), BMP, ICO, CUR, XBM,
     /// SVG (XML whose root element is `svg`, also behind a byte-order mark, an XML declaration,
     /// comments, processing instructions or a DOCTYPE), and every type registered with
     /// ``register(_:name:filenameExtensions:matches:)``. Built-in signatures are checked first.
@@ -26,6 +27,10 @@ extension ImageType {
         let custom = ImageType.customTypes.withLock { $0.compactMap { ($0.key, $0.value.matches) } }
         for (type, matches) in custom.sorted(by: { $0.0.rawValue < $1.0.rawValue }) where matches?(data) == true {
             self = type
+            return
+        }
+        if ImageType.isXBM(data) {
+            self = .xbm
             return
         }
         if ImageType.isSVG(data) {
@@ -73,8 +78,45 @@ extension ImageType {
            b[4] == 0x37 || b[4] == 0x39, b[5] == 0x61 { return .gif }
         if n >= 12, b[0] == 0x52, b[1] == 0x49, b[2] == 0x46, b[3] == 0x46,
            b[8] == 0x57, b[9] == 0x45, b[10] == 0x42, b[11] == 0x50 { return .webp }
-        if n >= 12, b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 { return sniffISOBMFF(b) }
+        if n >= 12, b[4] == 0x66, b[5] == 0x74, b[6] == 0x79, b[7] == 0x70 {
+            if let type = sniffISOBMFF(b) { return type }
+        }
+        // TIFF and BigTIFF, either byte order.
+        if n >= 4, b[0] == 0x49, b[1] == 0x49, b[2] == 0x2A || b[2] == 0x2B, b[3] == 0 { return .tiff }
+        if n >= 4, b[0] == 0x4D, b[1] == 0x4D, b[2] == 0, b[3] == 0x2A || b[3] == 0x2B { return .tiff }
+        // JPEG XL: a bare codestream, or the ISO-BMFF container's signature box.
+        if n >= 2, b[0] == 0xFF, b[1] == 0x0A { return .jxl }
+        if n >= 12, b[0] == 0, b[1] == 0, b[2] == 0, b[3] == 0x0C, b[4] == 0x4A, b[5] == 0x58, b[6] == 0x4C,
+           b[7] == 0x20, b[8] == 0x0D, b[9] == 0x0A, b[10] == 0x87, b[11] == 0x0A { return .jxl }
+        // BMP: "BM", then (once 18 bytes are here) a DIB header size that some version uses.
+        if n >= 2, b[0] == 0x42, b[1] == 0x4D {
+            guard n >= 18 else { return .bmp }
+            let headerSize = UInt32(b[14]) | UInt32(b[15]) << 8 | UInt32(b[16]) << 16 | UInt32(b[17]) << 24
+            if [12, 16, 40, 52, 56, 64, 108, 124].contains(headerSize) { return .bmp }
+        }
+        // ICO (type 1) and CUR (type 2): a reserved zero word, the type, at least one entry.
+        if n >= 6, b[0] == 0, b[1] == 0, b[2] == 1 || b[2] == 2, b[3] == 0, b[4] != 0 || b[5] != 0,
+           n < 10 || b[9] == 0 {
+            return b[2] == 1 ? .ico : .cur
+        }
         return nil
+    }
+
+    /// Returns `true` when `data` is an X bitmap: C source whose first line is
+    /// `#define <name>_width <n>`, after white space and C comments.
+    static func isXBM(_ data: Data) -> Bool {
+        guard let text = String(bytes: data.prefix(512), encoding: .isoLatin1) else { return false }
+        var rest = Substring(text)
+        while true {
+            rest = rest.drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+            guard rest.hasPrefix("/*") else { break }
+            guard let end = rest.range(of: "*/") else { return false }
+            rest = rest[end.upperBound...]
+        }
+        guard rest.hasPrefix("#define") else { return false }
+        let line = rest.prefix(while: { $0 != "\n" && $0 != "\r" })
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        return words.count >= 3 && words[1].hasSuffix("_width") && Int(words[2]) != nil
     }
 
     /// Classifies an ISO-BMFF file by the brands in its `ftyp` box.

@@ -88,7 +88,7 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     /// The type whose extensions include `filenameExtension` (case-insensitive), if any.
     public init?(filenameExtension: String) {
         let ext = filenameExtension.lowercased()
-        let known: [ImageType] = [.jpeg, .png, .gif, .webp, .heic, .heif, .avif, .svg]
+        let known: [ImageType] = [.jpeg, .png, .gif, .webp, .heic, .heif, .avif, .svg, .tiff, .jxl, .bmp, .ico, .cur, .xbm]
             + ImageType.customTypes.withLock { Array($0.keys) }
         guard let match = known.first(where: { $0.filenameExtensions.contains(ext) }) else { return nil }
         self = match
