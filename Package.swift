@@ -22,7 +22,8 @@ func plugin(
     apt: [String],
     brew: [String],
     testResources: [Resource] = [],
-    shimLinks: [String] = []
+    shimLinks: [String] = [],
+    testDependencies: [Target.Dependency] = []
 ) -> [Target] {
     let base = "Sources/Plugins/\(format)"
     return [
@@ -41,7 +42,7 @@ func plugin(
             path: "\(base)/Nuke\(format)", swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), .target(name: "C\(format)Shim"), "NukeCore", "NukePixels", "NukePluginKit", "NukeSession", "NukeConformance", "NukeNetpbm", "CNukeShim"],
+            name: "Nuke\(format)Tests", dependencies: [.target(name: "Nuke\(format)"), .target(name: "C\(format)Shim"), "NukeCore", "NukePixels", "NukePluginKit", "NukeSession", "NukeConformance", "NukeNetpbm", "CNukeShim"] + testDependencies,
             path: "Tests/Nuke\(format)Tests", swiftSettings: swiftSettings
         ),
     ]
@@ -60,6 +61,7 @@ let package = Package(
         .library(name: "NukeWebP", targets: ["NukeWebP"]),
         .library(name: "NukeHEIF", targets: ["NukeHEIF"]),
         .library(name: "NukeSVG", targets: ["NukeSVG"]),
+        .library(name: "NukeTIFF", targets: ["NukeTIFF"]),
         .library(name: "NukeNetpbm", targets: ["NukeNetpbm"]),
         .library(name: "NukeColor", targets: ["NukeColor"]),
         .library(name: "NukeIsolation", targets: ["NukeIsolation"]),
@@ -189,6 +191,9 @@ let package = Package(
         // Not linked either: the shim opens librsvg on first use and declares what it calls in
         // CLibSVG/rsvg_abi.h (glib's pkg-config flags carry -pthread, which SwiftPM refuses).
         + plugin("SVG", pkgConfig: nil, apt: ["librsvg2-dev"], brew: ["librsvg"])
+        // MARK: - TIFF (libtiff)
+        // Its tests convert CMYK through NukeColor.
+        + plugin("TIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"], brew: ["libtiff"], testDependencies: ["NukeColor"])
         // MARK: - Colour management (Little CMS 2)
         // Not a codec: the colour manager the output stage converts with, announced from the
         // same linker section. Its tests decode JPEG, PNG and HEIF fixtures.

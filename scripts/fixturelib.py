@@ -17,12 +17,32 @@ def read_pam(path):
 
 
 def write_pam(path, pixels):
-    """Writes an 8-bit RGB or RGBA array as PAM."""
+    """Writes a gray, gray+alpha, RGB or RGBA array as PAM: 8-bit for uint8 samples, 16-bit
+    (big-endian, MAXVAL 65535) for uint16."""
+    if pixels.ndim == 2:
+        pixels = pixels[:, :, None]
     h, w, depth = pixels.shape
-    tupltype = {3: "RGB", 4: "RGB_ALPHA"}[depth]
-    header = "P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL 255\nTUPLTYPE %s\nENDHDR\n" % (w, h, depth, tupltype)
+    tupltype = {1: "GRAYSCALE", 2: "GRAYSCALE_ALPHA", 3: "RGB", 4: "RGB_ALPHA"}[depth]
+    wide = pixels.dtype == np.uint16
+    header = "P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n" % (w, h, depth, 65535 if wide else 255, tupltype)
+    samples = np.ascontiguousarray(pixels, dtype=">u2" if wide else np.uint8)
     with open(path, "wb") as f:
-        f.write(header.encode() + np.ascontiguousarray(pixels, dtype=np.uint8).tobytes())
+        f.write(header.encode() + samples.tobytes())
+
+
+def transicc(pixels, source, scale):
+    """Each pixel through lcms2's transicc (liblcms2-utils) from the profile `source` to lcms2's
+    sRGB, perceptual intent, rounded and clamped to 8 bits; `scale` maps samples to transicc's
+    input range (1 for RGB 0-255, 100/255 for CMYK percentages)."""
+    flat = pixels.reshape(-1, pixels.shape[-1]).astype(np.float64) * scale
+    text = "\n".join(" ".join("%.6f" % v for v in row) for row in flat) + "\n"
+    run = subprocess.run(["transicc", "-i", source, "-o", "*sRGB", "-t", "0", "-n"], input=text.encode(),
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
+    values = [line.split() for line in run.stdout.decode().splitlines()]
+    values = [v for v in values if len(v) == 3 and all(c.replace(".", "").replace("-", "").isdigit() for c in v)]
+    assert len(values) == len(flat), (len(values), len(flat))
+    rgb = np.clip(np.rint(np.array(values, dtype=np.float64)), 0, 255).astype(np.uint8)
+    return rgb.reshape(pixels.shape[:-1] + (3,))
 
 
 HEIF_WRITER = r"""

@@ -33,7 +33,7 @@ import numpy as np
 from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixturelib import read_pam, write_heif, write_pam  # noqa: E402
+from fixturelib import read_pam, transicc, write_heif, write_pam  # noqa: E402
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 fixtures = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "Fixtures")
@@ -66,20 +66,6 @@ int main(int argc, char **argv) {
     return cmsSaveProfileToFile(profile, argv[1]) ? 0 : 1;
 }
 """
-
-def transicc(pixels, source, scale):
-    """Each pixel through transicc from `source` to lcms2's sRGB, perceptual; `scale` maps
-    samples to transicc's input range (1 for RGB 0-255, 100/255 for CMYK percentages)."""
-    flat = pixels.reshape(-1, pixels.shape[-1]).astype(np.float64) * scale
-    text = "\n".join(" ".join("%.6f" % v for v in row) for row in flat) + "\n"
-    run = subprocess.run(["transicc", "-i", source, "-o", "*sRGB", "-t", "0", "-n"], input=text.encode(),
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True)
-    values = [line.split() for line in run.stdout.decode().splitlines()]
-    values = [v for v in values if len(v) == 3 and all(c.replace(".", "").replace("-", "").isdigit() for c in v)]
-    assert len(values) == len(flat), (len(values), len(flat))
-    rgb = np.clip(np.rint(np.array(values, dtype=np.float64)), 0, 255).astype(np.uint8)
-    return rgb.reshape(pixels.shape[:-1] + (3,))
-
 
 with tempfile.TemporaryDirectory() as tmp:
     source = os.path.join(tmp, "writer.c")

@@ -58,3 +58,4 @@ export IM_CONVERT
 "$python" "$root/scripts/make-output-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-heif-orientation-fixture.py" "$root/Fixtures"
 "$python" "$root/scripts/make-color-fixtures.py" "$root/Fixtures"
+"$python" "$root/scripts/make-tiff-fixtures.py" "$root/Fixtures"

@@ -1,0 +1,102 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CTIFFShim
+import NukeCore
+import NukePluginKit
+import NukePixels
+
+/// Owns one libtiff file over a complete input, and the bytes libtiff reads from.
+final class TIFFDecoderHandle {
+    private let decoder: OpaquePointer
+    /// Kept alive as long as libtiff reads it.
+    private let bytes: Data
+    private(set) var info = nuketiff_info()
+
+    /// Opens the file and reads its first directory.
+    ///
+    /// - Parameter maxSingleAllocation: The most libtiff may allocate at once (a strip or tile
+    ///   buffer, a tag's values): a hostile StripByteCounts cannot make it allocate more.
+    /// - Throws: ``NukeCore/ImageCodecError`` with libtiff's message.
+    init(bytes: Data, maxSingleAllocation: Int) throws(ImageCodecError) {
+        guard let decoder = nuketiff_decoder_create() else {
+            throw TIFFLibrary.error(.internalFailure, "libtiff could not allocate a decoder")
+        }
+        self.decoder = decoder
+        self.bytes = bytes
+        let status = bytes.withUnsafeBytes { raw in
+            nuketiff_decoder_open(decoder, raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, UInt64(max(maxSingleAllocation, 1)))
+        }
+        guard status == NUKE_STATUS_OK else { throw failure(status, "reading the TIFF file") }
+    }
+
+    deinit { nuketiff_decoder_destroy(decoder) }
+
+    var warnings: ImageDecodingWarnings? { nuketiff_decoder_diagnostics(decoder).pointee.warnings }
+
+    private func failure(_ status: nuke_status, _ context: String) -> ImageCodecError {
+        TIFFLibrary.error(status: status, diagnostics: nuketiff_decoder_diagnostics(decoder).pointee, context: context)
+    }
+
+    /// Selects page `index` and describes it.
+    func select(page index: Int) throws(ImageCodecError) {
+        var info = nuketiff_info()
+        let status = nuketiff_decoder_select(decoder, UInt32(clamping: index), &info)
+        guard status == NUKE_STATUS_OK else { throw failure(status, "reading page \(index + 1) of the TIFF file") }
+        self.info = info
+    }
+
+    /// The selected page's ICC profile, when it has one no larger than `maxSize`.
+    func iccProfile(maxSize: Int) -> Data? {
+        var size: UInt32 = 0
+        guard let bytes = nuketiff_decoder_icc(decoder, &size), size > 0, Int(size) <= maxSize else { return nil }
+        return Data(bytes: bytes, count: Int(size))
+    }
+
+    /// Decodes the selected page into `buffer` (rows of `stride` bytes).
+    func decode(channels: Int, wide: Bool, into buffer: UnsafeMutableRawBufferPointer, stride: Int,
+                cmyk: CMYKRowConverter?, context: ImageDecodingContext) throws(ImageCodecError) {
+        var output = nuketiff_output()
+        output.channels = Int32(channels)
+        output.wide = wide ? 1 : 0
+        output.pixels = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        output.stride = stride
+        try read(&output, cmyk: cmyk, context: context)
+    }
+
+    /// Decodes the selected page as ``decode(channels:wide:into:stride:cmyk:context:)`` does, but
+    /// hands each row to `resampler` as it is decoded: memory holds a band of the page (a
+    /// scanline, a strip or a row of tiles) and the resampler's window, never the page.
+    func decode(channels: Int, wide: Bool, into resampler: ImageResampler, cmyk: CMYKRowConverter?,
+                context: ImageDecodingContext) throws(ImageCodecError) {
+        var output = nuketiff_output()
+        output.channels = Int32(channels)
+        output.wide = wide ? 1 : 0
+        output.sink = Self.pushRow
+        try withExtendedLifetime(resampler) { () throws(ImageCodecError) in
+            output.sink_context = Unmanaged.passUnretained(resampler).toOpaque()
+            try read(&output, cmyk: cmyk, context: context)
+        }
+    }
+
+    private func read(_ output: inout nuketiff_output, cmyk: CMYKRowConverter?, context: ImageDecodingContext) throws(ImageCodecError) {
+        if let cmyk {
+            output.cmyk = cmyk.function
+            output.cmyk_context = cmyk.context
+        }
+        let status = withExtendedLifetime(cmyk) {
+            context.withShimCancellation { cancellation in nuketiff_decoder_read(decoder, &output, cancellation) }
+        }
+        guard status == NUKE_STATUS_OK else { throw failure(status, "decoding the TIFF image") }
+    }
+
+    /// The shim's row sink: hands one row to the resampler its context points to.
+    private static let pushRow: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>, Int, UInt32) -> Int32 = {
+        context, row, length, _ in
+        guard let context else { return 1 }
+        Unmanaged<ImageResampler>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
+        return 0
+    }
+}

@@ -1,0 +1,103 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+internal import CTIFFShim
+import NukeCore
+import NukePluginKit
+import NukePixels
+
+/// Decodes one page of a complete TIFF file.
+///
+/// libtiff reads a TIFF by its directories' offsets, which may point anywhere in the file (the
+/// first directory is often at the end): it needs the whole file. Downloads go through a
+/// `WholeInputDecoder` (``TIFFPlugin``).
+struct TIFFDecoding {
+    /// The decode request: limits, allocator, alpha, bit depth, target size and plan, page.
+    let context: ImageDecodingContext
+
+    func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
+        try TIFFLibrary.checkCancellation(context)
+        let page = context.userInfo[ImageDecodingContext.tiffPageOption] as? Int ?? 0
+        var pageCount: Int?
+        if case .parsed(let header) = TIFFHeaderParser.parse(bytes) { pageCount = header.frameCount }
+        if let pageCount, page >= pageCount || page < 0 {
+            throw TIFFLibrary.error(.unsupported, "page \(page) (0-based) asked for, the file has \(pageCount)")
+        }
+        // libtiff allocates a strip or tile buffer, a tag's values, at most this at once: four
+        // times the decoded bytes allowed (a strip of 16-bit CMYK and alpha decoded to 8-bit RGBA
+        // is 2.5 times its output), and never less than 8 MiB (its own directory buffers).
+        let (strip, overflow) = context.limits.maxDecodedBytes.multipliedReportingOverflow(by: 4)
+        let handle = try TIFFDecoderHandle(bytes: bytes, maxSingleAllocation: overflow ? 1 << 40 : min(max(strip, 8 << 20), 1 << 40))
+        try handle.select(page: page)
+        let info = handle.info
+        let size = ImageSize(width: Int(info.width), height: Int(info.height))
+        let channels = Int(info.channels)
+        let wide = context.prefersHighBitDepth && info.wide_available != 0
+        let pixelFormat = PixelFormat(channels: PixelFormat.Channels(rawValue: channels) ?? .rgba, bitsPerChannel: wide ? 16 : 8)
+        try context.limits.check(
+            width: size.width, height: size.height, bytesPerPixel: pixelFormat.bytesPerPixel, format: .tiff, codec: TIFFLibrary.codecName,
+            inputByteCount: bytes.count
+        )
+        let alphaMode: AlphaMode = info.alpha == 0 ? .none : info.premultiplied != 0 ? .premultiplied : .straight
+        var iccProfile = handle.iccProfile(maxSize: context.limits.maxMetadataBytes)
+        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
+            .isProgressiveKey: false,
+            .tiffPageKey: page,
+            .tiffCompressionKey: TIFFNames.compression(Int(info.compression)),
+            .tiffBitsPerSampleKey: Int(info.bits_per_sample),
+            .tiffPhotometricKey: TIFFNames.photometric(Int(info.photometric)),
+            .tiffTiledKey: info.tiled != 0,
+        ]
+        if let pageCount { userInfo[.tiffPageCountKey] = pageCount }
+
+        // CMYK only through a colour manager (NukeColor): never a naive formula's wrong colours.
+        var cmyk: CMYKRowConverter?
+        if info.cmyk != 0 {
+            guard let manager = ImageColorManagement.current else {
+                throw TIFFLibrary.error(.unsupported, "a CMYK TIFF needs a colour manager: link NukeColor (or install one with ImageColorManagement.install)")
+            }
+            let target = context.colorConversion ?? .sRGB
+            guard let converter = try manager.cmykConverter(profile: iccProfile, inverted: false, to: target, pixelCount: size.width * size.height) else {
+                throw TIFFLibrary.error(.unsupported, "no CMYK profile to convert this CMYK TIFF with (none in the file, no standard one installed)")
+            }
+            cmyk = converter
+            // The rows are in the target's colour: its profile (none for sRGB) describes them.
+            if case .profile(let profile) = target { iccProfile = profile } else { iccProfile = nil }
+            userInfo[.colorConversionKey] = converter.summary
+        }
+
+        // Decode to size as the core plans it: rows stream into the resampler a band at a time.
+        let plan = context.scalePlan(for: size)
+        var bitmap: Bitmap
+        if let target = plan?.finalSize, target != size, target.width <= size.width, target.height <= size.height {
+            let resampler = ImageResampler(
+                sourceWidth: size.width, sourceHeight: size.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
+                targetWidth: target.width, targetHeight: target.height
+            )
+            try handle.decode(channels: channels, wide: wide, into: resampler, cmyk: cmyk, context: context)
+            bitmap = resampler.finish()
+        } else {
+            bitmap = try context.allocator.makeBitmap(width: size.width, height: size.height, pixelFormat: pixelFormat, alphaMode: alphaMode) {
+                (buffer) throws(ImageCodecError) in
+                try handle.decode(channels: channels, wide: wide, into: buffer, stride: size.width * pixelFormat.bytesPerPixel,
+                                  cmyk: cmyk, context: context)
+            }
+            if let plan { bitmap = plan.finish(bitmap) }
+        }
+        try TIFFLibrary.checkCancellation(context)
+        let warnings = handle.warnings
+        try context.checkWarnings(warnings, format: .tiff, codec: TIFFLibrary.codecName)
+        if let warnings { userInfo[.warningsKey] = warnings }
+        if let plan { userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 } }
+        if alphaMode == .premultiplied, !context.prefersPremultipliedAlpha {
+            bitmap = bitmap.unpremultiplied()
+        } else if alphaMode == .straight, context.prefersPremultipliedAlpha {
+            bitmap = bitmap.premultiplied()
+        }
+        let orientation = ImageOrientation(rawValue: UInt8(clamping: info.orientation)) ?? .up
+        let image = Image(bitmap: bitmap, orientation: orientation, colorInfo: ColorInfo(iccProfile: iccProfile))
+        return ImageContainer(image: image, type: .tiff, isPreview: false, userInfo: userInfo)
+    }
+}

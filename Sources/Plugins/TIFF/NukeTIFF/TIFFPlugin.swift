@@ -1,0 +1,122 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+import NukePluginKit
+
+/// NukeTIFF's decoder plugin: TIFF and BigTIFF, decoded whole by libtiff.
+public enum TIFFPlugin: ImageDecoderPlugin {
+    /// Whether the data starts with a TIFF or BigTIFF signature, in either byte order.
+    public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
+        ImageType(data) == .tiff
+    }
+
+    /// A decoder that keeps the bytes and decodes at `finish()`: a TIFF's directories may be
+    /// anywhere in the file.
+    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
+        WholeInputDecoder { (bytes) throws(ImageCodecError) in try TIFFDecoding(context: context).decode(bytes) }
+    }
+
+    /// Reads the first directory's size, samples and orientation, and counts the pages.
+    public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
+        TIFFHeaderParser.parse(data)
+    }
+
+    /// No previews: libtiff needs the whole file.
+    public static var decodesPartialData: Bool { false }
+}
+
+extension ImageDecoders {
+    /// Decodes TIFF and BigTIFF with libtiff.
+    ///
+    /// Add the product to an app's `Package.swift`; linking it registers the decoder (and
+    /// ``ImageEncoders/TIFF``) with the shared registries:
+    ///
+    /// ```swift
+    /// .target(name: "MyApp", dependencies: [
+    ///     .product(name: "NukeTIFF", package: "NukeCodecs"),
+    /// ])
+    /// ```
+    ///
+    /// Reads strips and tiles, contiguous and planar samples, every compression libtiff is built
+    /// with (none, LZW, Deflate, PackBits, JPEG, CCITT fax, and more), 1-, 2-, 4-, 8- and 16-bit
+    /// gray and palette, 8- and 16-bit RGB, alpha (associated or not) and other extra samples
+    /// (skipped). YCbCr (JPEG-compressed: libtiff's JPEG codec converts it), CIE L*a*b* and the
+    /// rest go through libtiff's RGBA reader. Output: `.gray8`, `.grayAlpha8`, `.rgb8` or
+    /// `.rgba8`, and 16 bits per sample for 16-bit files when
+    /// ``NukeCore/ImageDecodingContext/prefersHighBitDepth`` is set.
+    ///
+    /// CMYK goes through the colour manager (NukeColor, when linked) with the file's ICC
+    /// profile, to ``NukeCore/ImageDecodingContext/colorConversion`` or sRGB; without one the
+    /// decode fails with `.unsupported`, never with a naive formula's colours.
+    ///
+    /// The Orientation tag is reported in ``NukeCore/Image/orientation``, not applied (the
+    /// core's output stage applies it when asked); the ICC profile is in
+    /// ``NukeCore/Image/colorInfo``. A multi-page file decodes its first page, or the one
+    /// ``NukeCore/ImageDecodingContext/tiffPageOption`` names; `userInfo[.tiffPageCountKey]` says
+    /// how many there are (``TIFFPages`` reads them all).
+    ///
+    /// Decode to size streams: libtiff decodes a scanline, a strip or a row of tiles at a time
+    /// into the core's resampler, so a 20,000 × 20,000 scan becomes a thumbnail in memory for
+    /// one band and the thumbnail. No progressive decoding: libtiff needs the whole file.
+    ///
+    /// The corresponding libtiff functions are `TIFFReadScanline`, `TIFFReadEncodedStrip`,
+    /// `TIFFReadTile` and `TIFFRGBAImageGet`.
+    public typealias TIFF = PluginImageDecoder<TIFFPlugin>
+}
+
+extension ImageCodec {
+    /// TIFF through libtiff.
+    public static let tiff = ImageCodec(
+        info: ImageCodecInfo(
+            name: "NukeTIFF", type: .tiff, capabilities: [.decode, .encode, .scaledDecode, .highBitDepth],
+            library: TIFFLibrary.name, libraryVersion: TIFFLibrary.version
+        ),
+        plugin: TIFFPlugin.self,
+        makeEncoder: { ImageEncoders.TIFF(options: $0) }
+    )
+}
+
+/// Announces ``NukeCore/ImageCodec/tiff`` to the registries from the `nuke_codecs` section.
+@section("nuke_codecs") @used
+let nukeTIFFRecord: ImageCodecs.Record = { ImageCodecs.announce(.tiff) }
+
+/// The pages of a multi-page TIFF (a scan, a fax), each decoded on its own: pages, not an
+/// animation's frames.
+///
+/// ```swift
+/// let pages = try TIFFPages(data)
+/// for index in 0..<pages.count { let page = try pages.decode(page: index) }
+/// ```
+public struct TIFFPages: Sendable {
+    /// The file.
+    public let data: Data
+    /// The number of pages.
+    public let count: Int
+    private let context: ImageDecodingContext
+
+    /// Reads the directories' chain.
+    ///
+    /// - Parameter context: The limits, target size and other options every page decodes with.
+    /// - Throws: ``NukeCore/ImageCodecError`` when this is not a TIFF whose directories are all in the data.
+    public init(_ data: Data, context: ImageDecodingContext? = nil) throws(ImageCodecError) {
+        guard case .parsed(let header) = TIFFHeaderParser.parse(data), let count = header.frameCount else {
+            throw TIFFLibrary.error(.corrupt, .header, "not a TIFF file whose directories are all in the data")
+        }
+        self.data = data
+        self.count = count
+        self.context = context ?? ImageDecodingContext(data: data)
+    }
+
+    /// Decodes page `index` (0-based), through the same output stage as any decode.
+    public func decode(page index: Int) throws -> ImageContainer {
+        var context = self.context
+        context.data = data
+        context.isCompleted = true
+        context.type = .tiff
+        context.userInfo[ImageDecodingContext.tiffPageOption] = index
+        return try ImageDecoderRegistry.shared.decode(context)
+    }
+}

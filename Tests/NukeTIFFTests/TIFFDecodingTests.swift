@@ -1,0 +1,150 @@
+import Foundation
+import NukeColor
+import NukeConformance
+import NukeCore
+import NukeNetpbm
+import NukePixels
+import NukeTIFF
+import Testing
+
+enum TIFFTestPaths {
+    static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/tiff")
+
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: fixtures.appendingPathComponent(name))
+    }
+
+    static func reference(_ name: String) throws -> Bitmap {
+        try Netpbm.decode(Data(contentsOf: fixtures.appendingPathComponent(name)))
+    }
+
+    static func decode(_ data: Data, targetSize: ImageSize? = nil, limits: ImageLimits = .default, highBitDepth: Bool = false,
+                       page: Int? = nil, strict: Bool = false) throws -> ImageContainer {
+        var context = ImageDecodingContext(data: data, targetSize: targetSize, contentMode: .aspectFit,
+                                           prefersHighBitDepth: highBitDepth, limits: limits, isStrict: strict)
+        if let page { context.userInfo[ImageDecodingContext.tiffPageOption] = page }
+        return try ImageDecoderRegistry.shared.decode(context)
+    }
+}
+
+@Suite struct TIFFDecodingTests {
+    typealias P = TIFFTestPaths
+
+    @Test func registersAndSniffs() throws {
+        #expect(ImageCodecs.linked.contains { $0.info.type == .tiff })
+        #expect(ImageType(try P.fixture("rgb-lzw.tif")) == .tiff)
+        #expect(ImageType(try P.fixture("rgb16-be.tif")) == .tiff)
+        #expect(ImageType(try P.fixture("rgb-bigtiff.tif")) == .tiff)
+    }
+
+    @Test func headerWithoutTheLibrary() throws {
+        guard case .parsed(let header) = ImageHeader.parse(try P.fixture("pages-3.tif")) else {
+            Issue.record("no header")
+            return
+        }
+        #expect(header.type == .tiff)
+        #expect(header.width == 37 && header.height == 23)
+        #expect(header.frameCount == 3)
+        guard case .parsed(let rotated) = ImageHeader.parse(try P.fixture("orientation-6.tif")) else {
+            Issue.record("no header")
+            return
+        }
+        #expect(rotated.orientation == .right)
+    }
+
+    @Test func pagesDecodeOneByOne() throws {
+        let data = try P.fixture("pages-3.tif")
+        let pages = try TIFFPages(data)
+        #expect(pages.count == 3)
+        let first = try pages.decode(page: 0)
+        #expect(first.userInfo[.tiffPageCountKey] as? Int == 3)
+        #expect(first.image.bitmap == (try P.reference("pages-3.pam")))
+        for index in 1..<3 {
+            let page = try pages.decode(page: index)
+            #expect(page.userInfo[.tiffPageKey] as? Int == index)
+            #expect(page.image.bitmap == (try P.reference("pages-3.page\(index).pam")), "page \(index)")
+        }
+        #expect(throws: ImageCodecError.self) { try P.decode(data, page: 3) }
+    }
+
+    /// Decode to size streams rows into the resampler: the same pixels as the full decode
+    /// shrunk by the same resampler, for scanlines, planar strips, tiles and libtiff's RGBA reader.
+    @Test(arguments: ["rgb-lzw.tif", "rgb-planar-deflate.tif", "rgba-planar-tiled.tif", "rgb-tiled-lzw.tif", "ycbcr-raw.tif",
+                      "gray16-lzw.tif", "palette-4.tif", "bilevel-tiled-g4.tif"])
+    func decodeToSizeStreams(_ name: String) throws {
+        let data = try P.fixture(name)
+        let target = ImageSize(width: 12, height: 12)
+        let small = try P.decode(data, targetSize: target)
+        let full = try P.decode(data)
+        let expected = full.image.bitmap.resized(toFit: target, contentMode: .aspectFit)
+        #expect(small.image.bitmap.width == expected.width && small.image.bitmap.height == expected.height)
+        let comparison = ImageComparison(small.image.bitmap, reference: expected, tolerance: .maxDifference(1))
+        #expect(comparison.isMatch, "\(comparison)")
+    }
+
+    @Test func cmykThroughTheColourManager() throws {
+        let container = try P.decode(try P.fixture("cmyk-lzw.tif"))
+        #expect(container.image.bitmap.pixelFormat == .rgb8)
+        #expect(container.userInfo[.colorConversionKey] != nil)
+        #expect(container.image.colorInfo.iccProfile == nil, "the rows are sRGB: the CMYK profile no longer describes them")
+    }
+
+    @Test func sixteenBitsOnRequest() throws {
+        let container = try P.decode(try P.fixture("rgba16-le.tif"), highBitDepth: true)
+        #expect(container.image.bitmap.pixelFormat == .rgba16)
+        #expect(container.image.bitmap == (try P.reference("rgba16-le.16.pam")))
+        let eight = try P.decode(try P.fixture("rgba16-le.tif"))
+        #expect(eight.image.bitmap.pixelFormat == .rgba8)
+    }
+
+    @Test func reportsWhatTheFileIs() throws {
+        let container = try P.decode(try P.fixture("rgb-tiled-lzw.tif"))
+        #expect(container.userInfo[.tiffCompressionKey] as? String == "LZW")
+        #expect(container.userInfo[.tiffTiledKey] as? Bool == true)
+        #expect(container.userInfo[.tiffPhotometricKey] as? String == "RGB")
+        #expect(container.userInfo[.tiffBitsPerSampleKey] as? Int == 8)
+    }
+
+    @Test func orientationIsAppliedOnlyWhenAsked() throws {
+        let data = try P.fixture("orientation-6.tif")
+        let stored = try P.decode(data)
+        #expect(stored.image.orientation == .right)
+        #expect(stored.image.bitmap.width == 37)
+        var context = ImageDecodingContext(data: data)
+        context.appliesOrientation = true
+        let upright = try ImageDecoderRegistry.shared.decode(context)
+        #expect(upright.image.bitmap.width == 23 && upright.image.bitmap.height == 37)
+        #expect(upright.image.bitmap == stored.image.bitmap.oriented(.right))
+    }
+
+    /// A directory declaring 100,000 × 100,000 pixels in a few hundred bytes.
+    @Test func hugeDimensionsAreRefusedBeforePixels() throws {
+        var data = try P.fixture("rgb-none.tif")
+        // rgb-none.tif's directory is at offset 8 (Pillow writes it first): patch ImageWidth and
+        // ImageLength (SHORT or LONG entries) to 100,000.
+        let entries = Int(data[8]) | Int(data[9]) << 8
+        for i in 0..<entries {
+            let entry = 10 + 12 * i
+            let tag = Int(data[entry]) | Int(data[entry + 1]) << 8
+            guard tag == 256 || tag == 257 else { continue }
+            data.replaceSubrange(entry + 2..<entry + 12, with: [4, 0, 1, 0, 0, 0, 0xA0, 0x86, 0x01, 0x00])
+        }
+        #expect {
+            try P.decode(data, limits: .untrusted)
+        } throws: { error in
+            (error as? ImageCodecError)?.code == .limitExceeded
+        }
+    }
+
+    @Test func truncatedStripsAreIncomplete() throws {
+        let whole = try P.fixture("rgb-none.tif")
+        #expect {
+            try P.decode(whole.prefix(whole.count - 500))
+        } throws: { error in
+            guard let error = error as? ImageCodecError else { return false }
+            return error.code == .incomplete && error.format == .tiff && error.description.contains("libtiff")
+        }
+    }
+}
