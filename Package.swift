@@ -97,7 +97,7 @@ let package = Package(
         // A helper program with every codec of this package, for apps that ship one separately.
         .executableTarget(
             name: "nuke-isolation-helper",
-            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF"],
             path: "Sources/nuke-isolation-helper", swiftSettings: swiftSettings
         ),
         // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
@@ -124,7 +124,7 @@ let package = Package(
             name: "nuke",
             dependencies: [
                 "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
-                "NukeColor", "NukeIsolation", "NukeConformance",
+                "NukeTIFF", "NukeColor", "NukeIsolation", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
@@ -134,7 +134,7 @@ let package = Package(
         // Hostile files for every format: limits before pixel memory.
         .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),
         .testTarget(
-            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF"],
             path: "Tests/BombTests", swiftSettings: swiftSettings
         ),
 
@@ -142,7 +142,7 @@ let package = Package(
         .target(name: "CNukeFuzzSupport", path: "Fuzz/CNukeFuzzSupport"),
         .executableTarget(
             name: "NukeFuzz",
-            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor"],
+            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor"],
             path: "Fuzz/NukeFuzz", swiftSettings: swiftSettings
         ),
 
@@ -163,7 +163,7 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "Benchmarks/CAllocationCounter"),
         .executableTarget(
             name: "NukeBombAllocations",
-            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF"],
             path: "Benchmarks/BombAllocations", swiftSettings: swiftSettings
         ),
     ]

@@ -23,7 +23,7 @@ set -euo pipefail
 # optional. libavcodec: 61 on Debian 13, 60 on Ubuntu 24.04, 59 on Debian 12, 58 on Ubuntu 22.04.
 group_entries() {
     case "$1" in
-        build) echo "pkg-config libpng-dev libgif-dev libwebp-dev libheif-dev librsvg2-dev liblcms2-dev libjpeg62-turbo-dev|libjpeg-turbo8-dev" ;;
+        build) echo "pkg-config libpng-dev libgif-dev libwebp-dev libheif-dev librsvg2-dev liblcms2-dev libtiff-dev libjpeg62-turbo-dev|libjpeg-turbo8-dev" ;;
         test) echo "webp python3 libgs-common?" ;;
         hevc) echo "libavcodec61|libavcodec60|libavcodec59|libavcodec58?" ;;
         service) echo "curl" ;;

@@ -7,6 +7,7 @@ import NukeHEIF
 import NukeJPEG
 import NukePNG
 import NukeSVG
+import NukeTIFF
 import NukeWebP
 
 // Every bomb in Tests/BombCorpus decoded under ImageLimits.untrusted, in process, with every

@@ -3,6 +3,7 @@ import NukeHEIF
 import NukeIsolation
 import NukeJPEG
 import NukeSVG
+import NukeTIFF
 import NukePNG
 import NukeWebP
 

@@ -4,6 +4,7 @@ import NukeCore
 import NukeHEIF
 import NukeJPEG
 import NukeSVG
+import NukeTIFF
 
 /// `nuke info`: what a file is, from its header and a full decode.
 struct InfoCommand: ParsableCommand {
@@ -79,6 +80,20 @@ struct InfoCommand: ParsableCommand {
             return parts.joined(separator: ", ")
         }
 
+        /// TIFF: the page of how many, compression, photometric interpretation, bits, tiles or strips.
+        var tiff: String? {
+            guard let userInfo = container?.userInfo, let compression = userInfo[.tiffCompressionKey] as? String else { return nil }
+            var parts: [String] = []
+            if let page = userInfo[.tiffPageKey] as? Int {
+                parts.append("page \(page + 1)" + ((userInfo[.tiffPageCountKey] as? Int).map { " of \($0)" } ?? ""))
+            }
+            parts.append(compression)
+            if let photometric = userInfo[.tiffPhotometricKey] as? String { parts.append(photometric) }
+            if let bits = userInfo[.tiffBitsPerSampleKey] as? Int { parts.append("\(bits) bits per sample") }
+            parts.append(userInfo[.tiffTiledKey] as? Bool == true ? "tiles" : "strips")
+            return parts.joined(separator: ", ")
+        }
+
         var text: String {
             var lines = [path]
             func add(_ key: String, _ value: String) {
@@ -108,6 +123,7 @@ struct InfoCommand: ParsableCommand {
             if let isInterlaced { add("interlaced", isInterlaced ? "yes" : "no") }
             if let heif { add("HEIF", heif) }
             if let svg { add("SVG", svg) }
+            if let tiff { add("TIFF", tiff) }
             if let error { add("error", String(describing: error)) }
             return lines.joined(separator: "\n")
         }
@@ -148,6 +164,16 @@ struct InfoCommand: ParsableCommand {
                     "images": JSONOutput.orNull(userInfo[.heifImageCountKey] as? Int),
                     "thumbnails": JSONOutput.orNull(userInfo[.heifThumbnailCountKey] as? Int),
                     "nclx": JSONOutput.orNull(userInfo[.heifNCLXKey] as? [Int]),
+                ] as [String: Any]
+            }
+            if let userInfo = container?.userInfo, let compression = userInfo[.tiffCompressionKey] as? String {
+                object["tiff"] = [
+                    "page": JSONOutput.orNull(userInfo[.tiffPageKey] as? Int),
+                    "pages": JSONOutput.orNull(userInfo[.tiffPageCountKey] as? Int),
+                    "compression": compression,
+                    "photometric": JSONOutput.orNull(userInfo[.tiffPhotometricKey] as? String),
+                    "bitsPerSample": JSONOutput.orNull(userInfo[.tiffBitsPerSampleKey] as? Int),
+                    "tiled": JSONOutput.orNull(userInfo[.tiffTiledKey] as? Bool),
                 ] as [String: Any]
             }
             if let error {

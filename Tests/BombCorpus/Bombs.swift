@@ -115,6 +115,21 @@ public enum Bombs {
             + #"<rect width="5" height="5"/>"# + String(repeating: "</g>", count: 5_000) + "</svg>").utf8)
     }
 
+    /// TIFF: rgb-none.tif (its directory first) with ImageWidth and ImageLength patched to
+    /// 100,000 (LONG values).
+    static var tiff: Data {
+        var data = fixture("tiff/rgb-none.tif")
+        guard data.count > 10 else { return data }
+        let entries = Int(data[8]) | Int(data[9]) << 8
+        for i in 0..<entries where 10 + 12 * i + 12 <= data.count {
+            let entry = 10 + 12 * i
+            let tag = Int(data[entry]) | Int(data[entry + 1]) << 8
+            guard tag == 256 || tag == 257 else { continue }
+            data.replaceSubrange((entry + 2)..<(entry + 12), with: [4, 0, 1, 0, 0, 0, 0xA0, 0x86, 0x01, 0x00])
+        }
+        return data
+    }
+
     /// Every bomb: its name, its bytes, and the error it must end in.
     public static let all: [(name: String, data: Data, code: ImageCodecError.Code)] = [
         ("JPEG 65000x65000", jpeg, .limitExceeded), ("JPEG 5000 scans", jpegScans, .limitExceeded),
@@ -122,6 +137,6 @@ public enum Bombs {
         ("GIF 65535x65535 screen", gif, .limitExceeded), ("GIF 200 frames", gifFrames, .limitExceeded),
         ("WebP 16384x16384 canvas", webp, .limitExceeded), ("HEIC 60000x60000", heic, .limitExceeded),
         ("SVG 100000x100000", svg, .limitExceeded), ("SVG billion laughs", svgLaughs, .corrupt),
-        ("SVG 5000 nested groups", svgDeep, .corrupt),
+        ("SVG 5000 nested groups", svgDeep, .corrupt), ("TIFF 100000x100000", tiff, .limitExceeded),
     ]
 }

@@ -6,6 +6,7 @@ import NukeHEIF
 import NukeJPEG
 import NukePNG
 import NukeSVG
+import NukeTIFF
 import NukeWebP
 import Synchronization
 import Testing
