@@ -148,7 +148,7 @@ let package = Package(
 
         // MARK: - Benchmarks (ratios against the C libraries called directly)
         .target(
-            name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG", "CLibColor"], path: "Benchmarks/CBenchmarkBaseline",
+            name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG", "CLibColor", "CLibTIFF"], path: "Benchmarks/CBenchmarkBaseline",
             // librsvg's declarations (CLibSVG.h): its own headers need glib's pkg-config flags.
             cSettings: [.headerSearchPath("../../Sources/Plugins/SVG/CLibSVG")],
             // The baselines call libheif and librsvg directly, so they link what the plugins load.
@@ -156,7 +156,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor", "NukeIsolation", "CBenchmarkBaseline"],
+            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor", "NukeTIFF", "NukeIsolation", "CBenchmarkBaseline"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
         // Every bomb's allocations, counted by malloc interposition in its own executable.

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE   // memfd_create (the libtiff baseline)
 #include "CBenchmarkBaseline.h"
 #include <setjmp.h>
 #include <stdio.h>
@@ -511,4 +512,38 @@ int baseline_lcms_to_srgb(const uint8_t *icc, size_t icc_size, const uint8_t *rg
     cmsCloseProfile(srgb);
     cmsCloseProfile(source);
     return 0;
+}
+
+// MARK: - libtiff
+
+#include <sys/mman.h>
+#include <unistd.h>
+#include <tiffio.h>
+
+int baseline_tiff_decode(const uint8_t *data, size_t size, uint8_t *out, size_t out_size, int *width, int *height, int *components) {
+    // libtiff reads a file descriptor: an in-memory file holds the bytes.
+    int fd = memfd_create("baseline.tif", 0);
+    if (fd < 0) return -1;
+    if (write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0) { close(fd); return -1; }
+    TIFF *tif = TIFFFdOpen(fd, "baseline.tif", "rm");
+    if (tif == NULL) { close(fd); return -1; }
+    uint32_t w = 0, h = 0;
+    uint16_t spp = 1;
+    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    *width = (int)w;
+    *height = (int)h;
+    *components = spp;
+    int status = 0;
+    if (out != NULL) {
+        size_t row = (size_t)w * spp;
+        if (row * h > out_size) status = -1;
+        for (uint32_t y = 0; status == 0 && y < h; y++) {
+            if (TIFFReadScanline(tif, out + (size_t)y * row, y, 0) < 0) status = -1;
+        }
+    }
+    TIFFClose(tif);
+    close(fd);
+    return status;
 }

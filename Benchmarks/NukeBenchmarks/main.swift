@@ -10,6 +10,7 @@ import NukeJPEG
 import NukePNG
 import NukeHEIF
 import NukeSVG
+import NukeTIFF
 import NukeWebP
 import Synchronization
 
@@ -539,6 +540,43 @@ func heifAndSVGRows() {
         report("  SVG render isolated without sandbox ÷ in process", t[0] / t[1], goal: "none", met: true)
         open.shutdown()
     }
+}
+
+// MARK: - TIFF: NukeTIFF against libtiff called directly
+
+/// A 12 MP LZW TIFF (NukeTIFF's encoder, the synthetic photograph; or the file after `--tiff`)
+/// decoded whole by NukeTIFF (scanlines into the registry's bitmap) against libtiff's scanline
+/// reader into one buffer.
+@MainActor
+func tiffRows() {
+    let path = CommandLine.arguments.firstIndex(of: "--tiff").flatMap { i in
+        CommandLine.arguments.indices.contains(i + 1) && !CommandLine.arguments[i + 1].hasPrefix("--") ? CommandLine.arguments[i + 1] : nil
+    }
+    let data: Data
+    if let path {
+        guard let bytes = FileManager.default.contents(atPath: path) else { fail("cannot read \(path)") }
+        data = bytes
+    } else {
+        do { data = try ImageEncoders.TIFF(compression: .lzw).encode(Image(bitmap: photo)) } catch { fail("cannot make the TIFF input: \(error)") }
+    }
+    var w: Int32 = 0, h: Int32 = 0, c: Int32 = 0
+    let header = data.withUnsafeBytes { baseline_tiff_decode($0.bindMemory(to: UInt8.self).baseAddress!, $0.count, nil, 0, &w, &h, &c) }
+    guard header == 0 else { fail("libtiff cannot read the input") }
+    let count = Int(w) * Int(h) * Int(c)
+    let out = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+    defer { out.deallocate() }
+    func cTIFF() {
+        let status = data.withUnsafeBytes { baseline_tiff_decode($0.bindMemory(to: UInt8.self).baseAddress!, $0.count, out, count, &w, &h, &c) }
+        if status != 0 { fail("C TIFF decode failed") }
+    }
+    print("TIFF input: \(path ?? "synthetic photograph, NukeTIFF LZW"), \(w)×\(h)×\(c), \(data.count) bytes")
+    let t = measure([{ frameworkDecode(data) }, { cTIFF() }])
+    report("TIFF decode ÷ libtiff direct (TIFFReadScanline)", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+}
+
+if CommandLine.arguments.contains("--tiff") {
+    tiffRows()
+    exit(0)
 }
 
 if CommandLine.arguments.contains("--heif-svg") {

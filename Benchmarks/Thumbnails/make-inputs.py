@@ -43,6 +43,7 @@ INPUTS = [
     ("photo-12mp.avif", 4256, 2832, 12, "avif"),
     ("photo-12mp.heic", 4256, 2832, 12, "heic"),
     ("photo-12mp.gif", 4256, 2832, 12, "gif"),
+    ("photo-12mp.tif", 4256, 2832, 12, "tiff"),
 ]
 DEFAULT_FORMATS = ("jpeg", "png")
 
@@ -145,6 +146,7 @@ def write_heic(image, path):
 
 
 WRITERS = {
+    "tiff": write_pillow("TIFF", compression="tiff_lzw"),
     "jpeg": write_jpeg,
     "png": write_png,
     "webp": write_pillow("WEBP", quality=90),

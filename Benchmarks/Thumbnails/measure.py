@@ -56,6 +56,7 @@ THUMBNAIL_FORMATS = [
     ("heic", ("heic", "heif"), ("jpg",)),
     ("avif", ("avif",), ("avif", "jpg")),
     ("svg", ("svg",), ("png",)),
+    ("tiff", ("tif", "tiff"), ("jpg",)),
 ]
 
 # Full-size decodes to Netpbm: input format key, nuke's output extension, the reference tool.

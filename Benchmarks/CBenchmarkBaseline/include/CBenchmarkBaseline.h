@@ -60,4 +60,7 @@ int baseline_svg_render_pixbuf(const uint8_t *data, size_t size);
 /// restores it. Returns the number of frames, or -1.
 int baseline_gif_play(const uint8_t *data, size_t size);
 
+/// libtiff's scanline reader over a contiguous 8-bit file (TIFFFdOpen on an in-memory file).
+int baseline_tiff_decode(const uint8_t *data, size_t size, uint8_t *out, size_t out_size, int *width, int *height, int *components);
+
 #endif

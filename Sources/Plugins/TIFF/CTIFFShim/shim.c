@@ -441,8 +441,21 @@ static nuke_status read_direct(nuketiff_decoder *decoder, const nuketiff_output 
         // Scanline by scanline: libtiff decodes each strip as it goes, holding one row.
         band = malloc((size_t)TIFFScanlineSize(tif) + 16);
         if (band == NULL) { status = NUKE_STATUS_INTERNAL; goto done; }
+        // Samples that are already the output (8-bit RGB, RGBA, gray, gray+alpha, nothing to
+        // invert or drop) are read straight into the destination's rows.
+        const int as_stored = output->pixels != NULL && !output->wide && info->bits_per_sample == 8 && !info->cmyk
+            && (uint32_t)output->channels == spp
+            && (info->photometric == PHOTOMETRIC_MINISBLACK || info->photometric == PHOTOMETRIC_RGB || info->photometric == PHOTOMETRIC_YCBCR)
+            && (size_t)TIFFScanlineSize(tif) == out_length;
         for (uint32_t y = 0; y < info->height; y++) {
             if ((y & 15) == 0 && nuke_is_cancelled(cancellation)) { status = NUKE_STATUS_CANCELLED; goto done; }
+            if (as_stored) {
+                if (TIFFReadScanline(tif, output->pixels + (size_t)y * output->stride, y, 0) < 0) {
+                    status = failure(decoder, "reading a scanline failed");
+                    goto done;
+                }
+                continue;
+            }
             if (TIFFReadScanline(tif, band, y, 0) < 0) { status = failure(decoder, "reading a scanline failed"); goto done; }
             const uint8_t *rows[1] = {band};
             convert_row(&converter, rows, out_row);
