@@ -8,12 +8,15 @@ import numpy as np
 
 
 def read_pam(path):
-    """A PAM file's samples as a height x width x depth uint8 array."""
+    """A PAM file's samples as a height x width x depth array: uint8, or uint16 when its MAXVAL
+    is above 255."""
     data = open(path, "rb").read()
     end = data.index(b"ENDHDR\n") + len(b"ENDHDR\n")
     fields = dict(line.split(b" ", 1) for line in data[:end].split(b"\n")[1:-2])
     w, h, depth = int(fields[b"WIDTH"]), int(fields[b"HEIGHT"]), int(fields[b"DEPTH"])
-    return np.frombuffer(data[end:], dtype=np.uint8).reshape(h, w, depth)
+    wide = int(fields.get(b"MAXVAL", b"255")) > 255
+    samples = np.frombuffer(data[end:], dtype=">u2" if wide else np.uint8).reshape(h, w, depth)
+    return samples.astype(np.uint16) if wide else samples
 
 
 def write_pam(path, pixels):
