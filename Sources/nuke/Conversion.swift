@@ -3,6 +3,7 @@ import NukeConformance
 import NukeCore
 import NukeNetpbm
 import NukePixels
+import NukeTIFF
 
 /// One decode → resize → encode, as `nuke convert` does for each file.
 struct Conversion: Sendable {
@@ -26,6 +27,8 @@ struct Conversion: Sendable {
     var appliesOrientation = false
     /// ``NukeCore/ImageDecodingContext/colorConversion``, for `--color`.
     var colorTarget: ImageColorTarget?
+    /// The page of a multi-page file (0-based), for `--page`.
+    var page: Int?
 
     /// What converting one file produced.
     struct Result: Sendable {
@@ -72,6 +75,7 @@ struct Conversion: Sendable {
         // they are turned a quarter, so fit them into the box turned the same way.
         context.appliesOrientation = appliesOrientation
         context.colorConversion = colorTarget
+        if let page { context.userInfo[ImageDecodingContext.tiffPageOption] = page }
         let box = maxSize.map { size in
             !appliesOrientation && ImageHeader(data)?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
         }

@@ -25,6 +25,7 @@ extension ConvertCommand {
         batch.prefersFastScaling = fastScaling
         batch.appliesOrientation = appliesOrientation(for: format)
         batch.colorTarget = try colorTarget()
+        batch.page = page.map { $0 - 1 }
         let conversion = batch
         var progress = BatchProgress(total: items.count, isTerminal: Terminal.isStandardErrorATerminal)
         let start = ContinuousClock.now

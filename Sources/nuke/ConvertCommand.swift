@@ -63,6 +63,9 @@ struct ConvertCommand: AsyncParsableCommand {
     @Flag(help: "Input from strangers: the untrusted limits (40 MP, 16,384 px a side, 100 frames, 256 MiB, at most 4,096 decoded bytes per input byte) and strict decoding (data the codec only warns about is an error).")
     var untrusted = false
 
+    @Option(help: "The page of a multi-page file (TIFF) to convert, from 1. Default: the first.")
+    var page: Int?
+
     @OptionGroup var isolation: IsolationOptions
 
     @Option(name: [.short, .long], help: "Batch mode: the directory to write converted files to.")
@@ -146,6 +149,10 @@ struct ConvertCommand: AsyncParsableCommand {
         conversion.prefersFastScaling = fastScaling
         conversion.appliesOrientation = appliesOrientation(for: format)
         conversion.colorTarget = try colorTarget()
+        if let page {
+            guard page >= 1 else { throw ValidationError("--page counts from 1") }
+            conversion.page = page - 1
+        }
         let result = conversion.run(input: paths[0], output: paths[1])
         if let error = result.error {
             Terminal.error(path: paths[0], error)

@@ -33,6 +33,19 @@ import Testing
         }
     }
 
+    /// `--page` picks a page of a multi-page TIFF (from 1); a page past the last is an error.
+    @Test func pagesOfATIFF() throws {
+        let (_, second) = try Self.convert("Fixtures/tiff/pages-3.tif", "png", "--page", "2")
+        #expect(second.width == 20 && second.height == 11)
+        let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/tiff/pages-3.page1.pam")))
+        #expect(ImageComparison(second.bitmap, reference: reference).isMatch)
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let past = try NukeBinary.run(["convert", "Fixtures/tiff/pages-3.tif", directory.appendingPathComponent("out.png").path, "--page", "4"])
+        #expect(past.status != 0)
+        #expect(past.stderr.contains("the file has 3"), "\(past.stderr)")
+    }
+
     /// `--metadata all --strip-location` keeps the camera data but not the GPS IFD, with
     /// Orientation 1 over upright pixels; `--orientation keep` keeps the stored pixels and 6.
     @Test func keepingMetadataWithoutTheLocation() throws {
