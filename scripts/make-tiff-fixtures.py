@@ -240,6 +240,9 @@ raw_tiff("ycbcr-raw.tif", ycbcr.astype(np.uint8), 8, 6, tags=[(530, 3, [1, 1])])
 add("ycbcr-raw.tif", "make-tiff-fixtures.py writer: uncompressed YCbCr, no subsampling (libtiff's RGBA reader)",
     np.clip(np.rint(back), 0, 255).astype(np.uint8), tolerance=2, lossless=False,
     notes="reference: the TIFF 6.0 YCbCr to RGB conversion of the written samples")
+raw_tiff("private-tag.tif", RGB, 8, 2, tags=[(65000, 3, [7])])
+add("private-tag.tif", "make-tiff-fixtures.py writer: 8-bit RGB with a private tag (65000) libtiff does not know", RGB,
+    notes="libtiff warns while reading the directory: reported, not refused by a strict decode")
 raw_tiff("gray-alpha.tif", np.dstack([GRAY, ALPHA]), 8, 1, extra=[2])
 add("gray-alpha.tif", "make-tiff-fixtures.py writer: 8-bit gray and unassociated alpha", np.dstack([GRAY, ALPHA]))
 
@@ -272,6 +275,16 @@ for i in range(count):
         no_size[entry:entry + 2] = struct.pack("<H", 65000)   # ImageWidth becomes a private tag
 open(path("no-width.tif"), "wb").write(bytes(no_size))
 add("no-width.tif", "rgb-none.tif with its ImageWidth entry renamed to tag 65000", kind="invalid", error="corrupt")
+
+# Outside the manifest (a test reads it): rgb-jpeg.tif with its StripByteCounts 300 short, so
+# libjpeg warns "Premature end of JPEG file" while libtiff decodes the strip.
+jpeg = bytearray(open(path("rgb-jpeg.tif"), "rb").read())
+directory = struct.unpack("<I", jpeg[4:8])[0]
+for i in range(struct.unpack("<H", jpeg[directory:directory + 2])[0]):
+    entry = directory + 2 + 12 * i
+    if struct.unpack("<H", jpeg[entry:entry + 2])[0] == 279:
+        jpeg[entry + 8:entry + 12] = struct.pack("<I", struct.unpack("<I", jpeg[entry + 8:entry + 12])[0] - 300)
+open(path("jpeg-short-strip.tif"), "wb").write(bytes(jpeg))
 
 manifest = {"format": "tiff", "fixtures": entries}
 open(os.path.join(out, "manifest.json"), "w").write(json.dumps(manifest, indent=2) + "\n")

@@ -119,6 +119,29 @@ enum TIFFTestPaths {
         #expect(upright.image.bitmap == stored.image.bitmap.oriented(.right))
     }
 
+    /// libtiff's warnings about the directory (a private tag it does not know) are reported apart
+    /// and a strict decode accepts them; warnings while decoding pixels are refused (below).
+    @Test func directoryWarningsAreNotRefused() throws {
+        let container = try P.decode(try P.fixture("private-tag.tif"), strict: true)
+        let warnings = try #require(container.userInfo[.tiffDirectoryWarningsKey] as? ImageDecodingWarnings)
+        #expect(warnings.count >= 1)
+        #expect(container.userInfo[.warningsKey] == nil)
+    }
+
+    /// A JPEG strip 300 bytes short: libjpeg warns ("Premature end of JPEG file") while libtiff
+    /// decodes it. The warning is reported, and a strict decode refuses the file.
+    @Test func pixelWarningsAreRefusedWhenStrict() throws {
+        let data = try P.fixture("jpeg-short-strip.tif")
+        let relaxed = try P.decode(data)
+        let warnings = try #require(relaxed.userInfo[.warningsKey] as? ImageDecodingWarnings)
+        #expect(warnings.count >= 1)
+        #expect {
+            try P.decode(data, strict: true)
+        } throws: { error in
+            (error as? ImageCodecError)?.code == .corrupt
+        }
+    }
+
     // The 100,000 × 100,000 bomb is in Tests/BombCorpus (BombTests, NukeBombAllocations).
 
     @Test func truncatedStripsAreIncomplete() throws {

@@ -73,14 +73,26 @@ static void memory_unmap(thandle_t handle, void *base, toff_t size) { (void)hand
 
 // MARK: - Diagnostics
 
+/// Where libtiff's messages go: errors to one diagnostics, warnings to the one the current phase
+/// names (the decoder counts warnings while it reads a directory apart from those while it
+/// decodes pixels).
+typedef struct nuketiff_reporter {
+    nuke_diagnostics *errors;
+    nuke_diagnostics *warnings;
+} nuketiff_reporter;
+
 static int on_error(TIFF *tif, void *user, const char *module, const char *format, va_list arguments) {
     (void)tif;
-    nuke_diagnostics *diagnostics = user;
+    nuke_diagnostics *diagnostics = ((nuketiff_reporter *)user)->errors;
     char text[NUKE_MESSAGE_CAPACITY];
-    int n = 0;
-    if (module != NULL && module[0] != '\0') n = snprintf(text, sizeof text, "%s: ", module);
-    if (n < 0 || (size_t)n >= sizeof text) n = 0;
-    vsnprintf(text + n, sizeof text - (size_t)n, format, arguments);
+    vsnprintf(text, sizeof text, format, arguments);
+    // "module: message", unless the message already starts with the module (libtiff's codecs
+    // often name themselves). Formatting only: errors are never classified by their text.
+    if (module != NULL && module[0] != '\0' && strncmp(text, module, strlen(module)) != 0) {
+        char prefixed[NUKE_MESSAGE_CAPACITY];
+        snprintf(prefixed, sizeof prefixed, "%s: %s", module, text);
+        memcpy(text, prefixed, sizeof text);
+    }
     // The first error is the cause; later ones ("Read error on strip") follow from it.
     if (diagnostics->message[0] == '\0') nuke_diagnostics_set_message(diagnostics, text);
     return 1;
@@ -91,15 +103,15 @@ static int on_warning(TIFF *tif, void *user, const char *module, const char *for
     (void)module;
     char text[NUKE_MESSAGE_CAPACITY];
     vsnprintf(text, sizeof text, format, arguments);
-    nuke_diagnostics_add_warning(user, text);
+    nuke_diagnostics_add_warning(((nuketiff_reporter *)user)->warnings, text);
     return 1;
 }
 
-static TIFFOpenOptions *make_options(nuke_diagnostics *diagnostics, uint64_t max_single_alloc) {
+static TIFFOpenOptions *make_options(nuketiff_reporter *reporter, uint64_t max_single_alloc) {
     TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
     if (options == NULL) return NULL;
-    TIFFOpenOptionsSetErrorHandlerExtR(options, on_error, diagnostics);
-    TIFFOpenOptionsSetWarningHandlerExtR(options, on_warning, diagnostics);
+    TIFFOpenOptionsSetErrorHandlerExtR(options, on_error, reporter);
+    TIFFOpenOptionsSetWarningHandlerExtR(options, on_warning, reporter);
     if (max_single_alloc > 0) TIFFOpenOptionsSetMaxSingleMemAlloc(options, (tmsize_t)(max_single_alloc > INT64_MAX ? INT64_MAX : max_single_alloc));
     return options;
 }
@@ -108,6 +120,10 @@ static TIFFOpenOptions *make_options(nuke_diagnostics *diagnostics, uint64_t max
 
 struct nuketiff_decoder {
     nuke_diagnostics diagnostics;
+    /// Warnings while libtiff reads a directory (unknown private tags, unsorted tags, old-style
+    /// JPEG): the file's structure, tolerated; not data a strict decode refuses.
+    nuke_diagnostics directory_diagnostics;
+    nuketiff_reporter reporter;
     nuketiff_memory memory;
     TIFF *tif;
     nuketiff_info info;
@@ -128,6 +144,8 @@ void nuketiff_decoder_destroy(nuketiff_decoder *decoder) {
 
 const nuke_diagnostics *nuketiff_decoder_diagnostics(const nuketiff_decoder *decoder) { return &decoder->diagnostics; }
 
+const nuke_diagnostics *nuketiff_decoder_directory_diagnostics(const nuketiff_decoder *decoder) { return &decoder->directory_diagnostics; }
+
 /// The status of a libtiff failure: INCOMPLETE when it read past the end of the data.
 static nuke_status failure(nuketiff_decoder *decoder, const char *fallback) {
     if (decoder->diagnostics.message[0] == '\0') nuke_diagnostics_set_message(&decoder->diagnostics, fallback);
@@ -136,7 +154,8 @@ static nuke_status failure(nuketiff_decoder *decoder, const char *fallback) {
 
 nuke_status nuketiff_decoder_open(nuketiff_decoder *decoder, const uint8_t *data, size_t size, uint64_t max_single_alloc) {
     decoder->memory = (nuketiff_memory){.data = data, .size = size};
-    TIFFOpenOptions *options = make_options(&decoder->diagnostics, max_single_alloc);
+    decoder->reporter = (nuketiff_reporter){.errors = &decoder->diagnostics, .warnings = &decoder->directory_diagnostics};
+    TIFFOpenOptions *options = make_options(&decoder->reporter, max_single_alloc);
     if (options == NULL) return NUKE_STATUS_INTERNAL;
     // "m": no memory mapping, so every read goes through memory_read and a truncated file is seen.
     decoder->tif = TIFFClientOpenExt("memory", "rm", &decoder->memory, memory_read, memory_write, memory_seek, memory_close,
@@ -277,6 +296,7 @@ static nuke_status describe(nuketiff_decoder *decoder, nuketiff_info *info) {
 
 nuke_status nuketiff_decoder_select(nuketiff_decoder *decoder, uint32_t index, nuketiff_info *info) {
     if (decoder->tif == NULL) return NUKE_STATUS_INTERNAL;
+    decoder->reporter.warnings = &decoder->directory_diagnostics;
     if (index > 65535 || !TIFFSetDirectory(decoder->tif, (tdir_t)index)) return failure(decoder, "no such page");
     nuke_status status = describe(decoder, info);
     if (status == NUKE_STATUS_OK) decoder->info = *info;
@@ -585,6 +605,7 @@ nuke_status nuketiff_decoder_read(nuketiff_decoder *decoder, const nuketiff_outp
         nuke_diagnostics_set_message(&decoder->diagnostics, "the output does not match the image");
         return NUKE_STATUS_INTERNAL;
     }
+    decoder->reporter.warnings = &decoder->diagnostics;
     return info->direct ? read_direct(decoder, output, cancellation) : read_rgba(decoder, output, cancellation);
 }
 
@@ -592,6 +613,7 @@ nuke_status nuketiff_decoder_read(nuketiff_decoder *decoder, const nuketiff_outp
 
 struct nuketiff_encoder {
     nuke_diagnostics diagnostics;
+    nuketiff_reporter reporter;
     nuketiff_memory memory;
     TIFF *tif;
     nuketiff_encode_params params;
@@ -621,7 +643,8 @@ nuke_status nuketiff_encoder_start_page(nuketiff_encoder *encoder, const nuketif
         return encode_failure(encoder, "unsupported image layout");
     }
     if (encoder->tif == NULL) {
-        TIFFOpenOptions *options = make_options(&encoder->diagnostics, 0);
+        encoder->reporter = (nuketiff_reporter){.errors = &encoder->diagnostics, .warnings = &encoder->diagnostics};
+        TIFFOpenOptions *options = make_options(&encoder->reporter, 0);
         if (options == NULL) return NUKE_STATUS_INTERNAL;
         encoder->tif = TIFFClientOpenExt("memory", "w", &encoder->memory, memory_read, memory_write, memory_seek, memory_close,
                                          memory_size, memory_map, memory_unmap, options);

@@ -34,7 +34,12 @@ final class TIFFDecoderHandle {
 
     deinit { nuketiff_decoder_destroy(decoder) }
 
+    /// What libtiff tolerated while decoding pixels: a strict decode refuses it.
     var warnings: ImageDecodingWarnings? { nuketiff_decoder_diagnostics(decoder).pointee.warnings }
+
+    /// What libtiff tolerated in the file's directories (unknown private tags, unsorted tags,
+    /// old-style JPEG): reported, not refused.
+    var directoryWarnings: ImageDecodingWarnings? { nuketiff_decoder_directory_diagnostics(decoder).pointee.warnings }
 
     private func failure(_ status: nuke_status, _ context: String) -> ImageCodecError {
         TIFFLibrary.error(status: status, diagnostics: nuketiff_decoder_diagnostics(decoder).pointee, context: context)

@@ -90,6 +90,7 @@ struct TIFFDecoding {
         let warnings = handle.warnings
         try context.checkWarnings(warnings, format: .tiff, codec: TIFFLibrary.codecName)
         if let warnings { userInfo[.warningsKey] = warnings }
+        if let directoryWarnings = handle.directoryWarnings { userInfo[.tiffDirectoryWarningsKey] = directoryWarnings }
         if let plan { userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 } }
         if alphaMode == .premultiplied, !context.prefersPremultipliedAlpha {
             bitmap = bitmap.unpremultiplied()

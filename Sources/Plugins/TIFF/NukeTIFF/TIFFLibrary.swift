@@ -24,6 +24,11 @@ extension ImageContainer.UserInfoKey {
     public static let tiffBitsPerSampleKey: ImageContainer.UserInfoKey = "nukecodecs/tiff-bits-per-sample"
     /// TIFF: the photometric interpretation (`"RGB"`, `"min-is-black"`, `"palette"`, `"CMYK"`, `"YCbCr"`...).
     public static let tiffPhotometricKey: ImageContainer.UserInfoKey = "nukecodecs/tiff-photometric"
+    /// TIFF: what libtiff tolerated while reading the page's directory (unknown private tags such
+    /// as GeoTIFF's, unsorted tags, old-style JPEG), as ``NukeCore/ImageDecodingWarnings``. Unlike
+    /// ``NukeCore/ImageContainer/UserInfoKey/warningsKey`` (warnings while decoding the pixels), a
+    /// strict decode does not refuse them.
+    public static let tiffDirectoryWarningsKey: ImageContainer.UserInfoKey = "nukecodecs/tiff-directory-warnings"
     /// TIFF: `true` when the page is stored in tiles, `false` in strips.
     public static let tiffTiledKey: ImageContainer.UserInfoKey = "nukecodecs/tiff-tiled"
 }

@@ -89,6 +89,11 @@ void nuketiff_decoder_destroy(nuketiff_decoder *_Nullable decoder);
 /// The decoder's diagnostics: libtiff's last error message, its warnings.
 const nuke_diagnostics *_Nonnull nuketiff_decoder_diagnostics(const nuketiff_decoder *_Nonnull decoder);
 
+/// libtiff's warnings while it read the selected directory (unknown private tags such as
+/// GeoTIFF's, unsorted tags, old-style JPEG): the structure it tolerated, kept apart from the
+/// warnings while it decodes pixels (`nuketiff_decoder_diagnostics`), which a strict decode refuses.
+const nuke_diagnostics *_Nonnull nuketiff_decoder_directory_diagnostics(const nuketiff_decoder *_Nonnull decoder);
+
 /// Opens `data` (kept by the caller until the decoder is destroyed) and reads its first
 /// directory. `max_single_alloc` caps any one allocation libtiff makes (a strip buffer a
 /// hostile tag asks for); 0 keeps libtiff's default.
