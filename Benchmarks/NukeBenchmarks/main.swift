@@ -79,6 +79,19 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-case"
             exit(4)
         }
     }
+    if mode == "thumbnail" {
+        // Decode to 256 × 256 (aspect fit), no limits: the peak against the full image's bytes.
+        do {
+            let context = ImageDecodingContext(data: data, targetSize: ImageSize(width: 256, height: 256), contentMode: .aspectFit,
+                                               limits: .unlimited)
+            guard let header = ImageHeader(data) else { exit(3) }
+            _ = try ImageDecoderRegistry.shared.decode(context)
+            print("\(procStatus("VmHWM") - before) \(header.width * header.height * (header.componentCount ?? 1)) \(data.count)")
+            exit(0)
+        } catch {
+            exit(4)
+        }
+    }
     var context = ImageDecodingContext(data: data, isCompleted: mode != "chunks", limits: .unlimited)
     context.isCompleted = mode != "chunks"
     guard let decoder = ImageDecoderRegistry.shared.decoder(for: context) else { exit(3) }
@@ -572,6 +585,24 @@ func tiffRows() {
     print("TIFF input: \(path ?? "synthetic photograph, NukeTIFF LZW"), \(w)×\(h)×\(c), \(data.count) bytes")
     let t = measure([{ frameworkDecode(data) }, { cTIFF() }])
     report("TIFF decode ÷ libtiff direct (TIFFReadScanline)", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+
+    // A 20,000 × 20,000 scan (1-bit CCITT G4, one strip of 20,000 white rows: 2.5 KB) to a 256 px
+    // thumbnail in a fresh process: its peak memory against the 400 MB of 8-bit gray it decodes.
+    let side = 20_000
+    var scan = Data([0x49, 0x49, 0x2A, 0, 8, 0, 0, 0])
+    let entries: [(UInt16, UInt16, UInt32)] = [(256, 4, UInt32(side)), (257, 4, UInt32(side)), (258, 3, 1), (259, 3, 4), (262, 3, 0),
+                                               (273, 4, UInt32(8 + 2 + 12 * 9 + 4)), (277, 3, 1), (278, 4, UInt32(side)), (279, 4, UInt32(side / 8))]
+    func le<T: FixedWidthInteger>(_ value: T) -> Data { withUnsafeBytes(of: value.littleEndian) { Data($0) } }
+    scan += le(UInt16(entries.count))
+    for (tag, type, value) in entries {
+        scan += le(tag) + le(type) + le(UInt32(1)) + (type == 3 ? le(UInt16(value)) + le(UInt16(0)) : le(value))
+    }
+    scan += le(UInt32(0)) + Data(repeating: 0xFF, count: side / 8)   // G4: an unchanged row codes as V0, one bit
+    let memory = runMemoryCase("thumbnail", scan)
+    print(String(format: "TIFF %d × %d G4 scan → 256 px: peak %.1f MB above the process's start, %.2f%% of the %.0f MB image",
+                 side, side, memory.peak / 1_048_576, 100 * memory.peak / memory.pixels, memory.pixels / 1_048_576))
+    report("TIFF 20,000² scan → 256 px: peak memory ÷ the full image's bytes", memory.peak / memory.pixels, goal: "≤ 0.05 (streamed)",
+           met: memory.peak / memory.pixels <= 0.05)
 }
 
 if CommandLine.arguments.contains("--tiff") {
