@@ -61,6 +61,9 @@ let package = Package(
         .library(name: "NukeHEIF", targets: ["NukeHEIF"]),
         .library(name: "NukeSVG", targets: ["NukeSVG"]),
         .library(name: "NukeNetpbm", targets: ["NukeNetpbm"]),
+        .library(name: "NukeBMP", targets: ["NukeBMP"]),
+        .library(name: "NukeICO", targets: ["NukeICO"]),
+        .library(name: "NukeXBM", targets: ["NukeXBM"]),
         .library(name: "NukeColor", targets: ["NukeColor"]),
         .library(name: "NukeIsolation", targets: ["NukeIsolation"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
@@ -169,6 +172,17 @@ let package = Package(
         + [
             .target(name: "NukeNetpbm", dependencies: ["NukeCore", "NukePixels", "NukePluginKit"], path: "Sources/Plugins/Netpbm/NukeNetpbm", swiftSettings: swiftSettings),
             .testTarget(name: "NukeNetpbmTests", dependencies: ["NukeNetpbm", "NukeCore"], path: "Tests/NukeNetpbmTests", swiftSettings: swiftSettings),
+        ]
+        // MARK: - BMP, ICO/CUR and XBM (Swift, no C library)
+        // NukeICO reads its entries' DIBs with NukeBMP's package API; its PNG entries go to
+        // whatever PNG decoder the registry has (NukePNG when linked).
+        + [
+            .target(name: "NukeBMP", dependencies: ["NukeCore", "NukePixels", "NukePluginKit"], path: "Sources/Plugins/BMP/NukeBMP", swiftSettings: swiftSettings),
+            .target(name: "NukeICO", dependencies: ["NukeCore", "NukePixels", "NukePluginKit", "NukeBMP"], path: "Sources/Plugins/ICO/NukeICO", swiftSettings: swiftSettings),
+            .target(name: "NukeXBM", dependencies: ["NukeCore", "NukePixels", "NukePluginKit"], path: "Sources/Plugins/XBM/NukeXBM", swiftSettings: swiftSettings),
+            .testTarget(name: "NukeBMPTests", dependencies: ["NukeBMP", "NukeCore", "NukePixels", "NukeConformance", "NukeNetpbm"], path: "Tests/NukeBMPTests", swiftSettings: swiftSettings),
+            .testTarget(name: "NukeICOTests", dependencies: ["NukeICO", "NukeBMP", "NukePNG", "NukeCore", "NukePixels", "NukeConformance", "NukeNetpbm"], path: "Tests/NukeICOTests", swiftSettings: swiftSettings),
+            .testTarget(name: "NukeXBMTests", dependencies: ["NukeXBM", "NukeCore", "NukePixels", "NukeConformance", "NukeNetpbm"], path: "Tests/NukeXBMTests", swiftSettings: swiftSettings),
         ]
         // MARK: - JPEG (libjpeg-turbo)
         + plugin("JPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"], brew: ["jpeg-turbo"])
