@@ -98,7 +98,7 @@ let package = Package(
         // A helper program with every codec of this package, for apps that ship one separately.
         .executableTarget(
             name: "nuke-isolation-helper",
-            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeBMP", "NukeICO", "NukeXBM"],
             path: "Sources/nuke-isolation-helper", swiftSettings: swiftSettings
         ),
         // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
@@ -125,7 +125,7 @@ let package = Package(
             name: "nuke",
             dependencies: [
                 "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
-                "NukeColor", "NukeIsolation", "NukeConformance",
+                "NukeBMP", "NukeICO", "NukeXBM", "NukeColor", "NukeIsolation", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
@@ -135,7 +135,7 @@ let package = Package(
         // Hostile files for every format: limits before pixel memory.
         .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),
         .testTarget(
-            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeBMP", "NukeICO", "NukeXBM"],
             path: "Tests/BombTests", swiftSettings: swiftSettings
         ),
 
@@ -143,7 +143,7 @@ let package = Package(
         .target(name: "CNukeFuzzSupport", path: "Fuzz/CNukeFuzzSupport"),
         .executableTarget(
             name: "NukeFuzz",
-            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor"],
+            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeBMP", "NukeICO", "NukeXBM", "NukeColor"],
             path: "Fuzz/NukeFuzz", swiftSettings: swiftSettings
         ),
 
@@ -157,14 +157,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor", "NukeIsolation", "CBenchmarkBaseline"],
+            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeBMP", "NukeColor", "NukeIsolation", "CBenchmarkBaseline"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
         // Every bomb's allocations, counted by malloc interposition in its own executable.
         .target(name: "CAllocationCounter", path: "Benchmarks/CAllocationCounter"),
         .executableTarget(
             name: "NukeBombAllocations",
-            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeBMP", "NukeICO", "NukeXBM"],
             path: "Benchmarks/BombAllocations", swiftSettings: swiftSettings
         ),
     ]

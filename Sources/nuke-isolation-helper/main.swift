@@ -1,10 +1,13 @@
+import NukeBMP
 import NukeGIF
 import NukeHEIF
+import NukeICO
 import NukeIsolation
 import NukeJPEG
 import NukeSVG
 import NukePNG
 import NukeWebP
+import NukeXBM
 
 // A helper program for NukeIsolation with every codec of NukeCodecs. Ship it beside an app (or in
 // its container image) and point `IsolationHelperExecutable.executable(path:)` at it; the app's

@@ -1,12 +1,15 @@
 import BombCorpus
 import Foundation
+import NukeBMP
 import NukeCore
 import NukeGIF
 import NukeHEIF
+import NukeICO
 import NukeJPEG
 import NukePNG
 import NukeSVG
 import NukeWebP
+import NukeXBM
 import Synchronization
 import Testing
 
