@@ -182,6 +182,8 @@ let package = Package(
             .target(name: "NukeXBM", dependencies: ["NukeCore", "NukePixels", "NukePluginKit"], path: "Sources/Plugins/XBM/NukeXBM", swiftSettings: swiftSettings),
             .testTarget(name: "NukeBMPTests", dependencies: ["NukeBMP", "NukeCore", "NukePixels", "NukeConformance", "NukeNetpbm"], path: "Tests/NukeBMPTests", swiftSettings: swiftSettings),
             .testTarget(name: "NukeICOTests", dependencies: ["NukeICO", "NukeBMP", "NukePNG", "NukeCore", "NukePixels", "NukeConformance", "NukeNetpbm"], path: "Tests/NukeICOTests", swiftSettings: swiftSettings),
+            // In-process decode timing for Benchmarks/Thumbnails/bmp-vs-pillow.py.
+            .executableTarget(name: "NukeBMPBenchmark", dependencies: ["NukeBMP", "NukeCore"], path: "Benchmarks/BMPBenchmark", swiftSettings: swiftSettings),
             .testTarget(name: "NukeXBMTests", dependencies: ["NukeXBM", "NukeCore", "NukePixels", "NukeConformance", "NukeNetpbm"], path: "Tests/NukeXBMTests", swiftSettings: swiftSettings),
         ]
         // MARK: - JPEG (libjpeg-turbo)

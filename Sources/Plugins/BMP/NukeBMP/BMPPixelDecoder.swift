@@ -80,11 +80,7 @@ package enum BMPPixelDecoder {
                 case 1, 2, 4, 8:
                     if decodeIndexed(header, src: src, dst: dst, gray: pixelFormat == .gray8) { outOfRange = true }
                 case 24:
-                    for x in 0..<header.width {
-                        dst[3 * x] = src[3 * x + 2]
-                        dst[3 * x + 1] = src[3 * x + 1]
-                        dst[3 * x + 2] = src[3 * x]
-                    }
+                    swapBGR(src: src, dst: dst, width: header.width)
                 default:
                     alphaSeen |= tables.decodeRow(src: src, dst: dst, width: header.width, bitCount: header.bitCount, alpha: header.hasAlpha)
                 }
@@ -101,6 +97,32 @@ package enum BMPPixelDecoder {
             }
         }
         return BMPPixels(bitmap: bitmap, warnings: warnings, alphaWasZero: alphaWasZero)
+    }
+
+    /// One row of BGR pixels as RGB: four pixels (three 32-bit words) at a time, the rest one by one.
+    @inline(__always)
+    private static func swapBGR(src: UnsafePointer<UInt8>, dst: UnsafeMutablePointer<UInt8>, width: Int) {
+        let from = UnsafeRawPointer(src), to = UnsafeMutableRawPointer(dst)
+        var x = 0
+        while x + 4 <= width {
+            let at = 3 * x
+            let w0 = UInt32(littleEndian: from.loadUnaligned(fromByteOffset: at, as: UInt32.self))      // B0 G0 R0 B1
+            let w1 = UInt32(littleEndian: from.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self))  // G1 R1 B2 G2
+            let w2 = UInt32(littleEndian: from.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self))  // R2 B3 G3 R3
+            let o0 = (w0 >> 16 & 0xFF) | (w0 & 0xFF00) | (w0 & 0xFF) << 16 | (w1 >> 8 & 0xFF) << 24   // R0 G0 B0 R1
+            let o1 = (w1 & 0xFF) | (w0 >> 24) << 8 | (w2 & 0xFF) << 16 | (w1 >> 24) << 24             // G1 B1 R2 G2
+            let o2 = (w1 >> 16 & 0xFF) | (w2 >> 24) << 8 | (w2 & 0xFF_0000) | (w2 >> 8 & 0xFF) << 24  // B2 R3 G3 B3
+            to.storeBytes(of: o0.littleEndian, toByteOffset: at, as: UInt32.self)
+            to.storeBytes(of: o1.littleEndian, toByteOffset: at + 4, as: UInt32.self)
+            to.storeBytes(of: o2.littleEndian, toByteOffset: at + 8, as: UInt32.self)
+            x += 4
+        }
+        while x < width {
+            dst[3 * x] = src[3 * x + 2]
+            dst[3 * x + 1] = src[3 * x + 1]
+            dst[3 * x + 2] = src[3 * x]
+            x += 1
+        }
     }
 
     /// One row of palette indices; returns `true` when an index is past the palette.
