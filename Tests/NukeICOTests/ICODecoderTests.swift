@@ -131,3 +131,15 @@ enum ICOTest {
         #expect(throws: ImageCodecError.self) { try ImageEncoders.ICO().encode(Image(bitmap: Bitmap(width: 257, height: 1, pixelFormat: .rgb8, bytes: [UInt8](repeating: 0, count: 771)))) }
     }
 }
+
+/// Inputs the fuzzer found (Fixtures/regressions/ico): each decodes or fails with `ImageCodecError`.
+@Suite struct ICORegressionTests {
+    @Test func pngEntriesClaimingHugeSizesDoNotOverflow() throws {
+        let data = try ICOTest.data("regressions/ico/png-entry-of-4g-by-4g-overflowing-the-area.ico")
+        #expect(throws: ImageCodecError.self) { try ICODecoding(context: ImageDecodingContext(data: data)).decode(data) }
+        _ = ICOPlugin.parseHeader(data)
+        for target in [ImageSize(width: 16, height: 16), ImageSize(width: 1_000_000, height: 1_000_000)] {
+            _ = try? ICODecoding(context: ImageDecodingContext(data: data, targetSize: target)).decode(data)
+        }
+    }
+}

@@ -24,7 +24,11 @@ struct ICODirectory {
         var size: Int
         var isPNG: Bool
 
-        var area: Int { width * height }
+        /// Width × height, saturated (a PNG's IHDR may say up to 2³² − 1 a side).
+        var area: Int {
+            let (product, overflow) = width.multipliedReportingOverflow(by: height)
+            return overflow ? .max : product
+        }
     }
 
     var type: ImageType
