@@ -179,6 +179,45 @@ import Testing
         #expect(bitmap == plan.finish(full))
     }
 
+    /// Opaque rows stream into the resampler: a decode to size asks the allocator for no
+    /// full-size image, and gives what a full decode resized gives. RLE and alpha images are
+    /// decoded whole, then resized.
+    @Test(arguments: ["pil-24.bmp", "pal4.bmp", "pil-8-gray.bmp", "rgb16-565.bmp", "rle8.bmp", "rgba32-v5.bmp", "topdown-24.bmp"])
+    func decodesToSizeLikeAFullDecodeResized(_ name: String) throws {
+        let full = try BMPTest.decode(name).image.bitmap
+        let target = ImageSize(width: 10, height: 5)
+        let requested = Mutex(0)
+        let counting = PixelAllocator { byteCount, zeroed throws(ImageCodecError) in
+            requested.withLock { $0 += byteCount }
+            return PixelStorage.allocate(byteCount: byteCount, zeroed: zeroed)
+        }
+        let container = try BMPTest.decode(name) {
+            $0.targetSize = target
+            $0.allocator = counting
+        }
+        let plan = try #require(ImageDecodingContext(data: Data(), targetSize: target).scalePlan(for: ImageSize(width: full.width, height: full.height)))
+        #expect(container.image.bitmap == plan.finish(full), "\(name)")
+        let streamed = !["rle8.bmp", "rgba32-v5.bmp"].contains(name)
+        #expect((requested.withLock { $0 } == 0) == streamed, "\(name): \(requested.withLock { $0 }) bytes")
+    }
+
+    @Test func bigImagesDecodeToSizeWithoutTheFullImage() throws {
+        let width = 3000, height = 2000
+        let bitmap = Bitmap(width: width, height: height, pixelFormat: .rgb8, bytes: (0..<(width * height * 3)).map { UInt8(truncatingIfNeeded: $0 / 7) })
+        let data = try ImageEncoders.BMP().encode(Image(bitmap: bitmap))
+        let requested = Mutex(0)
+        let counting = PixelAllocator { byteCount, zeroed throws(ImageCodecError) in
+            requested.withLock { $0 += byteCount }
+            return PixelStorage.allocate(byteCount: byteCount, zeroed: zeroed)
+        }
+        let container = try BMPTest.decode(data) {
+            $0.targetSize = ImageSize(width: 300, height: 200)
+            $0.allocator = counting
+        }
+        #expect(container.image.width == 300 && container.image.height == 200)
+        #expect(requested.withLock { $0 } == 0)
+    }
+
     @Test func cancelledDecodesStop() throws {
         let cancellation = ImageDecodingCancellation()
         cancellation.cancel()

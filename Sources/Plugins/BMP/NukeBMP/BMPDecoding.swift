@@ -8,7 +8,8 @@ import NukePixels
 import NukePluginKit
 
 /// Decodes a complete BMP file: the headers, the limits, then the pixels straight into the
-/// request's pixel memory (``BMPPixelDecoder``); reduced to the target size through the plan.
+/// request's pixel memory (``BMPPixelDecoder``); reduced to the target size through the plan
+/// (opaque rows streamed into its resampler: the full-size image never exists).
 struct BMPDecoding {
     let context: ImageDecodingContext
 
@@ -21,7 +22,8 @@ struct BMPDecoding {
             case .needsMoreData: throw BMPLibrary.error(.incomplete, .header, "the data ends inside the headers (\(bytes.count) bytes)")
             case .invalid(let code, let reason): throw BMPLibrary.error(code, .header, reason)
             }
-            let pixels = try BMPPixelDecoder.decode(header, bytes: bytes, end: bytes.count, context: context, format: .bmp)
+            let plan = context.scalePlan(for: ImageSize(width: header.width, height: header.height))
+            let pixels = try BMPPixelDecoder.decode(header, bytes: bytes, end: bytes.count, context: context, format: .bmp, plan: plan)
             let icc = header.iccRange.map { Data(bytes[$0]) }
             return (header, pixels, icc)
         }
@@ -36,7 +38,8 @@ struct BMPDecoding {
             .bmpCompressionKey: header.compression.rawValue,
         ]
         if let warnings { userInfo[.warningsKey] = warnings }
-        if let plan = context.scalePlan(for: ImageSize(width: bitmap.width, height: bitmap.height)) {
+        // Opaque rows were streamed into the plan's resampler; the rest is resized here.
+        if let plan = context.scalePlan(for: ImageSize(width: header.width, height: header.height)) {
             bitmap = plan.finish(bitmap)
             userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
         }

@@ -1,4 +1,5 @@
 import NukeCore
+import NukePixels
 import NukePluginKit
 
 /// What ``BMPPixelDecoder`` made of a DIB's pixels.
@@ -29,17 +30,24 @@ package enum BMPPixelDecoder {
     ///   - format: The format errors name (`.bmp`, `.ico`, `.cur`).
     ///   - outputBytesPerPixel: The bytes per pixel the caller ends with, when it converts the
     ///     pixels further (an ICO's rgba8): the limits are checked for the larger of the two.
+    ///   - plan: A decode to size: an opaque image that is not run-length encoded streams its rows
+    ///     into the plan's resampler, so the full-size image never exists (the bitmap returned is
+    ///     the final size); others are decoded whole for the caller to finish.
     /// - Throws: ``NukeCore/ImageCodecError``: `.limitExceeded`, `.incomplete` when the pixels
     ///   end early, `.cancelled`.
     package static func decode(
         _ header: BMPHeader, bytes: UnsafeRawBufferPointer, end: Int, context: ImageDecodingContext, format: ImageType,
-        outputBytesPerPixel: Int = 1
+        outputBytesPerPixel: Int = 1, plan: ImageScalePlan? = nil
     ) throws(ImageCodecError) -> BMPPixels {
         let end = min(end, bytes.count)
         let pixelFormat = header.pixelFormat
+        let size = ImageSize(width: header.width, height: header.height)
+        let resampler = header.isRLE || header.hasAlpha ? nil : plan?.resampler(from: size, pixelFormat: pixelFormat, alphaMode: .none)
+        // Streamed rows hold a few rows, not the image: the pixel count and sizes are checked, not its bytes.
         try context.limits.check(
-            width: header.width, height: header.height, bytesPerPixel: max(pixelFormat.bytesPerPixel, outputBytesPerPixel), format: format,
-            codec: BMPLibrary.codecName, inputByteCount: bytes.count
+            width: header.width, height: header.height,
+            bytesPerPixel: resampler == nil ? max(pixelFormat.bytesPerPixel, outputBytesPerPixel) : 0, format: format,
+            codec: BMPLibrary.codecName, inputByteCount: resampler == nil ? bytes.count : nil
         )
         var warnings = header.warnings
         if header.isRLE {
@@ -64,26 +72,42 @@ package enum BMPPixelDecoder {
             throw BMPLibrary.error(.incomplete, format: format,
                                    "expected \(need) bytes of pixels at offset \(header.pixelOffset), the data has \(max(0, end - header.pixelOffset))")
         }
-        var bitmap = try context.allocator.makeBitmap(width: header.width, height: header.height, pixelFormat: pixelFormat, zeroed: false)
-        let bytesPerRow = bitmap.bytesPerRow
         var outOfRange = false
         var alphaSeen: UInt32 = 0
         let tables = MaskTables(header.masks)
+        /// Row `y` (top first) into `dst`.
+        func decodeRow(_ y: Int, source: UnsafeRawPointer, into dst: UnsafeMutablePointer<UInt8>) {
+            let fileRow = header.isTopDown ? y : header.height - 1 - y
+            let src = (source + header.pixelOffset + fileRow * header.stride).assumingMemoryBound(to: UInt8.self)
+            switch header.bitCount {
+            case 1, 2, 4, 8:
+                if decodeIndexed(header, src: src, dst: dst, gray: pixelFormat == .gray8) { outOfRange = true }
+            case 24:
+                swapBGR(src: src, dst: dst, width: header.width)
+            default:
+                alphaSeen |= tables.decodeRow(src: src, dst: dst, width: header.width, bitCount: header.bitCount, alpha: header.hasAlpha)
+            }
+        }
+        if let resampler, let source = bytes.baseAddress {
+            let rowBytes = header.width * pixelFormat.bytesPerPixel
+            let row = UnsafeMutableRawBufferPointer.allocate(byteCount: rowBytes, alignment: 16)
+            defer { row.deallocate() }
+            guard let target = row.baseAddress else { throw BMPLibrary.error(.internalFailure, format: format, "no row buffer") }
+            for y in 0..<header.height {
+                if y & 31 == 0 { try BMPLibrary.checkCancellation(context, format: format) }
+                decodeRow(y, source: source, into: target.assumingMemoryBound(to: UInt8.self))
+                resampler.push(row: UnsafeRawBufferPointer(row))
+            }
+            if outOfRange { warnings.append("palette indices past the palette's \(header.paletteCount) entries (drawn black)") }
+            return BMPPixels(bitmap: resampler.finish(), warnings: warnings, alphaWasZero: false)
+        }
+        var bitmap = try context.allocator.makeBitmap(width: header.width, height: header.height, pixelFormat: pixelFormat, zeroed: false)
+        let bytesPerRow = bitmap.bytesPerRow
         try bitmap.withUnsafeMutableBytes { (out) throws(ImageCodecError) in
             guard let source = bytes.baseAddress, let target = out.baseAddress else { return }
             for y in 0..<header.height {
                 if y & 31 == 0 { try BMPLibrary.checkCancellation(context, format: format) }
-                let fileRow = header.isTopDown ? y : header.height - 1 - y
-                let src = (source + header.pixelOffset + fileRow * header.stride).assumingMemoryBound(to: UInt8.self)
-                let dst = (target + y * bytesPerRow).assumingMemoryBound(to: UInt8.self)
-                switch header.bitCount {
-                case 1, 2, 4, 8:
-                    if decodeIndexed(header, src: src, dst: dst, gray: pixelFormat == .gray8) { outOfRange = true }
-                case 24:
-                    swapBGR(src: src, dst: dst, width: header.width)
-                default:
-                    alphaSeen |= tables.decodeRow(src: src, dst: dst, width: header.width, bitCount: header.bitCount, alpha: header.hasAlpha)
-                }
+                decodeRow(y, source: source, into: (target + y * bytesPerRow).assumingMemoryBound(to: UInt8.self))
             }
         }
         if outOfRange { warnings.append("palette indices past the palette's \(header.paletteCount) entries (drawn black)") }
