@@ -8,7 +8,7 @@ import NukeCore
 /// colour masks (in the header, or after a 40-byte one for `BI_BITFIELDS` and
 /// `BI_ALPHABITFIELDS`), their palette (3-byte entries after a core header, 4-byte otherwise) and
 /// a V5 header's embedded ICC profile.
-package struct BMPHeader: Sendable, Hashable {
+package struct BMPHeader: Sendable {
     /// How the pixels are stored.
     package enum Compression: String, Sendable, Hashable {
         case none, rle8, rle4, rle24, bitfields, alphabitfields
@@ -38,20 +38,6 @@ package struct BMPHeader: Sendable, Hashable {
     package var iccRange: Range<Int>?
     /// What the header had wrong that the reader tolerated.
     package var warnings: [String]
-
-    package static func == (lhs: BMPHeader, rhs: BMPHeader) -> Bool {
-        lhs.headerSize == rhs.headerSize && lhs.width == rhs.width && lhs.height == rhs.height && lhs.bitCount == rhs.bitCount
-            && lhs.compression == rhs.compression && lhs.pixelOffset == rhs.pixelOffset && lhs.palette == rhs.palette
-            && lhs.masks == rhs.masks && lhs.isTopDown == rhs.isTopDown
-    }
-
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(headerSize)
-        hasher.combine(width)
-        hasher.combine(height)
-        hasher.combine(bitCount)
-        hasher.combine(pixelOffset)
-    }
 
     /// What reading a header found.
     package enum Outcome: Sendable {
@@ -131,6 +117,7 @@ package struct BMPHeader: Sendable, Hashable {
         case .rle24: bitsValid = bitCount == 24
         case .bitfields, .alphabitfields: bitsValid = bitCount == 16 || bitCount == 32
         }
+        guard bitCount != 64 else { return .invalid(.unsupported, "64-bit pixels are not supported") }
         guard bitsValid else { return .invalid(.corrupt, "\(bitCount) bits per pixel with \(compression.rawValue) compression") }
 
         // Masks: in a V2+ header, or after a 40-byte one.
