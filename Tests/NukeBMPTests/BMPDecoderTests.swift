@@ -218,6 +218,20 @@ import Testing
         #expect(requested.withLock { $0 } == 0)
     }
 
+    /// A decode to size checks the limits before the resampler's row buffers (which follow the width).
+    @Test func decodesToSizeCheckTheLimitsFirst() throws {
+        let data = BMPTest.file(width: 2_000_000_000, height: 2, bits: 24, pixels: [UInt8](repeating: 1, count: 64))
+        let requested = Mutex(0)
+        let counting = PixelAllocator { byteCount, zeroed throws(ImageCodecError) in
+            requested.withLock { $0 += byteCount }
+            return PixelStorage.allocate(byteCount: byteCount, zeroed: zeroed)
+        }
+        let context = ImageDecodingContext(data: data, targetSize: ImageSize(width: 10, height: 1), limits: .untrusted, allocator: counting)
+        let error = #expect(throws: ImageCodecError.self) { try ImageDecoders.BMP(context: context).decode(data) }
+        #expect(error?.code == .limitExceeded)
+        #expect(requested.withLock { $0 } == 0)
+    }
+
     @Test func cancelledDecodesStop() throws {
         let cancellation = ImageDecodingCancellation()
         cancellation.cancel()

@@ -42,13 +42,17 @@ package enum BMPPixelDecoder {
         let end = min(end, bytes.count)
         let pixelFormat = header.pixelFormat
         let size = ImageSize(width: header.width, height: header.height)
-        let resampler = header.isRLE || header.hasAlpha ? nil : plan?.resampler(from: size, pixelFormat: pixelFormat, alphaMode: .none)
+        // Whether the rows stream into the plan's resampler (which it makes only when it reduces).
+        let streams = !header.isRLE && !header.hasAlpha && plan.map { size != $0.finalSize
+            && size.width >= $0.finalSize.width && size.height >= $0.finalSize.height } == true
         // Streamed rows hold a few rows, not the image: the pixel count and sizes are checked, not its bytes.
         try context.limits.check(
             width: header.width, height: header.height,
-            bytesPerPixel: resampler == nil ? max(pixelFormat.bytesPerPixel, outputBytesPerPixel) : 0, format: format,
-            codec: BMPLibrary.codecName, inputByteCount: resampler == nil ? bytes.count : nil
+            bytesPerPixel: streams ? 0 : max(pixelFormat.bytesPerPixel, outputBytesPerPixel), format: format,
+            codec: BMPLibrary.codecName, inputByteCount: streams ? nil : bytes.count
         )
+        // Made after the limits: its buffers follow the image's width.
+        let resampler = streams ? plan?.resampler(from: size, pixelFormat: pixelFormat, alphaMode: .none) : nil
         var warnings = header.warnings
         if header.isRLE {
             guard header.pixelOffset < end else {
