@@ -406,6 +406,16 @@ def make_bmp(root):
     valid_pillow("rgba32-v4-zero-alpha.bmp", mode="RGBA", fix=opaque_alpha,
                  notes="every alpha zero: Pillow returns it transparent; browsers and NukeBMP draw it opaque (reference alpha set to 255)")
 
+    # A V4 header with BI_RGB and an alpha mask: browsers (Chromium) use it, Pillow ignores it.
+    masks = (0xFF0000, 0xFF00, 0xFF, 0xFF000000)
+    write_bmp(os.path.join(d, "rgba32-v4-bi-rgb.bmp"), W, H, 32, pack_bottom(masked(rgba, 32, masks), W, H, 32),
+              header_size=108, compression=0, masks=masks)
+
+    def with_source_alpha(ref):
+        return np.dstack([ref[:, :, :3], rgba[:, :, 3]])
+    valid_pillow("rgba32-v4-bi-rgb.bmp", mode="RGB", fix=with_source_alpha,
+                 notes="BI_RGB with a V4 header's alpha mask: Chromium uses the alpha, Pillow ignores it (reference alpha = the encoded alpha)")
+
     # V5 with an embedded ICC profile (the PNG fixture's profile).
     icc = Image.open(os.path.join(root, "png", "iccp.png")).info["icc_profile"]
     write_bmp(os.path.join(d, "v5-icc.bmp"), W, H, 24, pack_rows(bottom_up([list(r[:, ::-1].reshape(-1)) for r in rgb]), 24),

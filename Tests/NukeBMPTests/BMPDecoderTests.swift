@@ -31,6 +31,7 @@ import Testing
         ("rgba32-alphabitfields.bmp", 40, 32, "alphabitfields", .rgba8),
         ("rgba16-1555-alphabitfields.bmp", 40, 16, "alphabitfields", .rgba8),
         ("pil-32.bmp", 40, 32, "none", .rgb8),
+        ("rgba32-v4-bi-rgb.bmp", 108, 32, "none", .rgba8),
         ("rle8.bmp", 40, 8, "rle8", .rgb8),
         ("rle4.bmp", 40, 4, "rle4", .rgb8),
         ("rle8-delta.bmp", 40, 8, "rle8", .rgba8),

@@ -136,11 +136,20 @@ package struct BMPHeader: Sendable {
             }
             if compression == .alphabitfields && headerSize >= 52 && headerSize < 56 { masks.alpha = 0 }
         default:
+            // BI_RGB: the standard masks. Alpha, as Chromium decides it: a V3+ header's alpha mask
+            // holds even without BI_BITFIELDS; a 32-bit INFO header's fourth byte is unused except
+            // in an ICO (Pillow and Firefox ignore it too).
+            let headerAlpha = isWindows && headerSize >= 56 ? bytes.le32(h + 52) : 0
             if bitCount == 16 {
-                masks = (0x7C00, 0x03E0, 0x001F, 0)
+                masks = (0x7C00, 0x03E0, 0x001F, headerAlpha)
             } else {
-                masks = (0xFF_0000, 0xFF00, 0xFF, alphaInRGB32 && bitCount == 32 ? 0xFF00_0000 : 0)
+                masks = (0xFF_0000, 0xFF00, 0xFF, headerAlpha != 0 ? headerAlpha : (alphaInRGB32 && bitCount == 32 ? 0xFF00_0000 : 0))
             }
+        }
+        // Masks trimmed to the pixel's bits (some V4+ files declare alpha in bits 16-31 of 16-bit pixels).
+        if bitCount < 32 {
+            let bits = UInt32((1 << bitCount) - 1)
+            masks = (masks.red & bits, masks.green & bits, masks.blue & bits, masks.alpha & bits)
         }
         if masks.red == 0 && masks.green == 0 && masks.blue == 0 && (compression == .bitfields || compression == .alphabitfields) {
             return .invalid(.corrupt, "the colour masks are all zero")
