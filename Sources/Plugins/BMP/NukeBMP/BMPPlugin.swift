@@ -39,8 +39,9 @@ extension ImageDecoders {
     /// RLE4, RLE8 and OS/2 RLE24, top-down rows and a V5 header's embedded ICC profile.
     ///
     /// Output: gray8 for a gray palette, rgba8 when the masks have alpha (all-zero alpha is
-    /// opaque, as in browsers) or RLE skips pixels (left transparent), rgb8 otherwise. A 32-bit
-    /// `BI_RGB` file's fourth byte is unused, as the format says (Pillow and Firefox agree).
+    /// opaque, as in browsers) or RLE skips pixels (left transparent), rgb8 otherwise. Alpha
+    /// with `BI_RGB` as Chromium decides it: a V3+ header's alpha mask holds; a 32-bit INFO
+    /// header's fourth byte is unused (Pillow and Firefox agree), except in an ICO.
     /// What the file has wrong and the decoder tolerates (a palette larger than needed, an
     /// index past the palette, a pixel offset inside the headers, RLE data without its end
     /// marker) is in `userInfo[.warningsKey]`, and refused by a strict decode.
