@@ -63,6 +63,9 @@ let package = Package(
         .library(name: "NukeSVG", targets: ["NukeSVG"]),
         .library(name: "NukeTIFF", targets: ["NukeTIFF"]),
         .library(name: "NukeNetpbm", targets: ["NukeNetpbm"]),
+        .library(name: "NukeBMP", targets: ["NukeBMP"]),
+        .library(name: "NukeICO", targets: ["NukeICO"]),
+        .library(name: "NukeXBM", targets: ["NukeXBM"]),
         .library(name: "NukeColor", targets: ["NukeColor"]),
         .library(name: "NukeIsolation", targets: ["NukeIsolation"]),
         .library(name: "NukeConformance", targets: ["NukeConformance"]),
@@ -97,7 +100,7 @@ let package = Package(
         // A helper program with every codec of this package, for apps that ship one separately.
         .executableTarget(
             name: "nuke-isolation-helper",
-            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor"],
+            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor", "NukeBMP", "NukeICO", "NukeXBM"],
             path: "Sources/nuke-isolation-helper", swiftSettings: swiftSettings
         ),
         // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
@@ -124,7 +127,7 @@ let package = Package(
             name: "nuke",
             dependencies: [
                 "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
-                "NukeTIFF", "NukeColor", "NukeIsolation", "NukeConformance",
+                "NukeTIFF", "NukeColor", "NukeIsolation", "NukeConformance", "NukeBMP", "NukeICO", "NukeXBM",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
@@ -134,7 +137,7 @@ let package = Package(
         // Hostile files for every format: limits before pixel memory.
         .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),
         .testTarget(
-            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF"],
+            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeBMP", "NukeICO", "NukeXBM"],
             path: "Tests/BombTests", swiftSettings: swiftSettings
         ),
 
@@ -142,7 +145,7 @@ let package = Package(
         .target(name: "CNukeFuzzSupport", path: "Fuzz/CNukeFuzzSupport"),
         .executableTarget(
             name: "NukeFuzz",
-            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor"],
+            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor", "NukeBMP", "NukeICO", "NukeXBM"],
             path: "Fuzz/NukeFuzz", swiftSettings: swiftSettings
         ),
 
@@ -156,14 +159,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor", "NukeTIFF", "NukeIsolation", "CBenchmarkBaseline"],
+            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor", "NukeTIFF", "NukeIsolation", "CBenchmarkBaseline", "NukeBMP"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
         // Every bomb's allocations, counted by malloc interposition in its own executable.
         .target(name: "CAllocationCounter", path: "Benchmarks/CAllocationCounter"),
         .executableTarget(
             name: "NukeBombAllocations",
-            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF"],
+            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeBMP", "NukeICO", "NukeXBM"],
             path: "Benchmarks/BombAllocations", swiftSettings: swiftSettings
         ),
     ]
@@ -171,6 +174,19 @@ let package = Package(
         + [
             .target(name: "NukeNetpbm", dependencies: ["NukeCore", "NukePixels", "NukePluginKit"], path: "Sources/Plugins/Netpbm/NukeNetpbm", swiftSettings: swiftSettings),
             .testTarget(name: "NukeNetpbmTests", dependencies: ["NukeNetpbm", "NukeCore"], path: "Tests/NukeNetpbmTests", swiftSettings: swiftSettings),
+        ]
+        // MARK: - BMP, ICO/CUR and XBM (Swift, no C library)
+        // NukeICO reads its entries' DIBs with NukeBMP's package API; its PNG entries go to
+        // whatever PNG decoder the registry has (NukePNG when linked).
+        + [
+            .target(name: "NukeBMP", dependencies: ["NukeCore", "NukePixels", "NukePluginKit"], path: "Sources/Plugins/BMP/NukeBMP", swiftSettings: swiftSettings),
+            .target(name: "NukeICO", dependencies: ["NukeCore", "NukePixels", "NukePluginKit", "NukeBMP"], path: "Sources/Plugins/ICO/NukeICO", swiftSettings: swiftSettings),
+            .target(name: "NukeXBM", dependencies: ["NukeCore", "NukePixels", "NukePluginKit"], path: "Sources/Plugins/XBM/NukeXBM", swiftSettings: swiftSettings),
+            .testTarget(name: "NukeBMPTests", dependencies: ["NukeBMP", "NukeCore", "NukePixels", "NukeConformance", "NukeNetpbm"], path: "Tests/NukeBMPTests", swiftSettings: swiftSettings),
+            .testTarget(name: "NukeICOTests", dependencies: ["NukeICO", "NukeBMP", "NukePNG", "NukeCore", "NukePixels", "NukeConformance", "NukeNetpbm"], path: "Tests/NukeICOTests", swiftSettings: swiftSettings),
+            // In-process decode timing for Benchmarks/Thumbnails/bmp-vs-pillow.py.
+            .executableTarget(name: "NukeBMPBenchmark", dependencies: ["NukeBMP", "NukeCore"], path: "Benchmarks/BMPBenchmark", swiftSettings: swiftSettings),
+            .testTarget(name: "NukeXBMTests", dependencies: ["NukeXBM", "NukeCore", "NukePixels", "NukeConformance", "NukeNetpbm"], path: "Tests/NukeXBMTests", swiftSettings: swiftSettings),
         ]
         // MARK: - JPEG (libjpeg-turbo)
         + plugin("JPEG", pkgConfig: "libjpeg", apt: ["libjpeg62-turbo-dev"], brew: ["jpeg-turbo"])

@@ -54,6 +54,8 @@ export IM_CONVERT
 "$python" "$root/scripts/make-webp-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-heif-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-svg-fixtures.py" "$root/Fixtures"
+# After the PNG fixtures: v5-icc.bmp embeds png/iccp.png's profile.
+"$python" "$root/scripts/make-bmp-fixtures.py" "$root/Fixtures"
 # After the JPEG fixtures: the output stage's references are made from them.
 "$python" "$root/scripts/make-output-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-heif-orientation-fixture.py" "$root/Fixtures"

@@ -1,14 +1,17 @@
 import BombCorpus
 import CAllocationCounter
 import Foundation
+import NukeBMP
 import NukeCore
 import NukeGIF
 import NukeHEIF
+import NukeICO
 import NukeJPEG
 import NukePNG
 import NukeSVG
 import NukeTIFF
 import NukeWebP
+import NukeXBM
 
 // Every bomb in Tests/BombCorpus decoded under ImageLimits.untrusted, in process, with every
 // malloc in the process counted (CAllocationCounter): the most allocated at once between the

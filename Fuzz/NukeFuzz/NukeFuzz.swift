@@ -1,21 +1,24 @@
 import CNukeFuzzSupport
 import Foundation
+import NukeBMP
 import NukeColor
 import NukeCore
 import NukePixels
 import NukeGIF
 import NukeHEIF
+import NukeICO
 import NukeJPEG
 import NukePNG
 import NukeSVG
 import NukeTIFF
 import NukeWebP
+import NukeXBM
 
 /// Fuzz targets for every codec product and for the registry, in one program.
 ///
 ///     NUKE_FUZZ_TARGET=jpeg NukeFuzz [libFuzzer options] [corpus directories]
 ///
-/// Targets: jpeg, png, gif, webp, heif, svg, tiff (each: one-shot decode, chunked progressive decode
+/// Targets: jpeg, png, gif, webp, heif, svg, tiff, bmp, ico (ICO and CUR), xbm (each: one-shot decode, chunked progressive decode
 /// with chunk sizes taken from the input, decode to a small target size, encode of the decoded
 /// image where the codec encodes) and registry (sniffing and dispatch over every codec).
 /// scripts/fuzz.sh builds it with libFuzzer and AddressSanitizer and runs a target for a time.
@@ -27,7 +30,7 @@ enum NukeFuzz {
     static let registry = ImageDecoderRegistry(codecs: target.codecs)
 
     enum Target: String, CaseIterable, Sendable {
-        case jpeg, png, gif, webp, heif, svg, tiff, registry
+        case jpeg, png, gif, webp, heif, svg, tiff, bmp, ico, xbm, registry
 
         var codecs: [ImageCodec] {
             switch self {
@@ -38,6 +41,9 @@ enum NukeFuzz {
             case .heif: [.heic, .heif, .avif]
             case .svg: [.svg]
             case .tiff: [.tiff]
+            case .bmp: [.bmp]
+            case .ico: [.ico, .cur, .png]   // PNG entries go to the registry's PNG decoder
+            case .xbm: [.xbm]
             case .registry: ImageCodecs.linked
             }
         }

@@ -1,12 +1,15 @@
+import NukeBMP
 import NukeColor
 import NukeGIF
 import NukeHEIF
+import NukeICO
 import NukeIsolation
 import NukeJPEG
 import NukePNG
 import NukeSVG
 import NukeTIFF
 import NukeWebP
+import NukeXBM
 
 // A helper program for NukeIsolation with every codec of NukeCodecs. Ship it beside an app (or in
 // its container image) and point `IsolationHelperExecutable.executable(path:)` at it; the app's

@@ -130,6 +130,33 @@ public enum Bombs {
         return data
     }
 
+    /// BMP: the DIB header patched to 60,000 × 60,000.
+    static var bmp: Data {
+        var data = fixture("bmp/pil-24.bmp")
+        data.replaceSubrange(18..<26, with: [0x60, 0xEA, 0, 0, 0x60, 0xEA, 0, 0])
+        return data
+    }
+
+    /// BMP: a 4,000 × 4,000 RLE8 image (64 MB decoded) of 70 bytes: one end-of-bitmap escape.
+    static var bmpRLE: Data {
+        var data = Data("BM".utf8) + [70, 0, 0, 0, 0, 0, 0, 0, 62, 0, 0, 0]
+        data += [40, 0, 0, 0, 0xA0, 0x0F, 0, 0, 0xA0, 0x0F, 0, 0, 1, 0, 8, 0, 1, 0, 0, 0] + [UInt8](repeating: 0, count: 20)
+        data += [0, 0, 0, 0, 255, 255, 255, 0]   // two palette entries
+        return data + [0, 1, 0, 0, 0, 0, 0, 0]
+    }
+
+    /// ICO: its one DIB entry's header patched to 60,000 × 60,000 (the height doubled, as icons store it).
+    static var ico: Data {
+        var data = fixture("ico/dib-32-alpha.ico")
+        data.replaceSubrange(26..<34, with: [0x60, 0xEA, 0, 0, 0xC0, 0xD4, 0x01, 0])
+        return data
+    }
+
+    /// XBM: `#define`s of 100,000 × 100,000 and one value.
+    static var xbm: Data {
+        Data("#define bomb_width 100000\n#define bomb_height 100000\nstatic char bomb_bits[] = { 0x01 };\n".utf8)
+    }
+
     /// Every bomb: its name, its bytes, and the error it must end in.
     public static let all: [(name: String, data: Data, code: ImageCodecError.Code)] = [
         ("JPEG 65000x65000", jpeg, .limitExceeded), ("JPEG 5000 scans", jpegScans, .limitExceeded),
@@ -138,5 +165,7 @@ public enum Bombs {
         ("WebP 16384x16384 canvas", webp, .limitExceeded), ("HEIC 60000x60000", heic, .limitExceeded),
         ("SVG 100000x100000", svg, .limitExceeded), ("SVG billion laughs", svgLaughs, .corrupt),
         ("SVG 5000 nested groups", svgDeep, .corrupt), ("TIFF 100000x100000", tiff, .limitExceeded),
+        ("BMP 60000x60000", bmp, .limitExceeded), ("BMP RLE8 expanding 900000 times", bmpRLE, .limitExceeded),
+        ("ICO 60000x60000 entry", ico, .limitExceeded), ("XBM 100000x100000", xbm, .limitExceeded),
     ]
 }

@@ -1,13 +1,16 @@
 import BombCorpus
 import Foundation
+import NukeBMP
 import NukeCore
 import NukeGIF
 import NukeHEIF
+import NukeICO
 import NukeJPEG
 import NukePNG
 import NukeSVG
 import NukeTIFF
 import NukeWebP
+import NukeXBM
 import Synchronization
 import Testing
 

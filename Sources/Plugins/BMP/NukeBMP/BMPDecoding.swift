@@ -1,0 +1,62 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NukeCore
+import NukePixels
+import NukePluginKit
+
+/// Decodes a complete BMP file: the headers, the limits, then the pixels straight into the
+/// request's pixel memory (``BMPPixelDecoder``); reduced to the target size through the plan
+/// (opaque rows streamed into its resampler: the full-size image never exists).
+struct BMPDecoding {
+    let context: ImageDecodingContext
+
+    func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
+        try BMPLibrary.checkCancellation(context)
+        let (header, pixels, icc) = try withBytes(data) { (bytes) throws(ImageCodecError) in
+            let header: BMPHeader
+            switch BMPHeaderParser.read(bytes) {
+            case .header(let found): header = found
+            case .needsMoreData: throw BMPLibrary.error(.incomplete, .header, "the data ends inside the headers (\(bytes.count) bytes)")
+            case .invalid(let code, let reason): throw BMPLibrary.error(code, .header, reason)
+            }
+            let plan = context.scalePlan(for: ImageSize(width: header.width, height: header.height))
+            let pixels = try BMPPixelDecoder.decode(header, bytes: bytes, end: bytes.count, context: context, format: .bmp, plan: plan)
+            let icc = header.iccRange.map { Data(bytes[$0]) }
+            return (header, pixels, icc)
+        }
+        if let icc, icc.count > context.limits.maxMetadataBytes {
+            throw BMPLibrary.error(.limitExceeded, "the ICC profile's \(icc.count) bytes exceed the maximum \(context.limits.maxMetadataBytes)")
+        }
+        let warnings = pixels.warnings.first.map { ImageDecodingWarnings(count: pixels.warnings.count, first: $0) }
+        try context.checkWarnings(warnings, format: .bmp, codec: BMPLibrary.codecName)
+        var bitmap = pixels.bitmap
+        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
+            .isProgressiveKey: false, .bmpHeaderSizeKey: header.headerSize, .bmpBitCountKey: header.bitCount,
+            .bmpCompressionKey: header.compression.rawValue,
+        ]
+        if let warnings { userInfo[.warningsKey] = warnings }
+        // Opaque rows were streamed into the plan's resampler; the rest is resized here.
+        if let plan = context.scalePlan(for: ImageSize(width: header.width, height: header.height)) {
+            bitmap = plan.finish(bitmap)
+            userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
+        }
+        if context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
+        let image = Image(bitmap: bitmap, colorInfo: ColorInfo(iccProfile: icc))
+        return ImageContainer(image: image, type: .bmp, isPreview: false, userInfo: userInfo)
+    }
+}
+
+/// Runs `body` over `data`'s bytes with typed errors.
+package func withBytes<R>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(ImageCodecError) -> R) throws(ImageCodecError) -> R {
+    let result: Result<R, ImageCodecError> = data.withUnsafeBytes { raw in
+        do throws(ImageCodecError) {
+            return .success(try body(raw))
+        } catch {
+            return .failure(error)
+        }
+    }
+    return try result.get()
+}
