@@ -60,6 +60,7 @@ let package = Package(
         .library(name: "NukeWebP", targets: ["NukeWebP"]),
         .library(name: "NukeHEIF", targets: ["NukeHEIF"]),
         .library(name: "NukeSVG", targets: ["NukeSVG"]),
+        .library(name: "NukeJXL", targets: ["NukeJXL"]),
         .library(name: "NukeNetpbm", targets: ["NukeNetpbm"]),
         .library(name: "NukeColor", targets: ["NukeColor"]),
         .library(name: "NukeIsolation", targets: ["NukeIsolation"]),
@@ -95,7 +96,7 @@ let package = Package(
         // A helper program with every codec of this package, for apps that ship one separately.
         .executableTarget(
             name: "nuke-isolation-helper",
-            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeJXL"],
             path: "Sources/nuke-isolation-helper", swiftSettings: swiftSettings
         ),
         // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
@@ -121,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
+                "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeJXL", "NukeNetpbm",
                 "NukeColor", "NukeIsolation", "NukeConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -132,7 +133,7 @@ let package = Package(
         // Hostile files for every format: limits before pixel memory.
         .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),
         .testTarget(
-            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeJXL"],
             path: "Tests/BombTests", swiftSettings: swiftSettings
         ),
 
@@ -140,13 +141,13 @@ let package = Package(
         .target(name: "CNukeFuzzSupport", path: "Fuzz/CNukeFuzzSupport"),
         .executableTarget(
             name: "NukeFuzz",
-            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor"],
+            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeJXL", "NukeColor"],
             path: "Fuzz/NukeFuzz", swiftSettings: swiftSettings
         ),
 
         // MARK: - Benchmarks (ratios against the C libraries called directly)
         .target(
-            name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG", "CLibColor"], path: "Benchmarks/CBenchmarkBaseline",
+            name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG", "CLibColor", "CLibJXL"], path: "Benchmarks/CBenchmarkBaseline",
             // librsvg's declarations (CLibSVG.h): its own headers need glib's pkg-config flags.
             cSettings: [.headerSearchPath("../../Sources/Plugins/SVG/CLibSVG")],
             // The baselines call libheif and librsvg directly, so they link what the plugins load.
@@ -154,14 +155,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor", "NukeIsolation", "CBenchmarkBaseline"],
+            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeJXL", "NukeColor", "NukeIsolation", "CBenchmarkBaseline"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
         // Every bomb's allocations, counted by malloc interposition in its own executable.
         .target(name: "CAllocationCounter", path: "Benchmarks/CAllocationCounter"),
         .executableTarget(
             name: "NukeBombAllocations",
-            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG"],
+            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeJXL"],
             path: "Benchmarks/BombAllocations", swiftSettings: swiftSettings
         ),
     ]
@@ -189,6 +190,11 @@ let package = Package(
         // Not linked either: the shim opens librsvg on first use and declares what it calls in
         // CLibSVG/rsvg_abi.h (glib's pkg-config flags carry -pthread, which SwiftPM refuses).
         + plugin("SVG", pkgConfig: nil, apt: ["librsvg2-dev"], brew: ["librsvg"])
+        // MARK: - JPEG XL (libjxl)
+        // libjxl.pc adds -DHWY_SHARED_DEFINE (for highway's C++ headers, which the C API does not
+        // include), a flag SwiftPM refuses with a warning on every build: no pkg-config, the module
+        // map links `jxl` and the headers are on the default include path.
+        + plugin("JXL", pkgConfig: nil, apt: ["libjxl-dev"], brew: ["jpeg-xl"])
         // MARK: - Colour management (Little CMS 2)
         // Not a codec: the colour manager the output stage converts with, announced from the
         // same linker section. Its tests decode JPEG, PNG and HEIF fixtures.
