@@ -192,9 +192,9 @@ let package = Package(
         + plugin("SVG", pkgConfig: nil, apt: ["librsvg2-dev"], brew: ["librsvg"])
         // MARK: - JPEG XL (libjxl)
         // libjxl.pc adds -DHWY_SHARED_DEFINE (for highway's C++ headers, which the C API does not
-        // include), a flag SwiftPM refuses with a warning on every build: no pkg-config, the module
-        // map links `jxl` and the headers are on the default include path.
-        + plugin("JXL", pkgConfig: nil, apt: ["libjxl-dev"], brew: ["jpeg-xl"])
+        // include), a flag SwiftPM refuses with a warning on every build: no pkg-config; the shim
+        // links `jxl` and the headers are on the default include path.
+        + plugin("JXL", pkgConfig: nil, apt: ["libjxl-dev"], brew: ["jpeg-xl"], shimLinks: ["jxl"])
         // MARK: - Colour management (Little CMS 2)
         // Not a codec: the colour manager the output stage converts with, announced from the
         // same linker section. Its tests decode JPEG, PNG and HEIF fixtures.

@@ -375,6 +375,7 @@ nuke_status nukejxl_encode(const uint8_t *pixels, uint32_t width, uint32_t heigh
     info.num_extra_channels = alpha ? 1 : 0;
     info.alpha_bits = alpha ? bits : 0;
     info.uses_original_profile = params->lossless ? JXL_TRUE : JXL_FALSE;
+    info.orientation = params->orientation >= 1 && params->orientation <= 8 ? (JxlOrientation)params->orientation : JXL_ORIENT_IDENTITY;
     JxlEncoderFrameSettings *settings = NULL;
     if (JxlEncoderSetBasicInfo(enc, &info) != JXL_ENC_SUCCESS) { result = encoder_failure(enc, "JxlEncoderSetBasicInfo", diagnostics); goto done; }
     if (params->icc != NULL && params->icc_size > 0) {
@@ -392,6 +393,12 @@ nuke_status nukejxl_encode(const uint8_t *pixels, uint32_t width, uint32_t heigh
     int effort = params->effort < 1 ? 1 : params->effort > 9 ? 9 : params->effort;
     if (JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS) {
         result = encoder_failure(enc, "JxlEncoderFrameSettingsSetOption(EFFORT)", diagnostics);
+        goto done;
+    }
+    if (params->progressive
+        && (JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_PROGRESSIVE_AC, 1) != JXL_ENC_SUCCESS
+            || JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_RESPONSIVE, 1) != JXL_ENC_SUCCESS)) {
+        result = encoder_failure(enc, "JxlEncoderFrameSettingsSetOption(PROGRESSIVE_AC)", diagnostics);
         goto done;
     }
     if (params->lossless) {

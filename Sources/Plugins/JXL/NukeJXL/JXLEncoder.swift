@@ -18,11 +18,13 @@ extension ImageEncoders {
     /// `cjxl -q` does) or lossless (``NukeCore/ImageEncodingOptions/isLossless``), 8 or 16 bits,
     /// grey or colour, with alpha, and the ICC profile that ``NukeCore/ImageEncodingOptions/metadata`` keeps.
     ///
+    /// ``NukeCore/ImageEncodingOptions/isProgressive`` writes progressive AC passes, as `cjxl -p`.
     /// ``NukeCore/ImageEncodingOptions/compressionLevel`` is libjxl's effort, 1 (fastest) to 9;
     /// default 7, as `cjxl`. Quality 0…1 is `cjxl`'s 0…100: distance 0.1 + (100 − q) × 0.09 from
     /// 30 up (q 90 is distance 1, visually lossless), steeper below. 16 bits per sample are kept when
-    /// ``NukeCore/ImageEncodingOptions/prefersHighBitDepth`` and the bitmap has them. An image that
-    /// is not upright is turned upright as it is encoded. For a JPEG's lossless recompression, see
+    /// ``NukeCore/ImageEncodingOptions/prefersHighBitDepth`` and the bitmap has them. The image's
+    /// orientation is written in the header (JPEG XL readers apply it), the pixels as they are.
+    /// For a JPEG's lossless recompression, see
     /// ``JXLTranscoder``.
     ///
     /// The corresponding libjxl functions are `JxlEncoderAddImageFrame` and `JxlEncoderProcessOutput`.
@@ -46,14 +48,15 @@ extension ImageEncoders {
 
         /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` with what libjxl refused.
         public func encode(_ image: Image) throws -> Data {
-            let upright = image.bitmap.oriented(image.orientation)
-            let straight = upright.alphaMode == .premultiplied ? upright.unpremultiplied() : upright
+            let straight = image.bitmap.alphaMode == .premultiplied ? image.bitmap.unpremultiplied() : image.bitmap
             let bits = options.prefersHighBitDepth && straight.pixelFormat.bitsPerChannel == 16 ? 16 : 8
             let format = PixelFormat(channels: straight.pixelFormat.channels, bitsPerChannel: bits)
             let bitmap = straight.pixelFormat == format ? straight : straight.converted(to: format)
             let icc = image.metadataToWrite(options: options, writesGray: format.isGray).iccProfile
             var params = nukejxl_encode_params()
             params.lossless = options.isLossless ? 1 : 0
+            params.progressive = options.isProgressive ? 1 : 0
+            params.orientation = UInt32(image.orientation.rawValue)
             let quality = min(max(options.quality, 0), 1) * 100
             params.distance = Float(min(max(distance ?? Self.distance(forQuality: quality), 0.1), 25))
             params.effort = Int32(min(max(options.compressionLevel ?? 7, 1), 9))

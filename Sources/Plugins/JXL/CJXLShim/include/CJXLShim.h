@@ -147,6 +147,10 @@ typedef struct nukejxl_encode_params {
     uint32_t bits;
     const uint8_t *_Nullable icc;
     size_t icc_size;
+    /// The EXIF-style orientation written in the header (1…8), which readers apply.
+    uint32_t orientation;
+    /// 1: progressive AC and responsive (`cjxl -p`), for previews per pass while downloading.
+    int32_t progressive;
 } nukejxl_encode_params;
 
 /// Encodes one image into a bare codestream, returned in `*output` (free with `nukejxl_buffer_free`).
