@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes NukeCodecs with libFuzzer and AddressSanitizer (Fuzz/NukeFuzz).
 #
-#   scripts/fuzz.sh TARGET [SECONDS]   fuzz one target (jpeg, png, gif, webp, heif, svg, registry)
+#   scripts/fuzz.sh TARGET [SECONDS]   fuzz one target (jpeg, png, gif, webp, heif, svg, jxl, registry)
 #                                      for SECONDS (default 300), seeded from Fixtures/ and
 #                                      ../shared/corpora when present; a crash is written to
 #                                      out/fuzz/crashes/ and the script exits non-zero
@@ -17,7 +17,7 @@ export SWIFT_BACKTRACE=enable=no
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export LSAN_OPTIONS="suppressions=$root/Fuzz/lsan.supp:print_suppressions=0"
-targets=(jpeg png gif webp heif svg registry)
+targets=(jpeg png gif webp heif svg jxl registry)
 
 build() {
     echo "fuzz: building NukeFuzz with libFuzzer and AddressSanitizer" >&2
@@ -36,7 +36,8 @@ seeds() {
         webp) folders=(webp) ;;
         heif) folders=(heif) ;;
         svg) folders=(svg) ;;
-        registry) folders=(jpeg png apng gif webp heif svg output color) ;;
+        jxl) folders=(jxl) ;;
+        registry) folders=(jpeg png apng gif webp heif svg jxl output color) ;;
     esac
     for folder in "${folders[@]}"; do
         [ -d "Fixtures/$folder" ] && echo "Fixtures/$folder"

@@ -5,6 +5,7 @@ import NukeCore
 import NukeGIF
 import NukeHEIF
 import NukeJPEG
+import NukeJXL
 import NukePNG
 import NukeSVG
 import NukeWebP

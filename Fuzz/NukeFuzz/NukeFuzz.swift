@@ -6,6 +6,7 @@ import NukePixels
 import NukeGIF
 import NukeHEIF
 import NukeJPEG
+import NukeJXL
 import NukePNG
 import NukeSVG
 import NukeWebP
@@ -14,7 +15,7 @@ import NukeWebP
 ///
 ///     NUKE_FUZZ_TARGET=jpeg NukeFuzz [libFuzzer options] [corpus directories]
 ///
-/// Targets: jpeg, png, gif, webp, heif, svg (each: one-shot decode, chunked progressive decode
+/// Targets: jpeg, png, gif, webp, heif, svg, jxl (each: one-shot decode, chunked progressive decode
 /// with chunk sizes taken from the input, decode to a small target size, encode of the decoded
 /// image where the codec encodes) and registry (sniffing and dispatch over every codec).
 /// scripts/fuzz.sh builds it with libFuzzer and AddressSanitizer and runs a target for a time.
@@ -26,7 +27,7 @@ enum NukeFuzz {
     static let registry = ImageDecoderRegistry(codecs: target.codecs)
 
     enum Target: String, CaseIterable, Sendable {
-        case jpeg, png, gif, webp, heif, svg, registry
+        case jpeg, png, gif, webp, heif, svg, jxl, registry
 
         var codecs: [ImageCodec] {
             switch self {
@@ -36,6 +37,7 @@ enum NukeFuzz {
             case .webp: [.webp]
             case .heif: [.heic, .heif, .avif]
             case .svg: [.svg]
+            case .jxl: [.jxl]
             case .registry: ImageCodecs.linked
             }
         }
