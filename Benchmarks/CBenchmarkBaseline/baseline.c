@@ -512,3 +512,30 @@ int baseline_lcms_to_srgb(const uint8_t *icc, size_t icc_size, const uint8_t *rg
     cmsCloseProfile(source);
     return 0;
 }
+
+// MARK: - JPEG XL
+
+#include <jxl/decode.h>
+
+int baseline_jxl_decode(const uint8_t *data, size_t size, uint8_t *out, size_t out_size) {
+    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    if (dec == NULL) return -1;
+    int result = -1;
+    JxlPixelFormat format = {3, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
+    if (JxlDecoderSubscribeEvents(dec, JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS) goto done;
+    if (JxlDecoderSetInput(dec, data, size) != JXL_DEC_SUCCESS) goto done;
+    JxlDecoderCloseInput(dec);
+    for (;;) {
+        JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+        if (status == JXL_DEC_BASIC_INFO) continue;
+        if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {
+            if (JxlDecoderSetImageOutBuffer(dec, &format, out, out_size) != JXL_DEC_SUCCESS) goto done;
+            continue;
+        }
+        if (status == JXL_DEC_FULL_IMAGE) { result = 0; break; }
+        goto done;
+    }
+done:
+    JxlDecoderDestroy(dec);
+    return result;
+}

@@ -60,4 +60,8 @@ int baseline_svg_render_pixbuf(const uint8_t *data, size_t size);
 /// restores it. Returns the number of frames, or -1.
 int baseline_gif_play(const uint8_t *data, size_t size);
 
+/// libjxl's decoder into `out` (8-bit RGB), one thread, the whole file at once
+/// (`JxlDecoderSetImageOutBuffer`, as djxl does). Returns 0, or -1.
+int baseline_jxl_decode(const uint8_t *data, size_t size, uint8_t *out, size_t out_size);
+
 #endif

@@ -66,7 +66,9 @@ final class JXLDecoderHandle {
         case NUKE_STATUS_NEED_MORE: return .needsMoreData
         case NUKE_STATUS_OK, NUKE_STATUS_PAUSED:
             switch event {
-            case NUKEJXL_EVENT_BASIC_INFO: return .basicInfo
+            case NUKEJXL_EVENT_BASIC_INFO:
+                hasInfo = true
+                return .basicInfo
             case NUKEJXL_EVENT_COLOR: return .color
             case NUKEJXL_EVENT_FRAME: return .frame
             case NUKEJXL_EVENT_PASS: return .pass
@@ -83,13 +85,11 @@ final class JXLDecoderHandle {
         return JXLLibrary.error(status: status, diagnostics: nukejxl_decoder_diagnostics(decoder).pointee, stage: stage, context: context)
     }
 
+    /// Whether the basic info was read: errors before it are the header's.
     private var hasInfo = false
 
     /// The basic info; valid after `.basicInfo`.
-    var info: nukejxl_basic_info {
-        hasInfo = true
-        return nukejxl_decoder_info(decoder).pointee
-    }
+    var info: nukejxl_basic_info { nukejxl_decoder_info(decoder).pointee }
 
     /// The colour description; valid after `.color`.
     var color: nukejxl_color { nukejxl_decoder_color(decoder).pointee }

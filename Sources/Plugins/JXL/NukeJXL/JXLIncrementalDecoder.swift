@@ -11,10 +11,10 @@ import NukePixels
 /// Decodes a JPEG XL as its bytes arrive, at a total cost linear in the file size.
 ///
 /// A still image goes through one libjxl decoder kept for the whole decode and given only the
-/// new bytes (``JXLDecoderHandle``); it writes rows straight into the bitmap's storage. When the
-/// decode began before the last byte and previews are wanted, libjxl reports each progressive
-/// pass (`kPasses`) and flushes what it has into the bitmap, which is reported as a preview
-/// (sharing that storage, copied only if the caller still holds it when more rows come).
+/// new bytes (``JXLDecoderHandle``); libjxl writes straight into the bitmap's storage, which it
+/// keeps until the frame is complete. When the decode began before the last byte and previews are
+/// wanted, libjxl reports each progressive pass (`kPasses`) and flushes what it has into the
+/// bitmap, a copy of which is the preview.
 ///
 /// An animation is decoded once every byte is there: a first pass reads the frame headers
 /// (durations) without pixels, then ``JXLFrameDecoder`` decodes frames on demand.
@@ -31,6 +31,8 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
     private var inputClosed = false
     private var wantsPreviews = true
     private var handle: JXLDecoderHandle?
+    /// Whether the handle reports progressive passes (previews wanted while bytes still come).
+    private var isProgressive = false
     private var info: nukejxl_basic_info?
     private var pixelFormat = PixelFormat.rgba8
     private var pixels: Bitmap?
@@ -65,8 +67,9 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
         if let existing = self.handle {
             handle = existing
         } else {
+            isProgressive = wantsPreviews && !isFinished
             handle = try JXLDecoderHandle(
-                maxPixels: context.limits.maxPixelCount, pixels: true, progressive: wantsPreviews && !isFinished,
+                maxPixels: context.limits.maxPixelCount, pixels: true, progressive: isProgressive,
                 keepsPremultiplied: context.prefersPremultipliedAlpha
             )
             self.handle = handle
@@ -90,8 +93,9 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
             case .frame:
                 if pixels == nil, let info {
                     handle.setOutput(pixelFormat)
+                    // Previews show what is not decoded yet: zeroed then. Otherwise libjxl writes every byte.
                     pixels = try context.allocator.makeBitmap(width: Int(info.width), height: Int(info.height), pixelFormat: pixelFormat,
-                                                              alphaMode: alphaMode, zeroed: true)
+                                                              alphaMode: alphaMode, zeroed: isProgressive)
                 }
             case .pass:
                 passes += 1
@@ -99,13 +103,21 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
                     let userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
                         .scanNumberKey: passes, .isProgressiveKey: true, .bytesConsumedKey: bytesFed,
                     ]
-                    return .preview(ImageContainer(image: makeImage(pixels), type: .jxl, isPreview: true, userInfo: userInfo))
+                    return .preview(ImageContainer(image: makeImage(try copy(pixels)), type: .jxl, isPreview: true, userInfo: userInfo))
                 }
             case .frameComplete:
                 return .final(try finalStill())
             case .done:
                 throw JXLLibrary.error(.corrupt, "the JPEG XL codestream ends without a frame")
             }
+        }
+    }
+
+    /// A preview's own pixels: libjxl keeps writing into the decoder's bitmap.
+    private func copy(_ bitmap: Bitmap) throws(ImageCodecError) -> Bitmap {
+        try context.allocator.makeBitmap(width: bitmap.width, height: bitmap.height, pixelFormat: bitmap.pixelFormat,
+                                         alphaMode: bitmap.alphaMode, bytesPerRow: bitmap.bytesPerRow) { output in
+            bitmap.withUnsafeBytes { output.copyMemory(from: $0) }
         }
     }
 
@@ -126,7 +138,8 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
         }
     }
 
-    /// One step of libjxl, writing into the bitmap (uniquely referenced unless a preview holds it).
+    /// One step of libjxl, writing into the bitmap. Nothing else holds it before the final image
+    /// (previews are copies), so its storage stays where libjxl was told to write.
     private func process(_ handle: JXLDecoderHandle) throws(ImageCodecError) -> JXLDecoderHandle.Event {
         let context = self.context
         guard var bitmap = pixels else {

@@ -109,8 +109,12 @@ void nukejxl_decoder_set_output_format(nukejxl_decoder *_Nonnull decoder, uint32
 
 /// Decodes as far as the bytes go, stopping at the next event.
 ///
-/// Pixels are written into `output` (`stride` bytes per row, `size` bytes), which is used only
-/// during this call; pass the same image's buffer at every call once the frame has begun.
+/// Pixels are written into `output` (`stride` bytes per row, `size` bytes). libjxl is given the
+/// buffer itself when the frame begins (its fastest path) and keeps it until the frame is
+/// complete: every call until then must pass the same buffer (the shim refuses another with
+/// INTERNAL), and nothing else may read it as the truth in between (a preview is a copy). A
+/// one-shot decode goes from the frame's start to its end in one call. A NULL output drops the
+/// frame's pixels.
 ///
 /// - Returns: PAUSED with `*event` set; NEED_MORE when every byte was consumed; OK with
 ///   `NUKEJXL_EVENT_DONE` at the end; INCOMPLETE (input closed), CORRUPT, LIMIT, INTERNAL,
