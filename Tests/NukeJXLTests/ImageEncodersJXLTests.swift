@@ -42,6 +42,30 @@ import Testing
         #expect(ImageEncoders.JXL.distance(forQuality: 0) > 15)
     }
 
+    /// An animation comes back with its frames, durations and loop count (lossless: the same pixels).
+    @Test func animationRoundTrip() throws {
+        let decoded = try decodeJXL(try JXLTestPaths.fixture("anim.jxl"))
+        let animation = try #require(decoded.animation)
+        let data = try ImageEncoders.JXL(options: ImageEncodingOptions(isLossless: true)).encode(animation)
+        let again = try #require(try decodeJXL(data).animation)
+        #expect(again.frameCount == 3)
+        #expect(again.frameInfos.map(\.duration) == [0.1, 0.2, 0.3])
+        #expect(again.loopCount == 0)
+        let frames = try again.allFrames(limits: .default)
+        for (index, frame) in frames.enumerated() {
+            let comparison = ImageComparison(frame.bitmap, reference: try JXLTestPaths.reference("anim.\(index).pam"))
+            #expect(comparison.isMatch, "frame \(index): \(comparison)")
+        }
+    }
+
+    @Test func theOrientationIsWrittenInTheHeader() throws {
+        var image = try decodeJXL(try JXLTestPaths.fixture("lossless.jxl")).image
+        image.orientation = .left
+        let decoded = try decodeJXL(try ImageEncoders.JXL(options: ImageEncodingOptions(isLossless: true)).encode(image)).image
+        #expect(decoded.orientation == .left)
+        #expect(decoded.bitmap.packedBytes == image.bitmap.packedBytes)
+    }
+
     @Test func anExplicitDistanceWins() throws {
         let source = try JXLTestPaths.reference("progressive.ppm")
         let near = try ImageEncoders.JXL(distance: 0.5).encode(Image(bitmap: source))

@@ -380,68 +380,113 @@ static nuke_status encoder_failure(JxlEncoder *enc, const char *call, nuke_diagn
          : error == JXL_ENC_ERR_NOT_SUPPORTED ? NUKE_STATUS_UNSUPPORTED : NUKE_STATUS_INTERNAL;
 }
 
-nuke_status nukejxl_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride, const nukejxl_encode_params *params,
-                           uint8_t **output, size_t *size, nuke_diagnostics *diagnostics) {
-    *output = NULL;
-    *size = 0;
-    JxlEncoder *enc = JxlEncoderCreate(NULL);
-    if (enc == NULL) { nuke_diagnostics_set_message(diagnostics, "JxlEncoderCreate failed"); return NUKE_STATUS_INTERNAL; }
-    nuke_status result = NUKE_STATUS_OK;
-    uint32_t channels = params->channels, bits = params->bits == 16 ? 16 : 8;
-    int gray = channels <= 2, alpha = channels == 2 || channels == 4;
+struct nukejxl_encoder {
+    JxlEncoder *enc;
+    JxlEncoderFrameSettings *settings;
+    nuke_diagnostics diagnostics;
+    uint32_t width, height, channels, bits;
+    int animated;
+};
+
+nukejxl_encoder *nukejxl_encoder_create(uint32_t width, uint32_t height, const nukejxl_encode_params *params, int32_t animated) {
+    nukejxl_encoder *e = calloc(1, sizeof *e);
+    if (e == NULL) return NULL;
+    e->enc = JxlEncoderCreate(NULL);
+    if (e->enc == NULL) { free(e); return NULL; }
+    e->width = width;
+    e->height = height;
+    e->channels = params->channels;
+    e->bits = params->bits == 16 ? 16 : 8;
+    e->animated = animated != 0;
+    return e;
+}
+
+void nukejxl_encoder_destroy(nukejxl_encoder *e) {
+    if (e == NULL) return;
+    JxlEncoderDestroy(e->enc);
+    free(e);
+}
+
+nuke_diagnostics *nukejxl_encoder_diagnostics(nukejxl_encoder *e) { return &e->diagnostics; }
+
+nuke_status nukejxl_encoder_start(nukejxl_encoder *e, const nukejxl_encode_params *params, uint32_t loop_count) {
+    JxlEncoder *enc = e->enc;
+    nuke_diagnostics *diagnostics = &e->diagnostics;
+    int gray = e->channels <= 2, alpha = e->channels == 2 || e->channels == 4;
     JxlBasicInfo info;
     JxlEncoderInitBasicInfo(&info);
-    info.xsize = width;
-    info.ysize = height;
-    info.bits_per_sample = bits;
+    info.xsize = e->width;
+    info.ysize = e->height;
+    info.bits_per_sample = e->bits;
     info.num_color_channels = gray ? 1 : 3;
     info.num_extra_channels = alpha ? 1 : 0;
-    info.alpha_bits = alpha ? bits : 0;
+    info.alpha_bits = alpha ? e->bits : 0;
     info.uses_original_profile = params->lossless ? JXL_TRUE : JXL_FALSE;
     info.orientation = params->orientation >= 1 && params->orientation <= 8 ? (JxlOrientation)params->orientation : JXL_ORIENT_IDENTITY;
-    JxlEncoderFrameSettings *settings = NULL;
-    if (JxlEncoderSetBasicInfo(enc, &info) != JXL_ENC_SUCCESS) { result = encoder_failure(enc, "JxlEncoderSetBasicInfo", diagnostics); goto done; }
+    if (e->animated) {
+        // Durations in milliseconds: 1000 ticks a second.
+        info.have_animation = JXL_TRUE;
+        info.animation.tps_numerator = 1000;
+        info.animation.tps_denominator = 1;
+        info.animation.num_loops = loop_count;
+    }
+    if (JxlEncoderSetBasicInfo(enc, &info) != JXL_ENC_SUCCESS) return encoder_failure(enc, "JxlEncoderSetBasicInfo", diagnostics);
     if (params->icc != NULL && params->icc_size > 0) {
         if (JxlEncoderSetICCProfile(enc, params->icc, params->icc_size) != JXL_ENC_SUCCESS) {
-            result = encoder_failure(enc, "JxlEncoderSetICCProfile", diagnostics);
-            goto done;
+            return encoder_failure(enc, "JxlEncoderSetICCProfile", diagnostics);
         }
     } else {
         JxlColorEncoding color;
         JxlColorEncodingSetToSRGB(&color, gray ? JXL_TRUE : JXL_FALSE);
-        if (JxlEncoderSetColorEncoding(enc, &color) != JXL_ENC_SUCCESS) { result = encoder_failure(enc, "JxlEncoderSetColorEncoding", diagnostics); goto done; }
+        if (JxlEncoderSetColorEncoding(enc, &color) != JXL_ENC_SUCCESS) return encoder_failure(enc, "JxlEncoderSetColorEncoding", diagnostics);
     }
-    settings = JxlEncoderFrameSettingsCreate(enc, NULL);
-    if (settings == NULL) { result = encoder_failure(enc, "JxlEncoderFrameSettingsCreate", diagnostics); goto done; }
+    JxlEncoderFrameSettings *settings = JxlEncoderFrameSettingsCreate(enc, NULL);
+    if (settings == NULL) return encoder_failure(enc, "JxlEncoderFrameSettingsCreate", diagnostics);
     int effort = params->effort < 1 ? 1 : params->effort > 9 ? 9 : params->effort;
     if (JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS) {
-        result = encoder_failure(enc, "JxlEncoderFrameSettingsSetOption(EFFORT)", diagnostics);
-        goto done;
+        return encoder_failure(enc, "JxlEncoderFrameSettingsSetOption(EFFORT)", diagnostics);
     }
     if (params->progressive
         && (JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_PROGRESSIVE_AC, 1) != JXL_ENC_SUCCESS
             || JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_RESPONSIVE, 1) != JXL_ENC_SUCCESS)) {
-        result = encoder_failure(enc, "JxlEncoderFrameSettingsSetOption(PROGRESSIVE_AC)", diagnostics);
-        goto done;
+        return encoder_failure(enc, "JxlEncoderFrameSettingsSetOption(PROGRESSIVE_AC)", diagnostics);
     }
     if (params->lossless) {
-        if (JxlEncoderSetFrameLossless(settings, JXL_TRUE) != JXL_ENC_SUCCESS) { result = encoder_failure(enc, "JxlEncoderSetFrameLossless", diagnostics); goto done; }
+        if (JxlEncoderSetFrameLossless(settings, JXL_TRUE) != JXL_ENC_SUCCESS) return encoder_failure(enc, "JxlEncoderSetFrameLossless", diagnostics);
     } else if (JxlEncoderSetFrameDistance(settings, params->distance) != JXL_ENC_SUCCESS) {
-        result = encoder_failure(enc, "JxlEncoderSetFrameDistance", diagnostics);
-        goto done;
+        return encoder_failure(enc, "JxlEncoderSetFrameDistance", diagnostics);
     }
-    JxlPixelFormat format = {channels, bits == 16 ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, stride};
+    e->settings = settings;
+    return NUKE_STATUS_OK;
+}
+
+nuke_status nukejxl_encoder_add_frame(nukejxl_encoder *e, const uint8_t *pixels, size_t stride, uint32_t duration_ms) {
+    if (e->settings == NULL) {
+        nuke_diagnostics_set_message(&e->diagnostics, "the encoder was not started");
+        return NUKE_STATUS_INTERNAL;
+    }
+    if (e->animated) {
+        JxlFrameHeader header;
+        JxlEncoderInitFrameHeader(&header);
+        header.duration = duration_ms;
+        if (JxlEncoderSetFrameHeader(e->settings, &header) != JXL_ENC_SUCCESS) {
+            return encoder_failure(e->enc, "JxlEncoderSetFrameHeader", &e->diagnostics);
+        }
+    }
+    JxlPixelFormat format = {e->channels, e->bits == 16 ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, stride};
     // libjxl reads rows `align` bytes apart; its size check wants the whole buffer.
-    size_t bytes = stride * (height - 1) + (size_t)width * channels * (bits / 8);
-    if (JxlEncoderAddImageFrame(settings, &format, pixels, bytes) != JXL_ENC_SUCCESS) {
-        result = encoder_failure(enc, "JxlEncoderAddImageFrame", diagnostics);
-        goto done;
+    size_t bytes = stride * (e->height - 1) + (size_t)e->width * e->channels * (e->bits / 8);
+    if (JxlEncoderAddImageFrame(e->settings, &format, pixels, bytes) != JXL_ENC_SUCCESS) {
+        return encoder_failure(e->enc, "JxlEncoderAddImageFrame", &e->diagnostics);
     }
-    JxlEncoderCloseInput(enc);
-    result = collect_output(enc, output, size, diagnostics);
-done:
-    JxlEncoderDestroy(enc);
-    return result;
+    return NUKE_STATUS_OK;
+}
+
+nuke_status nukejxl_encoder_finish(nukejxl_encoder *e, uint8_t **output, size_t *size) {
+    *output = NULL;
+    *size = 0;
+    JxlEncoderCloseInput(e->enc);
+    return collect_output(e->enc, output, size, &e->diagnostics);
 }
 
 nuke_status nukejxl_recompress_jpeg(const uint8_t *jpeg, size_t count, int32_t effort, uint8_t **output, size_t *size,

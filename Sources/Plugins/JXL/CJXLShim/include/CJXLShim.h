@@ -157,13 +157,31 @@ typedef struct nukejxl_encode_params {
     int32_t progressive;
 } nukejxl_encode_params;
 
-/// Encodes one image into a bare codestream, returned in `*output` (free with `nukejxl_buffer_free`).
+/// A libjxl encoder (`JxlEncoder`) for one image or an animation of whole-canvas frames.
+typedef struct nukejxl_encoder nukejxl_encoder;
+
+/// Creates an encoder for `width × height` frames of `params->channels` and `params->bits`;
+/// `animated` frames carry a duration in milliseconds. NULL when out of memory.
+nukejxl_encoder *_Nullable nukejxl_encoder_create(uint32_t width, uint32_t height, const nukejxl_encode_params *_Nonnull params,
+                                                  int32_t animated);
+void nukejxl_encoder_destroy(nukejxl_encoder *_Nullable encoder);
+nuke_diagnostics *_Nonnull nukejxl_encoder_diagnostics(nukejxl_encoder *_Nonnull encoder);
+
+/// Sets the header (size, bits, alpha, colour, orientation, the animation's ticks and loop count)
+/// and the frame settings (distance or lossless, effort, progressive).
 ///
-/// The corresponding libjxl functions are `JxlEncoderSetBasicInfo`, `JxlEncoderAddImageFrame`
-/// and `JxlEncoderProcessOutput`.
-nuke_status nukejxl_encode(const uint8_t *_Nonnull pixels, uint32_t width, uint32_t height, size_t stride,
-                           const nukejxl_encode_params *_Nonnull params, uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull size,
-                           nuke_diagnostics *_Nonnull diagnostics);
+/// The corresponding libjxl functions are `JxlEncoderSetBasicInfo` and `JxlEncoderFrameSettingsCreate`.
+nuke_status nukejxl_encoder_start(nukejxl_encoder *_Nonnull encoder, const nukejxl_encode_params *_Nonnull params, uint32_t loop_count);
+
+/// Adds a frame (libjxl copies the pixels).
+///
+/// The corresponding libjxl functions are `JxlEncoderSetFrameHeader` and `JxlEncoderAddImageFrame`.
+nuke_status nukejxl_encoder_add_frame(nukejxl_encoder *_Nonnull encoder, const uint8_t *_Nonnull pixels, size_t stride, uint32_t duration_ms);
+
+/// Encodes what was added into `*output` (free with `nukejxl_buffer_free`).
+///
+/// The corresponding libjxl functions are `JxlEncoderCloseInput` and `JxlEncoderProcessOutput`.
+nuke_status nukejxl_encoder_finish(nukejxl_encoder *_Nonnull encoder, uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull size);
 
 /// Recompresses a JPEG file losslessly into a JPEG XL file that keeps what it takes to
 /// reconstruct the JPEG bit for bit (`jbrd`).
