@@ -150,8 +150,8 @@ let package = Package(
             name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG", "CLibColor", "CLibJXL"], path: "Benchmarks/CBenchmarkBaseline",
             // librsvg's declarations (CLibSVG.h): its own headers need glib's pkg-config flags.
             cSettings: [.headerSearchPath("../../Sources/Plugins/SVG/CLibSVG")],
-            // The baselines call libheif and librsvg directly, so they link what the plugins load.
-            linkerSettings: ["heif", "rsvg-2", "cairo", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }
+            // The baselines call libheif, librsvg and libjxl directly, so they link what the plugins load.
+            linkerSettings: ["heif", "rsvg-2", "cairo", "gobject-2.0", "glib-2.0", "jxl"].map { .linkedLibrary($0) }
         ),
         .executableTarget(
             name: "NukeBenchmarks",
@@ -191,10 +191,10 @@ let package = Package(
         // CLibSVG/rsvg_abi.h (glib's pkg-config flags carry -pthread, which SwiftPM refuses).
         + plugin("SVG", pkgConfig: nil, apt: ["librsvg2-dev"], brew: ["librsvg"])
         // MARK: - JPEG XL (libjxl)
-        // libjxl.pc adds -DHWY_SHARED_DEFINE (for highway's C++ headers, which the C API does not
-        // include), a flag SwiftPM refuses with a warning on every build: no pkg-config; the shim
-        // links `jxl` and the headers are on the default include path.
-        + plugin("JXL", pkgConfig: nil, apt: ["libjxl-dev"], brew: ["jpeg-xl"], shimLinks: ["jxl"])
+        // Not linked: the shim opens libjxl on first use (about 3.6 ms a process to load, with libhwy
+        // and brotli), so no pkg-config (libjxl.pc's -DHWY_SHARED_DEFINE is refused by SwiftPM
+        // anyway); its headers are on the default include path.
+        + plugin("JXL", pkgConfig: nil, apt: ["libjxl-dev"], brew: ["jpeg-xl"])
         // MARK: - Colour management (Little CMS 2)
         // Not a codec: the colour manager the output stage converts with, announced from the
         // same linker section. Its tests decode JPEG, PNG and HEIF fixtures.

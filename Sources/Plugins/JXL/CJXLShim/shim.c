@@ -1,15 +1,87 @@
 #include "CJXLShim.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jxl/decode.h>
 #include <jxl/encode.h>
+#include "nuke_library.h"
+
+// libjxl is opened on first use (Docs/CShims.md): loading it costs a process about 3.6 ms (a C
+// program linked with libjpeg, libpng, libwebp, lcms2 and libstdc++ starts in 1.6 ms, 5.2 ms with
+// libjxl and its libhwy and brotli besides), which every `nuke` process would pay for a format it
+// rarely sees. Every libjxl function the shim calls, through `libjxl.<name>`:
+#define NUKEJXL_FUNCTIONS(X) \
+    X(JxlColorEncodingSetToSRGB) \
+    X(JxlDecoderCloseInput) \
+    X(JxlDecoderCreate) \
+    X(JxlDecoderDestroy) \
+    X(JxlDecoderFlushImage) \
+    X(JxlDecoderGetBasicInfo) \
+    X(JxlDecoderGetColorAsEncodedProfile) \
+    X(JxlDecoderGetColorAsICCProfile) \
+    X(JxlDecoderGetFrameHeader) \
+    X(JxlDecoderGetICCProfileSize) \
+    X(JxlDecoderImageOutBufferSize) \
+    X(JxlDecoderProcessInput) \
+    X(JxlDecoderReleaseInput) \
+    X(JxlDecoderReleaseJPEGBuffer) \
+    X(JxlDecoderSetImageOutBuffer) \
+    X(JxlDecoderSetImageOutCallback) \
+    X(JxlDecoderSetInput) \
+    X(JxlDecoderSetJPEGBuffer) \
+    X(JxlDecoderSetKeepOrientation) \
+    X(JxlDecoderSetProgressiveDetail) \
+    X(JxlDecoderSetUnpremultiplyAlpha) \
+    X(JxlDecoderSubscribeEvents) \
+    X(JxlDecoderVersion) \
+    X(JxlEncoderAddImageFrame) \
+    X(JxlEncoderAddJPEGFrame) \
+    X(JxlEncoderCloseInput) \
+    X(JxlEncoderCreate) \
+    X(JxlEncoderDestroy) \
+    X(JxlEncoderFrameSettingsCreate) \
+    X(JxlEncoderFrameSettingsSetOption) \
+    X(JxlEncoderGetError) \
+    X(JxlEncoderInitBasicInfo) \
+    X(JxlEncoderInitFrameHeader) \
+    X(JxlEncoderProcessOutput) \
+    X(JxlEncoderSetBasicInfo) \
+    X(JxlEncoderSetColorEncoding) \
+    X(JxlEncoderSetFrameDistance) \
+    X(JxlEncoderSetFrameHeader) \
+    X(JxlEncoderSetFrameLossless) \
+    X(JxlEncoderSetICCProfile) \
+    X(JxlEncoderStoreJPEGMetadata) \
+    X(JxlEncoderUseContainer)
+
+static struct {
+    NUKEJXL_FUNCTIONS(NUKE_LIBRARY_FIELD)
+} libjxl;
+static pthread_once_t libjxl_once = PTHREAD_ONCE_INIT;
+static int libjxl_loaded;
+static char libjxl_error[NUKE_MESSAGE_CAPACITY];
+
+static void load_libjxl(void) {
+    static const char *const names[] = {"libjxl.so.0.7", "libjxl.so", "libjxl.0.7.dylib", "libjxl.dylib", NULL};
+#define NUKEJXL_FUNCTION(name) NUKE_LIBRARY_FUNCTION(libjxl, name)
+    const nuke_library_function functions[] = {NUKEJXL_FUNCTIONS(NUKEJXL_FUNCTION)};
+#undef NUKEJXL_FUNCTION
+    if (nuke_library_load(names, functions, sizeof functions / sizeof *functions, libjxl_error, sizeof libjxl_error) == NULL) return;
+    libjxl_loaded = 1;
+}
+
+nuke_status nukejxl_load(nuke_diagnostics *diagnostics) {
+    pthread_once(&libjxl_once, load_libjxl);
+    return nuke_library_status(libjxl_loaded, libjxl_error, diagnostics);
+}
 
 const char *nukejxl_version(void) {
     static char text[32];
     if (text[0] == 0) {
-        uint32_t v = JxlDecoderVersion();
+        if (nukejxl_load(NULL) != NUKE_STATUS_OK) return "";
+        uint32_t v = libjxl.JxlDecoderVersion();
         snprintf(text, sizeof text, "%u.%u.%u", v / 1000000, (v / 1000) % 1000, v % 1000);
     }
     return text;
@@ -52,21 +124,22 @@ struct nukejxl_decoder {
 };
 
 nukejxl_decoder *nukejxl_decoder_create(uint64_t max_pixels, uint32_t flags) {
+    if (nukejxl_load(NULL) != NUKE_STATUS_OK) return NULL;
     nukejxl_decoder *d = calloc(1, sizeof *d);
     if (d == NULL) return NULL;
-    d->dec = JxlDecoderCreate(NULL);
+    d->dec = libjxl.JxlDecoderCreate(NULL);
     if (d->dec == NULL) { free(d); return NULL; }
     d->max_pixels = max_pixels;
     d->flags = flags;
     int events = JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME;
     if (flags & NUKEJXL_DECODE_PIXELS) events |= JXL_DEC_FULL_IMAGE;
     if (flags & NUKEJXL_DECODE_PROGRESSIVE) events |= JXL_DEC_FRAME_PROGRESSION;
-    if (JxlDecoderSubscribeEvents(d->dec, events) != JXL_DEC_SUCCESS
-        || JxlDecoderSetKeepOrientation(d->dec, JXL_TRUE) != JXL_DEC_SUCCESS
+    if (libjxl.JxlDecoderSubscribeEvents(d->dec, events) != JXL_DEC_SUCCESS
+        || libjxl.JxlDecoderSetKeepOrientation(d->dec, JXL_TRUE) != JXL_DEC_SUCCESS
         // A premultiplied file's colours are un-premultiplied unless the caller keeps them.
-        || JxlDecoderSetUnpremultiplyAlpha(d->dec, (flags & NUKEJXL_DECODE_KEEP_PREMULTIPLIED) ? JXL_FALSE : JXL_TRUE) != JXL_DEC_SUCCESS
-        || ((flags & NUKEJXL_DECODE_PROGRESSIVE) && JxlDecoderSetProgressiveDetail(d->dec, kPasses) != JXL_DEC_SUCCESS)) {
-        JxlDecoderDestroy(d->dec);
+        || libjxl.JxlDecoderSetUnpremultiplyAlpha(d->dec, (flags & NUKEJXL_DECODE_KEEP_PREMULTIPLIED) ? JXL_FALSE : JXL_TRUE) != JXL_DEC_SUCCESS
+        || ((flags & NUKEJXL_DECODE_PROGRESSIVE) && libjxl.JxlDecoderSetProgressiveDetail(d->dec, kPasses) != JXL_DEC_SUCCESS)) {
+        libjxl.JxlDecoderDestroy(d->dec);
         free(d);
         return NULL;
     }
@@ -77,7 +150,7 @@ nukejxl_decoder *nukejxl_decoder_create(uint64_t max_pixels, uint32_t flags) {
 
 void nukejxl_decoder_destroy(nukejxl_decoder *d) {
     if (d == NULL) return;
-    JxlDecoderDestroy(d->dec);
+    libjxl.JxlDecoderDestroy(d->dec);
     free(d->input);
     free(d->icc);
     free(d);
@@ -101,7 +174,7 @@ uint32_t nukejxl_decoder_frame_duration(nukejxl_decoder *d, int32_t *is_last) {
 /// Takes back from libjxl the bytes it has not consumed and moves them to the front.
 static void release_input(nukejxl_decoder *d) {
     if (!d->input_set) return;
-    size_t remaining = JxlDecoderReleaseInput(d->dec);
+    size_t remaining = libjxl.JxlDecoderReleaseInput(d->dec);
     if (remaining > d->input_size) remaining = d->input_size;
     memmove(d->input, d->input + (d->input_size - remaining), remaining);
     d->input_size = remaining;
@@ -180,18 +253,18 @@ static int nclx_from(const JxlColorEncoding *e, int32_t nclx[4]) {
 static nuke_status read_color(nukejxl_decoder *d) {
     memset(&d->color, 0, sizeof d->color);
     JxlColorEncoding encoding;
-    if (JxlDecoderGetColorAsEncodedProfile(d->dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &encoding) == JXL_DEC_SUCCESS) {
+    if (libjxl.JxlDecoderGetColorAsEncodedProfile(d->dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &encoding) == JXL_DEC_SUCCESS) {
         d->color.is_enum = 1;
         d->color.has_nclx = nclx_from(&encoding, d->color.nclx);
     }
     size_t size = 0;
-    if (JxlDecoderGetICCProfileSize(d->dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) == JXL_DEC_SUCCESS && size > 0) {
+    if (libjxl.JxlDecoderGetICCProfileSize(d->dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) == JXL_DEC_SUCCESS && size > 0) {
         uint8_t *icc = malloc(size);
         if (icc == NULL) {
             nuke_diagnostics_set_message(&d->diagnostics, "out of memory for the ICC profile");
             return NUKE_STATUS_INTERNAL;
         }
-        if (JxlDecoderGetColorAsICCProfile(d->dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, icc, size) != JXL_DEC_SUCCESS) {
+        if (libjxl.JxlDecoderGetColorAsICCProfile(d->dec, NULL, JXL_COLOR_PROFILE_TARGET_DATA, icc, size) != JXL_DEC_SUCCESS) {
             free(icc);
         } else {
             free(d->icc);
@@ -212,7 +285,7 @@ nuke_status nukejxl_decoder_process(nukejxl_decoder *d, uint8_t *output, size_t 
         return NUKE_STATUS_INCOMPLETE;
     }
     if (!d->input_set) {
-        if (JxlDecoderSetInput(d->dec, d->input, d->input_size) != JXL_DEC_SUCCESS) {
+        if (libjxl.JxlDecoderSetInput(d->dec, d->input, d->input_size) != JXL_DEC_SUCCESS) {
             nuke_diagnostics_set_message(&d->diagnostics, "JxlDecoderSetInput refused the input");
             return NUKE_STATUS_INTERNAL;
         }
@@ -230,7 +303,7 @@ nuke_status nukejxl_decoder_process(nukejxl_decoder *d, uint8_t *output, size_t 
     nuke_status result;
     for (;;) {
         if (nuke_is_cancelled(cancellation)) { result = NUKE_STATUS_CANCELLED; break; }
-        JxlDecoderStatus status = JxlDecoderProcessInput(d->dec);
+        JxlDecoderStatus status = libjxl.JxlDecoderProcessInput(d->dec);
         if (status == JXL_DEC_ERROR) {
             nuke_diagnostics_set_message(&d->diagnostics, d->has_info
                 ? "JXL_DEC_ERROR: the codestream is malformed (JxlDecoderProcessInput)"
@@ -250,7 +323,7 @@ nuke_status nukejxl_decoder_process(nukejxl_decoder *d, uint8_t *output, size_t 
         }
         if (status == JXL_DEC_BASIC_INFO) {
             JxlBasicInfo info;
-            if (JxlDecoderGetBasicInfo(d->dec, &info) != JXL_DEC_SUCCESS) {
+            if (libjxl.JxlDecoderGetBasicInfo(d->dec, &info) != JXL_DEC_SUCCESS) {
                 nuke_diagnostics_set_message(&d->diagnostics, "JxlDecoderGetBasicInfo failed after JXL_DEC_BASIC_INFO");
                 result = NUKE_STATUS_CORRUPT;
                 break;
@@ -284,7 +357,7 @@ nuke_status nukejxl_decoder_process(nukejxl_decoder *d, uint8_t *output, size_t 
         }
         if (status == JXL_DEC_FRAME) {
             JxlFrameHeader header;
-            if (JxlDecoderGetFrameHeader(d->dec, &header) == JXL_DEC_SUCCESS) {
+            if (libjxl.JxlDecoderGetFrameHeader(d->dec, &header) == JXL_DEC_SUCCESS) {
                 d->frame_duration = header.duration;
                 d->frame_is_last = header.is_last;
             }
@@ -301,12 +374,12 @@ nuke_status nukejxl_decoder_process(nukejxl_decoder *d, uint8_t *output, size_t 
             JxlDecoderStatus set;
             size_t needed = 0;
             if (output != NULL
-                && JxlDecoderImageOutBufferSize(d->dec, &d->format, &needed) == JXL_DEC_SUCCESS && needed <= size
+                && libjxl.JxlDecoderImageOutBufferSize(d->dec, &d->format, &needed) == JXL_DEC_SUCCESS && needed <= size
                 && stride == (size_t)d->info.width * d->bytes_per_pixel) {
-                set = JxlDecoderSetImageOutBuffer(d->dec, &d->format, output, size);
+                set = libjxl.JxlDecoderSetImageOutBuffer(d->dec, &d->format, output, size);
                 d->bound_output = output;
             } else {
-                set = JxlDecoderSetImageOutCallback(d->dec, &d->format, write_pixels, d);
+                set = libjxl.JxlDecoderSetImageOutCallback(d->dec, &d->format, write_pixels, d);
             }
             if (set != JXL_DEC_SUCCESS) {
                 nuke_diagnostics_set_message(&d->diagnostics, "libjxl refused the output pixel format");
@@ -317,7 +390,7 @@ nuke_status nukejxl_decoder_process(nukejxl_decoder *d, uint8_t *output, size_t 
             continue;
         }
         if (status == JXL_DEC_FRAME_PROGRESSION) {
-            if (!d->output_set || JxlDecoderFlushImage(d->dec) != JXL_DEC_SUCCESS) continue;  // nothing to show yet
+            if (!d->output_set || libjxl.JxlDecoderFlushImage(d->dec) != JXL_DEC_SUCCESS) continue;  // nothing to show yet
             d->passes++;
             *event = NUKEJXL_EVENT_PASS;
             result = NUKE_STATUS_PAUSED;
@@ -351,12 +424,12 @@ static nuke_status collect_output(JxlEncoder *enc, uint8_t **output, size_t *siz
     for (;;) {
         uint8_t *next = buffer + used;
         size_t avail = capacity - used;
-        JxlEncoderStatus status = JxlEncoderProcessOutput(enc, &next, &avail);
+        JxlEncoderStatus status = libjxl.JxlEncoderProcessOutput(enc, &next, &avail);
         used = (size_t)(next - buffer);
         if (status == JXL_ENC_SUCCESS) break;
         if (status != JXL_ENC_NEED_MORE_OUTPUT) {
             char text[NUKE_MESSAGE_CAPACITY];
-            snprintf(text, sizeof text, "JxlEncoderProcessOutput failed (JxlEncoderError %d)", (int)JxlEncoderGetError(enc));
+            snprintf(text, sizeof text, "JxlEncoderProcessOutput failed (JxlEncoderError %d)", (int)libjxl.JxlEncoderGetError(enc));
             nuke_diagnostics_set_message(diagnostics, text);
             free(buffer);
             return NUKE_STATUS_INTERNAL;
@@ -373,7 +446,7 @@ static nuke_status collect_output(JxlEncoder *enc, uint8_t **output, size_t *siz
 
 static nuke_status encoder_failure(JxlEncoder *enc, const char *call, nuke_diagnostics *diagnostics) {
     char text[NUKE_MESSAGE_CAPACITY];
-    JxlEncoderError error = JxlEncoderGetError(enc);
+    JxlEncoderError error = libjxl.JxlEncoderGetError(enc);
     snprintf(text, sizeof text, "%s failed (JxlEncoderError %d)", call, (int)error);
     nuke_diagnostics_set_message(diagnostics, text);
     return error == JXL_ENC_ERR_BAD_INPUT || error == JXL_ENC_ERR_JBRD ? NUKE_STATUS_CORRUPT
@@ -389,9 +462,10 @@ struct nukejxl_encoder {
 };
 
 nukejxl_encoder *nukejxl_encoder_create(uint32_t width, uint32_t height, const nukejxl_encode_params *params, int32_t animated) {
+    if (nukejxl_load(NULL) != NUKE_STATUS_OK) return NULL;
     nukejxl_encoder *e = calloc(1, sizeof *e);
     if (e == NULL) return NULL;
-    e->enc = JxlEncoderCreate(NULL);
+    e->enc = libjxl.JxlEncoderCreate(NULL);
     if (e->enc == NULL) { free(e); return NULL; }
     e->width = width;
     e->height = height;
@@ -403,7 +477,7 @@ nukejxl_encoder *nukejxl_encoder_create(uint32_t width, uint32_t height, const n
 
 void nukejxl_encoder_destroy(nukejxl_encoder *e) {
     if (e == NULL) return;
-    JxlEncoderDestroy(e->enc);
+    libjxl.JxlEncoderDestroy(e->enc);
     free(e);
 }
 
@@ -414,7 +488,7 @@ nuke_status nukejxl_encoder_start(nukejxl_encoder *e, const nukejxl_encode_param
     nuke_diagnostics *diagnostics = &e->diagnostics;
     int gray = e->channels <= 2, alpha = e->channels == 2 || e->channels == 4;
     JxlBasicInfo info;
-    JxlEncoderInitBasicInfo(&info);
+    libjxl.JxlEncoderInitBasicInfo(&info);
     info.xsize = e->width;
     info.ysize = e->height;
     info.bits_per_sample = e->bits;
@@ -430,30 +504,30 @@ nuke_status nukejxl_encoder_start(nukejxl_encoder *e, const nukejxl_encode_param
         info.animation.tps_denominator = 1;
         info.animation.num_loops = loop_count;
     }
-    if (JxlEncoderSetBasicInfo(enc, &info) != JXL_ENC_SUCCESS) return encoder_failure(enc, "JxlEncoderSetBasicInfo", diagnostics);
+    if (libjxl.JxlEncoderSetBasicInfo(enc, &info) != JXL_ENC_SUCCESS) return encoder_failure(enc, "JxlEncoderSetBasicInfo", diagnostics);
     if (params->icc != NULL && params->icc_size > 0) {
-        if (JxlEncoderSetICCProfile(enc, params->icc, params->icc_size) != JXL_ENC_SUCCESS) {
+        if (libjxl.JxlEncoderSetICCProfile(enc, params->icc, params->icc_size) != JXL_ENC_SUCCESS) {
             return encoder_failure(enc, "JxlEncoderSetICCProfile", diagnostics);
         }
     } else {
         JxlColorEncoding color;
-        JxlColorEncodingSetToSRGB(&color, gray ? JXL_TRUE : JXL_FALSE);
-        if (JxlEncoderSetColorEncoding(enc, &color) != JXL_ENC_SUCCESS) return encoder_failure(enc, "JxlEncoderSetColorEncoding", diagnostics);
+        libjxl.JxlColorEncodingSetToSRGB(&color, gray ? JXL_TRUE : JXL_FALSE);
+        if (libjxl.JxlEncoderSetColorEncoding(enc, &color) != JXL_ENC_SUCCESS) return encoder_failure(enc, "JxlEncoderSetColorEncoding", diagnostics);
     }
-    JxlEncoderFrameSettings *settings = JxlEncoderFrameSettingsCreate(enc, NULL);
+    JxlEncoderFrameSettings *settings = libjxl.JxlEncoderFrameSettingsCreate(enc, NULL);
     if (settings == NULL) return encoder_failure(enc, "JxlEncoderFrameSettingsCreate", diagnostics);
     int effort = params->effort < 1 ? 1 : params->effort > 9 ? 9 : params->effort;
-    if (JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS) {
-        return encoder_failure(enc, "JxlEncoderFrameSettingsSetOption(EFFORT)", diagnostics);
+    if (libjxl.JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort) != JXL_ENC_SUCCESS) {
+        return encoder_failure(enc, "libjxl.JxlEncoderFrameSettingsSetOption(EFFORT)", diagnostics);
     }
     if (params->progressive
-        && (JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_PROGRESSIVE_AC, 1) != JXL_ENC_SUCCESS
-            || JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_RESPONSIVE, 1) != JXL_ENC_SUCCESS)) {
-        return encoder_failure(enc, "JxlEncoderFrameSettingsSetOption(PROGRESSIVE_AC)", diagnostics);
+        && (libjxl.JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_PROGRESSIVE_AC, 1) != JXL_ENC_SUCCESS
+            || libjxl.JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_RESPONSIVE, 1) != JXL_ENC_SUCCESS)) {
+        return encoder_failure(enc, "libjxl.JxlEncoderFrameSettingsSetOption(PROGRESSIVE_AC)", diagnostics);
     }
     if (params->lossless) {
-        if (JxlEncoderSetFrameLossless(settings, JXL_TRUE) != JXL_ENC_SUCCESS) return encoder_failure(enc, "JxlEncoderSetFrameLossless", diagnostics);
-    } else if (JxlEncoderSetFrameDistance(settings, params->distance) != JXL_ENC_SUCCESS) {
+        if (libjxl.JxlEncoderSetFrameLossless(settings, JXL_TRUE) != JXL_ENC_SUCCESS) return encoder_failure(enc, "JxlEncoderSetFrameLossless", diagnostics);
+    } else if (libjxl.JxlEncoderSetFrameDistance(settings, params->distance) != JXL_ENC_SUCCESS) {
         return encoder_failure(enc, "JxlEncoderSetFrameDistance", diagnostics);
     }
     e->settings = settings;
@@ -467,16 +541,16 @@ nuke_status nukejxl_encoder_add_frame(nukejxl_encoder *e, const uint8_t *pixels,
     }
     if (e->animated) {
         JxlFrameHeader header;
-        JxlEncoderInitFrameHeader(&header);
+        libjxl.JxlEncoderInitFrameHeader(&header);
         header.duration = duration_ms;
-        if (JxlEncoderSetFrameHeader(e->settings, &header) != JXL_ENC_SUCCESS) {
+        if (libjxl.JxlEncoderSetFrameHeader(e->settings, &header) != JXL_ENC_SUCCESS) {
             return encoder_failure(e->enc, "JxlEncoderSetFrameHeader", &e->diagnostics);
         }
     }
     JxlPixelFormat format = {e->channels, e->bits == 16 ? JXL_TYPE_UINT16 : JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, stride};
     // libjxl reads rows `align` bytes apart; its size check wants the whole buffer.
     size_t bytes = stride * (e->height - 1) + (size_t)e->width * e->channels * (e->bits / 8);
-    if (JxlEncoderAddImageFrame(e->settings, &format, pixels, bytes) != JXL_ENC_SUCCESS) {
+    if (libjxl.JxlEncoderAddImageFrame(e->settings, &format, pixels, bytes) != JXL_ENC_SUCCESS) {
         return encoder_failure(e->enc, "JxlEncoderAddImageFrame", &e->diagnostics);
     }
     return NUKE_STATUS_OK;
@@ -485,7 +559,7 @@ nuke_status nukejxl_encoder_add_frame(nukejxl_encoder *e, const uint8_t *pixels,
 nuke_status nukejxl_encoder_finish(nukejxl_encoder *e, uint8_t **output, size_t *size) {
     *output = NULL;
     *size = 0;
-    JxlEncoderCloseInput(e->enc);
+    libjxl.JxlEncoderCloseInput(e->enc);
     return collect_output(e->enc, output, size, &e->diagnostics);
 }
 
@@ -493,26 +567,28 @@ nuke_status nukejxl_recompress_jpeg(const uint8_t *jpeg, size_t count, int32_t e
                                     nuke_diagnostics *diagnostics) {
     *output = NULL;
     *size = 0;
-    JxlEncoder *enc = JxlEncoderCreate(NULL);
+    nuke_status loaded = nukejxl_load(diagnostics);
+    if (loaded != NUKE_STATUS_OK) return loaded;
+    JxlEncoder *enc = libjxl.JxlEncoderCreate(NULL);
     if (enc == NULL) { nuke_diagnostics_set_message(diagnostics, "JxlEncoderCreate failed"); return NUKE_STATUS_INTERNAL; }
     nuke_status result;
     JxlEncoderFrameSettings *settings;
-    if (JxlEncoderUseContainer(enc, JXL_TRUE) != JXL_ENC_SUCCESS || JxlEncoderStoreJPEGMetadata(enc, JXL_TRUE) != JXL_ENC_SUCCESS) {
+    if (libjxl.JxlEncoderUseContainer(enc, JXL_TRUE) != JXL_ENC_SUCCESS || libjxl.JxlEncoderStoreJPEGMetadata(enc, JXL_TRUE) != JXL_ENC_SUCCESS) {
         result = encoder_failure(enc, "JxlEncoderStoreJPEGMetadata", diagnostics);
         goto done;
     }
-    settings = JxlEncoderFrameSettingsCreate(enc, NULL);
+    settings = libjxl.JxlEncoderFrameSettingsCreate(enc, NULL);
     if (settings == NULL) { result = encoder_failure(enc, "JxlEncoderFrameSettingsCreate", diagnostics); goto done; }
-    JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort < 1 ? 1 : effort > 9 ? 9 : effort);
-    if (JxlEncoderAddJPEGFrame(settings, jpeg, count) != JXL_ENC_SUCCESS) {
+    libjxl.JxlEncoderFrameSettingsSetOption(settings, JXL_ENC_FRAME_SETTING_EFFORT, effort < 1 ? 1 : effort > 9 ? 9 : effort);
+    if (libjxl.JxlEncoderAddJPEGFrame(settings, jpeg, count) != JXL_ENC_SUCCESS) {
         result = encoder_failure(enc, "JxlEncoderAddJPEGFrame", diagnostics);
         if (result == NUKE_STATUS_INTERNAL) result = NUKE_STATUS_CORRUPT;  // the JPEG was refused
         goto done;
     }
-    JxlEncoderCloseInput(enc);
+    libjxl.JxlEncoderCloseInput(enc);
     result = collect_output(enc, output, size, diagnostics);
 done:
-    JxlEncoderDestroy(enc);
+    libjxl.JxlEncoderDestroy(enc);
     return result;
 }
 
@@ -520,20 +596,22 @@ nuke_status nukejxl_reconstruct_jpeg(const uint8_t *jxl, size_t count, uint64_t 
                                      nuke_diagnostics *diagnostics) {
     *output = NULL;
     *size = 0;
-    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    nuke_status loaded = nukejxl_load(diagnostics);
+    if (loaded != NUKE_STATUS_OK) return loaded;
+    JxlDecoder *dec = libjxl.JxlDecoderCreate(NULL);
     if (dec == NULL) { nuke_diagnostics_set_message(diagnostics, "JxlDecoderCreate failed"); return NUKE_STATUS_INTERNAL; }
     nuke_status result = NUKE_STATUS_INTERNAL;
     size_t capacity = 0;
     uint8_t *buffer = NULL;
     int reconstructing = 0;
-    if (JxlDecoderSubscribeEvents(dec, JXL_DEC_JPEG_RECONSTRUCTION | JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS
-        || JxlDecoderSetInput(dec, jxl, count) != JXL_DEC_SUCCESS) {
+    if (libjxl.JxlDecoderSubscribeEvents(dec, JXL_DEC_JPEG_RECONSTRUCTION | JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS
+        || libjxl.JxlDecoderSetInput(dec, jxl, count) != JXL_DEC_SUCCESS) {
         nuke_diagnostics_set_message(diagnostics, "JxlDecoderSubscribeEvents failed");
         goto done;
     }
-    JxlDecoderCloseInput(dec);
+    libjxl.JxlDecoderCloseInput(dec);
     for (;;) {
-        JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+        JxlDecoderStatus status = libjxl.JxlDecoderProcessInput(dec);
         if (status == JXL_DEC_ERROR) {
             nuke_diagnostics_set_message(diagnostics, "JXL_DEC_ERROR: the file is malformed (JxlDecoderProcessInput)");
             result = NUKE_STATUS_CORRUPT;
@@ -548,7 +626,7 @@ nuke_status nukejxl_reconstruct_jpeg(const uint8_t *jxl, size_t count, uint64_t 
             capacity = count * 2 + 4096;
             if (capacity > max_bytes) capacity = (size_t)max_bytes;
             buffer = malloc(capacity);
-            if (buffer == NULL || JxlDecoderSetJPEGBuffer(dec, buffer, capacity) != JXL_DEC_SUCCESS) {
+            if (buffer == NULL || libjxl.JxlDecoderSetJPEGBuffer(dec, buffer, capacity) != JXL_DEC_SUCCESS) {
                 nuke_diagnostics_set_message(diagnostics, "JxlDecoderSetJPEGBuffer failed");
                 goto done;
             }
@@ -556,7 +634,7 @@ nuke_status nukejxl_reconstruct_jpeg(const uint8_t *jxl, size_t count, uint64_t 
             continue;
         }
         if (status == JXL_DEC_JPEG_NEED_MORE_OUTPUT) {
-            size_t unused = JxlDecoderReleaseJPEGBuffer(dec), used = capacity - unused;
+            size_t unused = libjxl.JxlDecoderReleaseJPEGBuffer(dec), used = capacity - unused;
             if (capacity >= max_bytes) {
                 nuke_diagnostics_set_message(diagnostics, "the reconstructed JPEG exceeds the maximum size");
                 result = NUKE_STATUS_LIMIT;
@@ -567,7 +645,7 @@ nuke_status nukejxl_reconstruct_jpeg(const uint8_t *jxl, size_t count, uint64_t 
             if (grown == NULL) { nuke_diagnostics_set_message(diagnostics, "out of memory"); goto done; }
             buffer = grown;
             capacity = grown_capacity;
-            JxlDecoderSetJPEGBuffer(dec, buffer + used, capacity - used);
+            libjxl.JxlDecoderSetJPEGBuffer(dec, buffer + used, capacity - used);
             continue;
         }
         if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER || (status == JXL_DEC_FULL_IMAGE && !reconstructing)) {
@@ -581,7 +659,7 @@ nuke_status nukejxl_reconstruct_jpeg(const uint8_t *jxl, size_t count, uint64_t 
                 result = NUKE_STATUS_UNSUPPORTED;
                 goto done;
             }
-            size_t unused = JxlDecoderReleaseJPEGBuffer(dec);
+            size_t unused = libjxl.JxlDecoderReleaseJPEGBuffer(dec);
             *output = buffer;
             *size = capacity - unused;
             buffer = NULL;
@@ -591,6 +669,6 @@ nuke_status nukejxl_reconstruct_jpeg(const uint8_t *jxl, size_t count, uint64_t 
     }
 done:
     free(buffer);
-    JxlDecoderDestroy(dec);
+    libjxl.JxlDecoderDestroy(dec);
     return result;
 }

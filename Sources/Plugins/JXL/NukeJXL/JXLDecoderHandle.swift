@@ -20,6 +20,7 @@ final class JXLDecoderHandle {
     /// The corresponding libjxl functions are `JxlDecoderCreate`, `JxlDecoderSubscribeEvents`
     /// and `JxlDecoderSetKeepOrientation`.
     init(maxPixels: Int, pixels: Bool, progressive: Bool, keepsPremultiplied: Bool) throws(ImageCodecError) {
+        try JXLLibrary.load()
         var flags: UInt32 = 0
         if pixels { flags |= NUKEJXL_DECODE_PIXELS.rawValue }
         if progressive { flags |= NUKEJXL_DECODE_PROGRESSIVE.rawValue }

@@ -115,6 +115,7 @@ extension ImageEncoders.JXL {
         /// Starts an encoder for frames like `first`, with the ICC profile and orientation of
         /// `metadata` (an image; none for an animation's canvases).
         init(encoder options: ImageEncoders.JXL, like first: Bitmap, metadata: Image?, animated: Bool, loopCount: Int) throws {
+            try JXLLibrary.load(.encoding)
             format = first.pixelFormat
             width = first.width
             height = first.height

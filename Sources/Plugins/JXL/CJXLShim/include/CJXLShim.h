@@ -3,8 +3,9 @@
 
 // NukeJXL's C shim over libjxl 0.7 (Docs/CShims.md). libjxl returns status codes
 // (`JxlDecoderStatus`, `JxlEncoderStatus`, `JxlEncoderError`) and never longjmps; it has no
-// message strings, so the shim writes what each failing call means into the diagnostics.
-// libjxl runs without a parallel runner: one thread, the caller's.
+// message strings and no warnings, so the shim writes what each failing call means into the
+// diagnostics. libjxl runs without a parallel runner: one thread, the caller's. It is opened on
+// first use (`nukejxl_load`); every function below that needs it loads it.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,12 @@
 extern "C" {
 #endif
 
-/// libjxl's decoder version, such as "0.7.0".
+/// Opens libjxl if this process has not yet (it is not linked: Docs/CShims.md).
+///
+/// - Returns: OK, or UNSUPPORTED with the dynamic loader's message.
+nuke_status nukejxl_load(nuke_diagnostics *_Nullable diagnostics);
+
+/// libjxl's decoder version, such as "0.7.0"; "" when libjxl cannot be loaded. Loads it.
 const char *_Nonnull nukejxl_version(void);
 
 /// What the codestream's headers declare (libjxl's `JxlBasicInfo`).
