@@ -44,10 +44,20 @@ final class JXLFrameDecoder: AnimationFrameDecoding {
         current = -1
     }
 
-    /// Decodes frame `index` as an `.rgba8` straight-alpha canvas.
+    /// Decodes frame `index` as an `.rgba8` straight-alpha canvas. After an error the next call
+    /// starts from the first frame again.
     func decodeFrame(at index: Int) throws(ImageCodecError) -> Bitmap {
         if cancellation?.isCancelled == true { throw JXLLibrary.error(.cancelled, "cancelled before JPEG XL frame \(index + 1)") }
         if index <= current { try reset() }
+        do {
+            return try decode(index)
+        } catch {
+            try reset()
+            throw error
+        }
+    }
+
+    private func decode(_ index: Int) throws(ImageCodecError) -> Bitmap {
         let handle: JXLDecoderHandle
         if let existing = self.handle {
             handle = existing
