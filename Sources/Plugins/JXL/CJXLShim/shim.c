@@ -132,8 +132,9 @@ nukejxl_decoder *nukejxl_decoder_create(uint64_t max_pixels, uint32_t flags) {
     d->max_pixels = max_pixels;
     d->flags = flags;
     int events = JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING | JXL_DEC_FRAME;
-    if (flags & NUKEJXL_DECODE_PIXELS) events |= JXL_DEC_FULL_IMAGE;
-    if (flags & NUKEJXL_DECODE_PROGRESSIVE) events |= JXL_DEC_FRAME_PROGRESSION;
+    // JXL_DEC_FRAME_PROGRESSION without the progressive flag is a point inside a frame where
+    // the shim asks the cancellation (libjxl stops there; nothing is flushed, which costs nothing).
+    if (flags & NUKEJXL_DECODE_PIXELS) events |= JXL_DEC_FULL_IMAGE | JXL_DEC_FRAME_PROGRESSION;
     if (libjxl.JxlDecoderSubscribeEvents(d->dec, events) != JXL_DEC_SUCCESS
         || libjxl.JxlDecoderSetKeepOrientation(d->dec, JXL_TRUE) != JXL_DEC_SUCCESS
         // A premultiplied file's colours are un-premultiplied unless the caller keeps them.
@@ -390,6 +391,7 @@ nuke_status nukejxl_decoder_process(nukejxl_decoder *d, uint8_t *output, size_t 
             continue;
         }
         if (status == JXL_DEC_FRAME_PROGRESSION) {
+            if (!(d->flags & NUKEJXL_DECODE_PROGRESSIVE)) continue;  // a cancellation point only
             if (!d->output_set || libjxl.JxlDecoderFlushImage(d->dec) != JXL_DEC_SUCCESS) continue;  // nothing to show yet
             d->passes++;
             *event = NUKEJXL_EVENT_PASS;

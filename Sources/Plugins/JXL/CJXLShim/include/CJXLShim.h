@@ -79,7 +79,8 @@ typedef enum nukejxl_event {
 
 /// What a decoder reports.
 typedef enum nukejxl_decoder_flags {
-    /// Pixels: frames' pixels are decoded (otherwise only headers, for frame durations).
+    /// Pixels: frames' pixels are decoded (otherwise only headers, for frame durations), and the
+    /// cancellation is asked inside a frame too, where libjxl reports its progression.
     NUKEJXL_DECODE_PIXELS = 1,
     /// A PASS event per progressive pass (`kPasses`), the output flushed at each.
     NUKEJXL_DECODE_PROGRESSIVE = 2,
