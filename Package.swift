@@ -62,6 +62,7 @@ let package = Package(
         .library(name: "NukeHEIF", targets: ["NukeHEIF"]),
         .library(name: "NukeSVG", targets: ["NukeSVG"]),
         .library(name: "NukeTIFF", targets: ["NukeTIFF"]),
+        .library(name: "NukeJXL", targets: ["NukeJXL"]),
         .library(name: "NukeNetpbm", targets: ["NukeNetpbm"]),
         .library(name: "NukeBMP", targets: ["NukeBMP"]),
         .library(name: "NukeICO", targets: ["NukeICO"]),
@@ -100,7 +101,7 @@ let package = Package(
         // A helper program with every codec of this package, for apps that ship one separately.
         .executableTarget(
             name: "nuke-isolation-helper",
-            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor", "NukeBMP", "NukeICO", "NukeXBM"],
+            dependencies: ["NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL"],
             path: "Sources/nuke-isolation-helper", swiftSettings: swiftSettings
         ),
         // The tests' helper: the codecs plus decoders that crash, hang, allocate without bound
@@ -127,7 +128,7 @@ let package = Package(
             name: "nuke",
             dependencies: [
                 "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
-                "NukeTIFF", "NukeColor", "NukeIsolation", "NukeConformance", "NukeBMP", "NukeICO", "NukeXBM",
+                "NukeTIFF", "NukeColor", "NukeIsolation", "NukeConformance", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
@@ -137,7 +138,7 @@ let package = Package(
         // Hostile files for every format: limits before pixel memory.
         .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),
         .testTarget(
-            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeBMP", "NukeICO", "NukeXBM"],
+            name: "BombTests", dependencies: ["BombCorpus", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL"],
             path: "Tests/BombTests", swiftSettings: swiftSettings
         ),
 
@@ -145,28 +146,28 @@ let package = Package(
         .target(name: "CNukeFuzzSupport", path: "Fuzz/CNukeFuzzSupport"),
         .executableTarget(
             name: "NukeFuzz",
-            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor", "NukeBMP", "NukeICO", "NukeXBM"],
+            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL"],
             path: "Fuzz/NukeFuzz", swiftSettings: swiftSettings
         ),
 
         // MARK: - Benchmarks (ratios against the C libraries called directly)
         .target(
-            name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG", "CLibColor", "CLibTIFF"], path: "Benchmarks/CBenchmarkBaseline",
+            name: "CBenchmarkBaseline", dependencies: ["CLibJPEG", "CLibPNG", "CLibGIF", "CLibWebP", "CLibHEIF", "CLibSVG", "CLibColor", "CLibTIFF", "CLibJXL"], path: "Benchmarks/CBenchmarkBaseline",
             // librsvg's declarations (CLibSVG.h): its own headers need glib's pkg-config flags.
             cSettings: [.headerSearchPath("../../Sources/Plugins/SVG/CLibSVG")],
-            // The baselines call libheif and librsvg directly, so they link what the plugins load.
-            linkerSettings: ["heif", "rsvg-2", "cairo", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }
+            // The baselines call libheif, librsvg and libjxl directly, so they link what the plugins load.
+            linkerSettings: ["heif", "rsvg-2", "cairo", "gobject-2.0", "glib-2.0", "jxl"].map { .linkedLibrary($0) }
         ),
         .executableTarget(
             name: "NukeBenchmarks",
-            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor", "NukeTIFF", "NukeIsolation", "CBenchmarkBaseline", "NukeBMP"],
+            dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor", "NukeTIFF", "NukeIsolation", "CBenchmarkBaseline", "NukeBMP", "NukeJXL"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
         // Every bomb's allocations, counted by malloc interposition in its own executable.
         .target(name: "CAllocationCounter", path: "Benchmarks/CAllocationCounter"),
         .executableTarget(
             name: "NukeBombAllocations",
-            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeBMP", "NukeICO", "NukeXBM"],
+            dependencies: ["BombCorpus", "CAllocationCounter", "NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL"],
             path: "Benchmarks/BombAllocations", swiftSettings: swiftSettings
         ),
     ]
@@ -210,6 +211,11 @@ let package = Package(
         // MARK: - TIFF (libtiff)
         // Its tests convert CMYK through NukeColor.
         + plugin("TIFF", pkgConfig: "libtiff-4", apt: ["libtiff-dev"], brew: ["libtiff"], testDependencies: ["NukeColor"])
+        // MARK: - JPEG XL (libjxl)
+        // Not linked: the shim opens libjxl on first use (about 3.6 ms a process to load, with libhwy
+        // and brotli), so no pkg-config (libjxl.pc's -DHWY_SHARED_DEFINE is refused by SwiftPM
+        // anyway); its headers are on the default include path.
+        + plugin("JXL", pkgConfig: nil, apt: ["libjxl-dev"], brew: ["jpeg-xl"])
         // MARK: - Colour management (Little CMS 2)
         // Not a codec: the colour manager the output stage converts with, announced from the
         // same linker section. Its tests decode JPEG, PNG and HEIF fixtures.

@@ -2,7 +2,7 @@
 # Fuzzes NukeCodecs with libFuzzer and AddressSanitizer (Fuzz/NukeFuzz).
 #
 #   scripts/fuzz.sh TARGET [SECONDS]   fuzz one target (jpeg, png, gif, webp, heif, svg, tiff, bmp,
-#                                      ico, xbm, registry)
+#                                      ico, xbm, jxl, registry)
 #                                      for SECONDS (default 300), seeded from Fixtures/ and
 #                                      ../shared/corpora when present; a crash is written to
 #                                      out/fuzz/crashes/ and the script exits non-zero
@@ -18,7 +18,7 @@ export SWIFT_BACKTRACE=enable=no
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export LSAN_OPTIONS="suppressions=$root/Fuzz/lsan.supp:print_suppressions=0"
-targets=(jpeg png gif webp heif svg tiff bmp ico xbm registry)
+targets=(jpeg png gif webp heif svg tiff bmp ico xbm jxl registry)
 
 build() {
     echo "fuzz: building NukeFuzz with libFuzzer and AddressSanitizer" >&2
@@ -41,7 +41,8 @@ seeds() {
         bmp) folders=(bmp) ;;
         ico) folders=(ico cur) ;;
         xbm) folders=(xbm) ;;
-        registry) folders=(jpeg png apng gif webp heif svg tiff output color bmp ico cur xbm) ;;
+        jxl) folders=(jxl) ;;
+        registry) folders=(jpeg png apng gif webp heif svg tiff output color bmp ico cur xbm jxl) ;;
     esac
     for folder in "${folders[@]}"; do
         [ -d "Fixtures/$folder" ] && echo "Fixtures/$folder"

@@ -7,7 +7,7 @@
 #                                               installable on a fresh machine (exit 1 if not)
 #
 # `build` (the codec libraries and pkg-config) is always included. Other groups:
-#   test      the reference tools the tests compare with (dwebp), python3 for the docs check, and
+#   test      the reference tools the tests compare with (dwebp, djxl), python3 for the docs check, and
 #             Ghostscript's default_cmyk.icc (libgs-common, optional: its CMYK tests skip without it)
 #   hevc      FFmpeg's libavcodec: optional, NukeHEIF decodes large 8-bit HEVC with it
 #   service   curl, for the thumbnail service's load test
@@ -23,8 +23,8 @@ set -euo pipefail
 # optional. libavcodec: 61 on Debian 13, 60 on Ubuntu 24.04, 59 on Debian 12, 58 on Ubuntu 22.04.
 group_entries() {
     case "$1" in
-        build) echo "pkg-config libpng-dev libgif-dev libwebp-dev libheif-dev librsvg2-dev liblcms2-dev libtiff-dev libjpeg62-turbo-dev|libjpeg-turbo8-dev" ;;
-        test) echo "webp python3 libgs-common?" ;;
+        build) echo "pkg-config libpng-dev libgif-dev libwebp-dev libheif-dev librsvg2-dev liblcms2-dev libtiff-dev libjxl-dev libjpeg62-turbo-dev|libjpeg-turbo8-dev" ;;
+        test) echo "webp libjxl-tools python3 libgs-common?" ;;
         hevc) echo "libavcodec61|libavcodec60|libavcodec59|libavcodec58?" ;;
         service) echo "curl" ;;
         *) echo "$1" ;;
@@ -125,7 +125,7 @@ choose() {
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
     if [ "$mode" = install ]; then
         say "this is not a Debian or Ubuntu system (apt-get not found)."
-        say "install libjpeg-turbo, libpng, giflib, libwebp, libheif, librsvg and pkg-config with your package manager."
+        say "install libjpeg-turbo, libpng, giflib, libwebp, libheif, librsvg, libjxl and pkg-config with your package manager."
         exit 1
     fi
     say "apt-get not found: nothing to print or check"

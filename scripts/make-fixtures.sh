@@ -40,6 +40,7 @@ command -v gifsicle >/dev/null || missing+=(gifsicle)
 command -v cwebp >/dev/null && command -v img2webp >/dev/null || missing+=(webp)
 command -v heif-enc >/dev/null && command -v heif-convert >/dev/null || missing+=(libheif-examples)
 command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+command -v cjxl >/dev/null && command -v djxl >/dev/null || missing+=(libjxl-tools)
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 
 "$python" -c 'import numpy' 2>/dev/null || "$python" -m pip install numpy
@@ -56,6 +57,7 @@ export IM_CONVERT
 "$python" "$root/scripts/make-svg-fixtures.py" "$root/Fixtures"
 # After the PNG fixtures: v5-icc.bmp embeds png/iccp.png's profile.
 "$python" "$root/scripts/make-bmp-fixtures.py" "$root/Fixtures"
+"$python" "$root/scripts/make-jxl-fixtures.py" "$root/Fixtures"
 # After the JPEG fixtures: the output stage's references are made from them.
 "$python" "$root/scripts/make-output-fixtures.py" "$root/Fixtures"
 "$python" "$root/scripts/make-heif-orientation-fixture.py" "$root/Fixtures"

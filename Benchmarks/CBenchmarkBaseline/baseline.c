@@ -547,3 +547,30 @@ int baseline_tiff_decode(const uint8_t *data, size_t size, uint8_t *out, size_t 
     close(fd);
     return status;
 }
+
+// MARK: - JPEG XL
+
+#include <jxl/decode.h>
+
+int baseline_jxl_decode(const uint8_t *data, size_t size, uint8_t *out, size_t out_size) {
+    JxlDecoder *dec = JxlDecoderCreate(NULL);
+    if (dec == NULL) return -1;
+    int result = -1;
+    JxlPixelFormat format = {3, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
+    if (JxlDecoderSubscribeEvents(dec, JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS) goto done;
+    if (JxlDecoderSetInput(dec, data, size) != JXL_DEC_SUCCESS) goto done;
+    JxlDecoderCloseInput(dec);
+    for (;;) {
+        JxlDecoderStatus status = JxlDecoderProcessInput(dec);
+        if (status == JXL_DEC_BASIC_INFO) continue;
+        if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {
+            if (JxlDecoderSetImageOutBuffer(dec, &format, out, out_size) != JXL_DEC_SUCCESS) goto done;
+            continue;
+        }
+        if (status == JXL_DEC_FULL_IMAGE) { result = 0; break; }
+        goto done;
+    }
+done:
+    JxlDecoderDestroy(dec);
+    return result;
+}

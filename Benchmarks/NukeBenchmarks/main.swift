@@ -7,6 +7,7 @@ import NukeSession
 import NukeGIF
 import NukeIsolation
 import NukeJPEG
+import NukeJXL
 import NukePNG
 import NukeHEIF
 import NukeSVG
@@ -345,6 +346,10 @@ if CommandLine.arguments.contains("--color") {
     colorRows()
     exit(0)
 }
+if CommandLine.arguments.contains("--jxl") {
+    jxlRows()
+    exit(0)
+}
 
 var t = measure([{ frameworkDecode(baselineJPEG) }, { cJPEG(baselineJPEG) }])
 report("JPEG baseline decode ÷ libjpeg-turbo direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
@@ -608,6 +613,76 @@ func tiffRows() {
 if CommandLine.arguments.contains("--tiff") {
     tiffRows()
     exit(0)
+}
+
+// MARK: - JPEG XL: NukeJXL against libjxl called directly
+
+/// A 12 MP JPEG XL (the photo tiled to 4000 × 3000, lossy, effort 3), and one written progressive
+/// (effort 5): NukeJXL's decode through the registry against libjxl's decoder into a buffer
+/// (both one thread), and the progressive file fed in 32 chunks (a preview per pass) against its
+/// one-shot decode.
+@MainActor
+func jxlRows() {
+    let (w, h) = quick ? (2_000, 1_500) : (4_000, 3_000)
+    let large = Bitmap(width: w, height: h, pixelFormat: .rgb8) { buffer in
+        photo.withUnsafeBytes { source in
+            for y in 0..<h {
+                let sy = y % photo.height
+                for x in stride(from: 0, to: w, by: photo.width) {
+                    let run = min(photo.width, w - x) * 3
+                    let from = sy * photo.bytesPerRow, to = (y * w + x) * 3
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[to..<(to + run)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[from..<(from + run)]))
+                }
+            }
+        }
+    }
+    // libjxl ignores progressive AC below effort 5 (as cjxl -p does).
+    func jxl(progressive: Bool) -> Data {
+        do {
+            let options = ImageEncodingOptions(quality: 0.85, isProgressive: progressive, compressionLevel: progressive ? 5 : 3)
+            return try ImageEncoders.JXL(options: options).encode(Image(bitmap: large))
+        } catch { fail("cannot make the JPEG XL input: \(error)") }
+    }
+    let plain = jxl(progressive: false), progressive = jxl(progressive: true)
+    print("JPEG XL input: \(w)×\(h), \(plain.count) bytes; progressive \(progressive.count) bytes")
+    let out = UnsafeMutablePointer<UInt8>.allocate(capacity: w * h * 3)
+    defer { out.deallocate() }
+    func cJXL(_ data: Data) {
+        let status = data.withUnsafeBytes { raw in
+            baseline_jxl_decode(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, out, w * h * 3)
+        }
+        if status != 0 { fail("C JPEG XL decode failed") }
+    }
+    var t = measure([{ frameworkDecode(plain) }, { cJXL(plain) }])
+    report("JPEG XL 12 MP decode ÷ libjxl direct", t[0] / t[1], goal: "≤ 1.05", met: t[0] / t[1] <= 1.05)
+    print("progressive JPEG XL in 32 chunks: \(frameworkProgressive(progressive, chunks: 32) - 1) previews")
+    t = measure([{ frameworkProgressive(progressive, chunks: 32) }, { frameworkDecode(progressive) }])
+    report("JPEG XL progressive, 32 chunks (a preview per pass) ÷ one-shot", t[0] / t[1], goal: "≤ 1.25", met: t[0] / t[1] <= 1.25)
+    // The same download when the caller wants no previews (a session's final image only).
+    func chunkedWithoutPreviews(_ data: Data, chunks: Int) {
+        let step = (data.count + chunks - 1) / chunks
+        let context = ImageDecodingContext(data: data.prefix(step), isCompleted: false, limits: .unlimited)
+        guard var (decoder, _) = ImageDecoderRegistry.shared.incrementalDecoder(for: context) else { fail("no JPEG XL decoder") }
+        decoder.setWantsPreviews(false)
+        var offset = 0
+        do {
+            while offset < data.count {
+                let end = min(data.count, offset + step)
+                decoder.push(data[offset..<end])
+                offset = end
+                if offset == data.count { decoder.finish() }
+                while true {
+                    let event = try decoder.next()
+                    if case .final = event { return }
+                    if case .needsMoreData = event { break }
+                }
+            }
+        } catch { fail("chunked JPEG XL decode failed: \(error)") }
+        fail("the chunked JPEG XL decode did not finish")
+    }
+    t = measure([{ chunkedWithoutPreviews(progressive, chunks: 32) }, { frameworkDecode(progressive) }])
+    report("JPEG XL progressive, 32 chunks, no previews wanted ÷ one-shot", t[0] / t[1], goal: "≤ 1.25", met: t[0] / t[1] <= 1.25)
 }
 
 if CommandLine.arguments.contains("--heif-svg") {

@@ -8,6 +8,7 @@ import NukeGIF
 import NukeHEIF
 import NukeICO
 import NukeJPEG
+import NukeJXL
 import NukePNG
 import NukeSVG
 import NukeTIFF
@@ -18,7 +19,7 @@ import NukeXBM
 ///
 ///     NUKE_FUZZ_TARGET=jpeg NukeFuzz [libFuzzer options] [corpus directories]
 ///
-/// Targets: jpeg, png, gif, webp, heif, svg, tiff, bmp, ico (ICO and CUR), xbm (each: one-shot decode, chunked progressive decode
+/// Targets: jpeg, png, gif, webp, heif, svg, tiff, bmp, ico (ICO and CUR), xbm, jxl (each: one-shot decode, chunked progressive decode
 /// with chunk sizes taken from the input, decode to a small target size, encode of the decoded
 /// image where the codec encodes) and registry (sniffing and dispatch over every codec).
 /// scripts/fuzz.sh builds it with libFuzzer and AddressSanitizer and runs a target for a time.
@@ -30,7 +31,7 @@ enum NukeFuzz {
     static let registry = ImageDecoderRegistry(codecs: target.codecs)
 
     enum Target: String, CaseIterable, Sendable {
-        case jpeg, png, gif, webp, heif, svg, tiff, bmp, ico, xbm, registry
+        case jpeg, png, gif, webp, heif, svg, tiff, bmp, ico, xbm, jxl, registry
 
         var codecs: [ImageCodec] {
             switch self {
@@ -44,6 +45,7 @@ enum NukeFuzz {
             case .bmp: [.bmp]
             case .ico: [.ico, .cur, .png]   // PNG entries go to the registry's PNG decoder
             case .xbm: [.xbm]
+            case .jxl: [.jxl]
             case .registry: ImageCodecs.linked
             }
         }

@@ -67,6 +67,35 @@ public enum Bombs {
         return data
     }
 
+    /// JPEG XL: a bare codestream whose SizeHeader declares 100,000 × 100,000 (`FF 0A`; small 0,
+    /// height − 1 and width − 1 in 18 bits after the U32 selector 2, aspect ratio 0; ImageMetadata
+    /// all default), 24 bytes.
+    static var jxl: Data {
+        // Fields least significant bit first: (value, bits).
+        let fields: [(UInt64, Int)] = [(0, 1), (2, 2), (99_999, 18), (0, 3), (2, 2), (99_999, 18), (1, 1)]
+        var accumulator: UInt64 = 0, count = 0
+        for (value, bits) in fields {
+            accumulator |= value << UInt64(count)
+            count += bits
+        }
+        var data = Data([0xFF, 0x0A])
+        while count > 0 {
+            data.append(UInt8(accumulator & 0xFF))
+            accumulator >>= 8
+            count -= 8
+        }
+        return data + Data(count: 16)
+    }
+
+    /// JPEG XL: the same codestream in the container (signature box, `ftyp`, `jxlc`).
+    static var jxlContainer: Data {
+        let codestream = jxl
+        var data = Data([0, 0, 0, 0x0C]) + Data("JXL ".utf8) + [0x0D, 0x0A, 0x87, 0x0A]
+        data += be32(20) + Data("ftyp".utf8) + Data("jxl ".utf8) + be32(0) + Data("jxl ".utf8)
+        data += be32(UInt32(8 + codestream.count)) + Data("jxlc".utf8) + codestream
+        return data
+    }
+
     /// HEIC: the ispe property patched to 60,000 × 60,000.
     static var heic: Data {
         var data = fixture("heif/photo.heic")
@@ -167,5 +196,6 @@ public enum Bombs {
         ("SVG 5000 nested groups", svgDeep, .corrupt), ("TIFF 100000x100000", tiff, .limitExceeded),
         ("BMP 60000x60000", bmp, .limitExceeded), ("BMP RLE8 expanding 900000 times", bmpRLE, .limitExceeded),
         ("ICO 60000x60000 entry", ico, .limitExceeded), ("XBM 100000x100000", xbm, .limitExceeded),
+        ("JXL 100000x100000", jxl, .limitExceeded), ("JXL 100000x100000 in the container", jxlContainer, .limitExceeded),
     ]
 }

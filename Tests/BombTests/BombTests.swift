@@ -6,6 +6,7 @@ import NukeGIF
 import NukeHEIF
 import NukeICO
 import NukeJPEG
+import NukeJXL
 import NukePNG
 import NukeSVG
 import NukeTIFF

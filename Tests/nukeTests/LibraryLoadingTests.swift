@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// libheif and librsvg are opened the first time a file needs them, not when `nuke` starts: read
+/// libheif, librsvg and libjxl are opened the first time a file needs them, not when `nuke` starts: read
 /// from the dynamic loader's own log (glibc's `LD_DEBUG=files`), which names every library a
 /// process opens.
 @Suite(.enabled(if: FileManager.default.fileExists(atPath: "/lib64/ld-linux-x86-64.so.2") || FileManager.default.fileExists(atPath: "/lib/ld-linux-aarch64.so.1")))
@@ -23,6 +23,14 @@ struct LibraryLoadingTests {
         #expect(run.libraries.contains { $0.hasPrefix("libjpeg") }, "\(run.libraries.sorted())")
         #expect(!run.libraries.contains { $0.hasPrefix("libheif") }, "\(run.libraries.sorted())")
         #expect(!run.libraries.contains { $0.hasPrefix("librsvg") }, "\(run.libraries.sorted())")
+        #expect(!run.libraries.contains { $0.hasPrefix("libjxl") }, "\(run.libraries.sorted())")
+    }
+
+    @Test func aJPEGXLDecodeOpensLibjxlOnly() throws {
+        let run = try openedLibraries("info", "--in-process", "Fixtures/jxl/lossy.jxl")
+        #expect(run.status == 0)
+        #expect(run.libraries.contains("libjxl.so.0.7"), "\(run.libraries.sorted())")
+        #expect(!run.libraries.contains { $0.hasPrefix("libheif") || $0.hasPrefix("librsvg") }, "\(run.libraries.sorted())")
     }
 
     @Test func aHEICDecodeOpensLibheifOnly() throws {

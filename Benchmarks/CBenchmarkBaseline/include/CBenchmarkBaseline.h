@@ -63,4 +63,8 @@ int baseline_gif_play(const uint8_t *data, size_t size);
 /// libtiff's scanline reader over a contiguous 8-bit file (TIFFFdOpen on an in-memory file).
 int baseline_tiff_decode(const uint8_t *data, size_t size, uint8_t *out, size_t out_size, int *width, int *height, int *components);
 
+/// libjxl's decoder into `out` (8-bit RGB), one thread, the whole file at once
+/// (`JxlDecoderSetImageOutBuffer`, as djxl does). Returns 0, or -1.
+int baseline_jxl_decode(const uint8_t *data, size_t size, uint8_t *out, size_t out_size);
+
 #endif
