@@ -27,7 +27,11 @@ parser = argparse.ArgumentParser()
 parser.add_argument("nuke")
 parser.add_argument("directory")
 parser.add_argument("--tolerance", type=int, default=2)
+parser.add_argument("--reference", choices=["tiff2rgba", "pillow"], default="tiff2rgba")
+parser.add_argument("--extensions", default="tif,tiff", help="comma-separated, the files to check")
+parser.add_argument("--reference-images", help="a folder of the suite's own reference PNGs (bmpsuite's html/): NAME.png, when present, is the reference for NAME.*")
 args = parser.parse_args()
+extensions = tuple("." + e.strip().lower() for e in args.extensions.split(","))
 
 
 def rgba(pixels):
@@ -54,36 +58,41 @@ def premultiplied(pixels):
 counts = {"match": 0, "differ": 0, "nuke error": 0, "no reference": 0}
 with tempfile.TemporaryDirectory() as tmp:
     for name in sorted(os.listdir(args.directory)):
-        if not name.lower().endswith((".tif", ".tiff")):
+        if not name.lower().endswith(extensions):
             continue
         path = os.path.join(args.directory, name)
         ours = os.path.join(tmp, "ours.pam")
         ref = os.path.join(tmp, "ref.tif")
         reference = None
-        # tiff2rgba writes the raster bottom-up unless told; Pillow reads its orientation tag.
-        if subprocess.run(["tiff2rgba", "-c", "none", path, ref], capture_output=True).returncode == 0:
-            try:
+        stem = os.path.splitext(name)[0]
+        published = os.path.join(args.reference_images, stem + ".png") if args.reference_images else None
+        try:
+            if published and os.path.exists(published):
+                reference = np.array(Image.open(published).convert("RGBA"))
+            elif args.reference == "pillow":
+                reference = np.array(Image.open(path).convert("RGBA"))
+            elif subprocess.run(["tiff2rgba", "-c", "none", path, ref], capture_output=True).returncode == 0:
                 reference = np.array(Image.open(ref).convert("RGBA"))
-            except Exception:
-                reference = None
+        except Exception:
+            reference = None
         run = subprocess.run([args.nuke, "convert", path, ours, "--orientation", "keep", "--color", "keep"],
                              capture_output=True, text=True)
         if run.returncode != 0:
             message = (run.stderr.strip().splitlines() or ["?"])[-1]
             counts["nuke error"] += 1
-            print("%-50s nuke error%s: %s" % (name, "" if reference is None else " (tiff2rgba decodes it)", message[:150]))
+            print("%-50s nuke error%s: %s" % (name, "" if reference is None else " (%s decodes it)" % args.reference, message[:150]))
             continue
         if reference is None:
             counts["no reference"] += 1
-            print("%-50s decoded; tiff2rgba cannot" % name)
+            print("%-50s decoded; %s cannot" % (name, args.reference))
             continue
         mine = rgba(read_pam(ours))
         if mine.shape != reference.shape:
             counts["differ"] += 1
-            print("%-50s size %s, tiff2rgba %s" % (name, mine.shape, reference.shape))
+            print("%-50s size %s, %s %s" % (name, mine.shape, args.reference, reference.shape))
             continue
         # tiff2rgba writes libtiff's premultiplied raster as associated alpha, which Pillow
-        # un-premultiplies: both sides are compared premultiplied again.
+        # un-premultiplies: both sides are compared premultiplied (again).
         difference = np.abs(premultiplied(mine).astype(int) - premultiplied(reference).astype(int)).max()
         if difference <= args.tolerance:
             counts["match"] += 1
