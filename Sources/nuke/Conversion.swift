@@ -130,6 +130,14 @@ struct Conversion: Sendable {
         return writer.size
     }
 
+    /// Whether every linked codec of the format `head` starts like decodes only complete files
+    /// (no progressive decoding): reading such a file in pieces would only copy it again.
+    static func needsWholeFile(_ head: Data) -> Bool {
+        guard let type = ImageType(head) else { return false }
+        let codecs = ImageCodecs.linked.filter { $0.info.type == type }
+        return !codecs.isEmpty && codecs.allSatisfy { !$0.info.capabilities.contains(.progressive) }
+    }
+
     /// Reads `input`, converts it and writes `output`; failures are in the result.
     func run(input: String, output: String) -> Result {
         var result = Result(input: input, output: output)
@@ -155,8 +163,16 @@ struct Conversion: Sendable {
             } else {
                 let reader = try ImageFiles.Reader(path: input)
                 let head = try reader.head()
-                image = try decode(head: head, reading: { try reader.next() })
-                result.bytesIn = reader.bytesRead
+                if Self.needsWholeFile(head) {
+                    // Its codec decodes only complete files (TIFF, HEIF): one read of the file's
+                    // size rather than pieces appended to a growing buffer.
+                    let data = try ImageFiles.read(input)
+                    result.bytesIn = data.count
+                    image = try decode(data)
+                } else {
+                    image = try decode(head: head, reading: { try reader.next() })
+                    result.bytesIn = reader.bytesRead
+                }
             }
             // Streamed into a temporary file renamed at the end: the whole file never exists in memory.
             result.bytesOut = try ImageFiles.write(to: output) { stream in

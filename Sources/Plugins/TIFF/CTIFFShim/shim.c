@@ -462,14 +462,15 @@ static nuke_status read_direct(nuketiff_decoder *decoder, const nuketiff_output 
         band = malloc((size_t)TIFFScanlineSize(tif) + 16);
         if (band == NULL) { status = NUKE_STATUS_INTERNAL; goto done; }
         // Samples that are already the output (8-bit RGB, RGBA, gray, gray+alpha, nothing to
-        // invert or drop) are read straight into the destination's rows.
-        const int as_stored = output->pixels != NULL && !output->wide && info->bits_per_sample == 8 && !info->cmyk
+        // invert or drop) are read straight into the destination's rows, or handed to the
+        // sink (the resampler) as libtiff decoded them, without a copy.
+        const int as_stored = !output->wide && info->bits_per_sample == 8 && !info->cmyk
             && (uint32_t)output->channels == spp
             && (info->photometric == PHOTOMETRIC_MINISBLACK || info->photometric == PHOTOMETRIC_RGB || info->photometric == PHOTOMETRIC_YCBCR)
             && (size_t)TIFFScanlineSize(tif) == out_length;
         for (uint32_t y = 0; y < info->height; y++) {
             if ((y & 15) == 0 && nuke_is_cancelled(cancellation)) { status = NUKE_STATUS_CANCELLED; goto done; }
-            if (as_stored) {
+            if (as_stored && output->pixels != NULL) {
                 if (TIFFReadScanline(tif, output->pixels + (size_t)y * output->stride, y, 0) < 0) {
                     status = failure(decoder, "reading a scanline failed");
                     goto done;
@@ -477,6 +478,10 @@ static nuke_status read_direct(nuketiff_decoder *decoder, const nuketiff_output 
                 continue;
             }
             if (TIFFReadScanline(tif, band, y, 0) < 0) { status = failure(decoder, "reading a scanline failed"); goto done; }
+            if (as_stored) {
+                if (deliver(output, band, out_length, y)) { status = NUKE_STATUS_CANCELLED; goto done; }
+                continue;
+            }
             const uint8_t *rows[1] = {band};
             convert_row(&converter, rows, out_row);
             if (deliver(output, out_row, out_length, y)) { status = NUKE_STATUS_CANCELLED; goto done; }
