@@ -144,7 +144,7 @@ struct ConvertCommand: AsyncParsableCommand {
             return
         }
         guard let format = format(for: paths[1]) else { throw ExitCode.validationFailure }
-        var conversion = Conversion(format: format, options: options, maxSize: maxSize?.size, keepsHighBitDepth: !eightBit, allocator: .hugePages)
+        var conversion = Conversion(format: format, options: options, maxSize: maxSize?.size, keepsHighBitDepth: !eightBit, allocator: .heap)
         conversion.isUntrusted = untrusted
         conversion.prefersFastScaling = fastScaling
         conversion.appliesOrientation = appliesOrientation(for: format)

