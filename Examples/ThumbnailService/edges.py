@@ -169,6 +169,15 @@ def main():
         chunks = png_chunks(body) if status == 200 else {}
         check(status == 200 and "iCCP" not in chunks, "a Display P3 upload comes back in sRGB, untagged (%d, %s)" % (status, sorted(chunks)))
 
+        # The formats Nuke gets from its platform: TIFF (stored as EXIF 6, so upright is 23×37),
+        # JPEG XL, BMP and ICO uploads thumbnail like the others.
+        for folder, name, expected in [("tiff", "orientation-6.tif", (23, 37)), ("jxl", "lossy.jxl", (48, 32)),
+                                       ("bmp", "pil-24.bmp", (24, 16)), ("ico", "pil-png.ico", (48, 48))]:
+            status, body, _, _ = post(port, "/thumbnail?size=64&format=png", open(os.path.join(fixtures, folder, name), "rb").read())
+            chunks = png_chunks(body) if status == 200 else {}
+            size = struct.unpack(">II", chunks["IHDR"][:8]) if "IHDR" in chunks else None
+            check(size == expected, "a %s upload is thumbnailed: %s (got %d, %s)" % (name, expected, status, size))
+
         results = {}
         threads = [threading.Thread(target=lambda: results.__setitem__("headers", slow_headers(port))),
                    threading.Thread(target=lambda: results.__setitem__("body", slow_body(port)))]

@@ -10,8 +10,9 @@ import NukeIsolation
 /// Turns an upload into a thumbnail: untrusted limits, strict decoding, decode to size, encode.
 ///
 /// Decodes go through two lanes, so that formats slow by nature cannot take every slot:
-/// - **fast** (JPEG, PNG, GIF, WebP, in process): `fastSlots` at once;
-/// - **slow** (HEIC, HEIF, AVIF, SVG, in sandboxed helpers that run at a lower priority):
+/// - **fast** (JPEG, PNG, GIF, WebP, TIFF, BMP, ICO, in process): `fastSlots` at once;
+/// - **slow** (HEIC, HEIF, AVIF, SVG, in sandboxed helpers that run at a lower priority; JPEG XL,
+///   in process: libjxl decodes a photograph several times slower than libjpeg-turbo):
 ///   `slowSlots` at once.
 /// Each lane queues at most `waiting` more, client by client in turn, and at most `perClient`
 /// from one client (429 beyond it); the rest answer 503 with `Retry-After` at once. Every error is
@@ -35,7 +36,7 @@ final class Thumbnailer: Sendable {
     private let queue = DispatchQueue(label: "thumbnails", attributes: .concurrent)
 
     /// Formats decoded in helpers, slow by nature.
-    static let slowFormats: Set<ImageType> = [.heic, .heif, .avif, .svg]
+    static let slowFormats: Set<ImageType> = [.heic, .heif, .avif, .jxl, .svg]
 
     init(settings: Settings) {
         self.settings = settings
