@@ -457,17 +457,18 @@ static nuke_status read_direct(nuketiff_decoder *decoder, const nuketiff_output 
         goto done;
     }
 
+    // Samples that are already the output (contiguous 8-bit RGB, RGBA, gray, gray+alpha, nothing
+    // to invert or drop) skip the conversion: a scanline is read straight into the destination's
+    // row, and a scanline or a band's row goes to the sink (the resampler) as libtiff decoded it.
+    const int as_stored = !planar && !output->wide && info->bits_per_sample == 8 && !info->cmyk
+        && (uint32_t)output->channels == spp
+        && (info->photometric == PHOTOMETRIC_MINISBLACK || info->photometric == PHOTOMETRIC_RGB || info->photometric == PHOTOMETRIC_YCBCR)
+        && row_bytes == out_length;
+
     if (!info->tiled && !planar) {
         // Scanline by scanline: libtiff decodes each strip as it goes, holding one row.
         band = malloc((size_t)TIFFScanlineSize(tif) + 16);
         if (band == NULL) { status = NUKE_STATUS_INTERNAL; goto done; }
-        // Samples that are already the output (8-bit RGB, RGBA, gray, gray+alpha, nothing to
-        // invert or drop) are read straight into the destination's rows, or handed to the
-        // sink (the resampler) as libtiff decoded them, without a copy.
-        const int as_stored = !output->wide && info->bits_per_sample == 8 && !info->cmyk
-            && (uint32_t)output->channels == spp
-            && (info->photometric == PHOTOMETRIC_MINISBLACK || info->photometric == PHOTOMETRIC_RGB || info->photometric == PHOTOMETRIC_YCBCR)
-            && (size_t)TIFFScanlineSize(tif) == out_length;
         for (uint32_t y = 0; y < info->height; y++) {
             if ((y & 15) == 0 && nuke_is_cancelled(cancellation)) { status = NUKE_STATUS_CANCELLED; goto done; }
             if (as_stored && output->pixels != NULL) {
@@ -537,6 +538,10 @@ static nuke_status read_direct(nuketiff_decoder *decoder, const nuketiff_output 
             }
         }
         for (uint32_t r = 0; r < rows_here; r++) {
+            if (as_stored) {
+                if (deliver(output, band + (size_t)r * row_bytes, out_length, top + r)) { status = NUKE_STATUS_CANCELLED; goto tiles_done; }
+                continue;
+            }
             const uint8_t *rows[5] = {NULL};
             for (uint32_t p = 0; p < planes; p++) rows[p] = band + (size_t)p * plane_bytes + (size_t)r * row_bytes;
             convert_row(&converter, rows, out_row);
