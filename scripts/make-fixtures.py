@@ -544,6 +544,33 @@ def make_jpeg(out, tmp, versions, icc_small, icc_large):
                  "single-coefficient bands. For scan-cap tests." % len(script))
     check(count_scans(data) == len(script), "scan count of custom script")
 
+    # Decodes at 1/8 read only some scans (NukeJPEG's JPEGScanFilter): progressive files big
+    # enough for a 1/8 decode, in every sampling, each with djpeg's 1/8 decode of the whole file
+    # (Fixtures/jpeg-eighth/STEM.pam) beside the full-size reference.
+    s203 = src_file("s203x131.ppm", rgb8(203, 131, 7))
+    eighth_out = os.path.join(os.path.dirname(out), "jpeg-eighth")
+    os.makedirs(eighth_out, exist_ok=True)
+    eighth = [("420", ["-sample", "2x2"]), ("444", ["-sample", "1x1"]), ("422", ["-sample", "2x1"]),
+              ("440", ["-sample", "1x2"]), ("gray", ["-grayscale"]),
+              ("420-restart", ["-sample", "2x2", "-restart", "1B"])]
+    # A script whose DC is never split (no DC refinement) and whose chroma AC is interleaved with luma's.
+    eighth_script = os.path.join(tmp, "eighth.scans")
+    write(eighth_script, b"0,1,2: 0-0, 0, 0;\n0: 1-5, 0, 1;\n1: 1-63, 0, 0;\n0: 6-63, 0, 1;\n"
+                         b"2: 1-63, 0, 0;\n0: 1-63, 1, 0;\n")
+    eighth.append(("420-script", ["-sample", "2x2", "-scans", eighth_script]))
+    for tag, args in eighth:
+        name = "progressive-eighth-%s.jpg" % tag
+        made_with = "cjpeg -quality 85 -progressive %s (%s); reference djpeg -pnm, and djpeg -pnm -scale 1/8 in ../jpeg-eighth/%s" % (
+            " ".join(a if a != eighth_script else "<script in make-fixtures.py>" for a in args), jpeg_ver,
+            "progressive-eighth-%s.pam" % tag)
+        cjpeg(name, s203, q + ["-progressive"] + args, made_with,
+              "203x131: a decode at 1/8 (26x17) reads only the DC of full-resolution components.")
+        pnm, err, _ = run(["djpeg", "-pnm", "-scale", "1/8", os.path.join(out, name)])
+        check(err == "", "djpeg warned on %s: %s" % (name, err))
+        pixels, _ = parse_pnm(pnm)
+        check(pixels.shape[:2] == (17, 26), "1/8 size of " + name)
+        write(os.path.join(eighth_out, "progressive-eighth-%s.pam" % tag), pam_bytes(pixels, 255))
+
     # Scan bomb: a progressive file whose last AC scan is repeated until there are 1000 scans.
     # Repeating a first scan with Al = 0 is idempotent and libjpeg does not even warn, so an
     # uncapped decoder returns the same pixels; only a scan cap stops it.

@@ -126,6 +126,8 @@ struct nukejpeg_decoder {
     int created;
     /// Output parameters were set (jpeg_start_decompress may be resumed after a suspension).
     int configured;
+    /// Block smoothing of incomplete coefficients is off (scans were dropped on purpose).
+    int no_block_smoothing;
     // Incremental input: the unconsumed tail plus appended bytes.
     uint8_t *buffer;
     size_t capacity;
@@ -472,7 +474,7 @@ nuke_status nukejpeg_decoder_start(nukejpeg_decoder *d, int scale_num, int buffe
         cinfo->scale_denom = 8;
         cinfo->dct_method = JDCT_ISLOW;
         cinfo->do_fancy_upsampling = TRUE;
-        cinfo->do_block_smoothing = TRUE;
+        cinfo->do_block_smoothing = d->no_block_smoothing ? FALSE : TRUE;
         cinfo->quantize_colors = FALSE;
         cinfo->buffered_image = buffered ? TRUE : FALSE;
         switch (cinfo->jpeg_color_space) {
@@ -497,6 +499,25 @@ nuke_status nukejpeg_decoder_start(nukejpeg_decoder *d, int scale_num, int buffe
         if (!d->row) nukejpeg_fail(d, NUKE_STATUS_INTERNAL, "out of memory for a row of %u pixels", cinfo->output_width);
     }
     return NUKE_STATUS_OK;
+}
+
+void nukejpeg_decoder_set_block_smoothing(nukejpeg_decoder *d, int on) {
+    d->no_block_smoothing = on ? 0 : 1;
+}
+
+int nukejpeg_decoder_component_dct_size(const nukejpeg_decoder *d, int component_id) {
+    const struct jpeg_decompress_struct *cinfo = &d->cinfo;
+    if (!cinfo->comp_info) return -1;
+    for (int ci = 0; ci < cinfo->num_components; ci++) {
+        const jpeg_component_info *comp = &cinfo->comp_info[ci];
+        if (comp->component_id != component_id) continue;
+#if JPEG_LIB_VERSION >= 70
+        return comp->DCT_h_scaled_size == comp->DCT_v_scaled_size ? comp->DCT_h_scaled_size : -1;
+#else
+        return comp->DCT_scaled_size;
+#endif
+    }
+    return -1;
 }
 
 uint32_t nukejpeg_decoder_output_width(const nukejpeg_decoder *d) {

@@ -135,6 +135,18 @@ final class JPEGDecompressor {
         nukejpeg_decoder_set_cmyk_converter(handle, converter.function, converter.context)
     }
 
+    /// Block smoothing of coefficients not yet known (djpeg's default: on); off before ``start(scale:buffered:)``.
+    func setBlockSmoothing(_ on: Bool) {
+        nukejpeg_decoder_set_block_smoothing(handle, on ? 1 : 0)
+    }
+
+    /// The inverse DCT size libjpeg chose for a component at the last scale asked for (1 reads
+    /// only the DC coefficient); `nil` when no component has that id.
+    func dctSize(ofComponent id: UInt8) -> Int? {
+        let size = Int(nukejpeg_decoder_component_dct_size(handle, Int32(id)))
+        return size > 0 ? size : nil
+    }
+
     var outputWidth: Int { Int(nukejpeg_decoder_output_width(handle)) }
     var outputHeight: Int { Int(nukejpeg_decoder_output_height(handle)) }
     var outputChannels: Int { Int(nukejpeg_decoder_output_channels(handle)) }

@@ -58,7 +58,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
                 isDone = true
                 return .final(try Self.decodeOneShot(pending.first ?? Data(), context: context, sink: rowSink))
             }
-            let session = try self.session ?? JPEGSuspendingDecode(limits: context.limits)
+            let session = try self.session ?? JPEGSuspendingDecode(context: context)
             session.wantsPreviews = wantsPreviews
             if self.session == nil { session.rowSink = rowSink }
             self.session = session
@@ -68,8 +68,13 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
                 isDone = true
                 return .final(try session.finish(context: context))
             }
-            if let preview = try session.advance(context: context) { return .preview(preview) }
-            return .needsMoreData
+            switch try session.advance(context: context) {
+            case nil: return .needsMoreData
+            case let (container, isFinal)?:
+                // The scans a decode at 1/8 reads are all in: the rest of the file is not needed.
+                if isFinal { isDone = true }
+                return isFinal ? .final(container) : .preview(container)
+            }
         } catch {
             isDone = true
             throw error
@@ -78,11 +83,20 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
 
     /// Decodes complete data in one pass, reading from the caller's bytes and writing rows
     /// straight into the bitmap's storage.
+    /// A progressive file decoded at 1/8 is first stripped of the scans that scale never reads
+    /// (``JPEGScanFilter``).
     static func decodeOneShot(_ data: Data, context: ImageDecodingContext, sink: (any ImageRowSink)? = nil) throws -> ImageContainer {
         guard !data.isEmpty else {
             throw JPEGLibrary.error(.corrupt, .header, "empty input")
         }
         if context.isCancelled { throw JPEGDecodePlan.cancelled() }
+        if let (filtered, filter) = try JPEGScanFilter.filtered(data, context: context) {
+            return try decodeOneShot(filtered, filter: filter, context: context, sink: sink)
+        }
+        return try decodeOneShot(data, filter: nil, context: context, sink: sink)
+    }
+
+    private static func decodeOneShot(_ data: Data, filter: JPEGScanFilter?, context: ImageDecodingContext, sink: (any ImageRowSink)?) throws -> ImageContainer {
         let decompressor = try JPEGDecompressor(limits: context.limits)
         return try decompressor.withCancellation(of: context) { try data.withUnsafeBytes { raw in
             decompressor.setMemorySource(raw)
@@ -92,6 +106,7 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
             }
             let plan = try JPEGDecodePlan(header: header, decompressor: decompressor, context: context)
             if context.isCancelled { throw JPEGDecodePlan.cancelled() }
+            try filter?.prepare(decompressor, scale: plan.scale)
             _ = try decompressor.start(scale: plan.scale, buffered: false)
             if let sink {
                 guard try JPEGRowBand(sink: sink, decompressor: decompressor, plan: plan).read(decompressor, context: context) else {

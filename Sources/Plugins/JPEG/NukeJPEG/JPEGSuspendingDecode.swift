@@ -36,12 +36,17 @@ final class JPEGSuspendingDecode {
     /// The band of rows on its way to ``rowSink`` (single-scan files).
     private var band: JPEGRowBand?
 
-    init(limits: ImageLimits) throws(ImageCodecError) {
-        decompressor = try JPEGDecompressor(limits: limits)
+    /// Drops the scans a decode at 1/8 never reads, before libjpeg sees them (a decode to size).
+    private var scanFilter: JPEGScanFilter?
+
+    init(context: ImageDecodingContext) throws(ImageCodecError) {
+        decompressor = try JPEGDecompressor(limits: context.limits)
+        if context.targetSize != nil { scanFilter = JPEGScanFilter(context: context) }
     }
 
     /// Appends bytes that follow the ones given before to libjpeg's input.
     func append(_ bytes: Data) throws(ImageCodecError) {
+        let bytes = try scanFilter?.feed(bytes) ?? bytes
         guard !bytes.isEmpty else { return }
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageCodecError) in try decompressor.append(raw) }
@@ -49,21 +54,24 @@ final class JPEGSuspendingDecode {
         try result.get()
     }
 
-    /// Decodes as far as the input allows and returns a preview when a scan has completed.
-    func advance(context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer? {
+    /// Decodes as far as the input allows and returns a preview when a scan has completed, or
+    /// the final image (`isFinal`) when the scan filter found that everything the decode reads
+    /// has arrived.
+    func advance(context: ImageDecodingContext) throws(ImageCodecError) -> (container: ImageContainer, isFinal: Bool)? {
         try decompressor.withCancellation(of: context) { () throws(ImageCodecError) in try run(context: context, isFinal: false) }
     }
 
     /// Declares the end of input and returns the final image.
     func finish(context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        if let rest = scanFilter?.flush() { try append(rest) }
         decompressor.setEndOfInput()
-        guard let container = try decompressor.withCancellation(of: context, { () throws(ImageCodecError) in try run(context: context, isFinal: true) }) else {
+        guard let (container, _) = try decompressor.withCancellation(of: context, { () throws(ImageCodecError) in try run(context: context, isFinal: true) }) else {
             throw JPEGDecodePlan.suspendedUnexpectedly()
         }
         return container
     }
 
-    private func run(context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> ImageContainer? {
+    private func run(context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> (container: ImageContainer, isFinal: Bool)? {
         if plan == nil {
             guard let header = try decompressor.readHeader() else { return nil }
             let plan = try JPEGDecodePlan(header: header, decompressor: decompressor, context: context)
@@ -74,6 +82,7 @@ final class JPEGSuspendingDecode {
         }
         guard let plan else { return nil }
         if !isStarted {
+            try scanFilter?.prepare(decompressor, scale: plan.scale)
             guard try decompressor.start(scale: plan.scale, buffered: plan.hasMultipleScans) else { return nil }
             isStarted = true
             if !plan.hasMultipleScans, let rowSink {
@@ -85,15 +94,18 @@ final class JPEGSuspendingDecode {
                 )
             }
         }
-        return plan.hasMultipleScans
-            ? try runScans(plan: plan, context: context, isFinal: isFinal)
-            : try runRows(plan: plan, context: context, isFinal: isFinal)
+        if plan.hasMultipleScans {
+            return try runScans(plan: plan, context: context, isFinal: isFinal)
+        }
+        return try runRows(plan: plan, context: context, isFinal: isFinal).map { ($0, true) }
     }
 
     /// Buffered-image mode: consume up to the next completed scan, then output it.
     ///
     /// The final call consumes everything and outputs only the last scan.
-    private func runScans(plan: JPEGDecodePlan, context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> ImageContainer? {
+    private func runScans(plan: JPEGDecodePlan, context: ImageDecodingContext, isFinal: Bool) throws(ImageCodecError) -> (container: ImageContainer, isFinal: Bool)? {
+        // The filter ended the data: once libjpeg reaches that end, the image is final.
+        let endsEarly = scanFilter?.hasEnded ?? false
         consuming: while !reachedEnd {
             // A completed scan not yet shown: show it before reading on.
             if !isFinal && wantsPreviews && completedScans > previewedScan { break }
@@ -108,17 +120,17 @@ final class JPEGSuspendingDecode {
                 completedScans = decompressor.inputScanNumber
             }
         }
-        if isFinal {
+        if isFinal || (endsEarly && reachedEnd) {
             // With the end of input declared, running out of data throws `.incomplete` above.
             guard reachedEnd else { throw JPEGDecodePlan.suspendedUnexpectedly() }
             let bitmap = try output(scan: completedScans, plan: plan, context: context, sink: rowSink)
             _ = try decompressor.finish()
-            return try plan.finalContainer(bitmap: bitmap, decompressor: decompressor, context: context)
+            return (try plan.finalContainer(bitmap: bitmap, decompressor: decompressor, context: context), true)
         }
         guard wantsPreviews, completedScans > previewedScan else { return nil }
         previewedScan = completedScans
         let bitmap = try output(scan: completedScans, plan: plan, context: context)
-        return plan.container(bitmap: bitmap, context: context, isPreview: true, scan: completedScans)
+        return (plan.container(bitmap: bitmap, context: context, isPreview: true, scan: completedScans), false)
     }
 
     /// One output pass of a complete scan from the coefficient buffer: a bitmap, or with a

@@ -93,6 +93,12 @@ nuke_status nukejpeg_decoder_output_size(nukejpeg_decoder *_Nonnull decoder, int
 /// Sets the output parameters (djpeg defaults, RGB, gray or CMYK output, scale N/8) and calls
 /// `jpeg_start_decompress`; `buffered` selects buffered-image mode.
 nuke_status nukejpeg_decoder_start(nukejpeg_decoder *_Nonnull decoder, int scale_num, int buffered);
+/// Block smoothing (on by default, as djpeg): off before `nukejpeg_decoder_start` when scans
+/// were dropped on purpose, so that coefficients never sent stay zero.
+void nukejpeg_decoder_set_block_smoothing(nukejpeg_decoder *_Nonnull decoder, int on);
+/// The inverse DCT size libjpeg chose for the component with `component_id` at the scale of the
+/// last `nukejpeg_decoder_output_size` or `nukejpeg_decoder_start`; -1 when there is none.
+int nukejpeg_decoder_component_dct_size(const nukejpeg_decoder *_Nonnull decoder, int component_id);
 /// Output size after `nukejpeg_decoder_start`.
 uint32_t nukejpeg_decoder_output_width(const nukejpeg_decoder *_Nonnull decoder);
 uint32_t nukejpeg_decoder_output_height(const nukejpeg_decoder *_Nonnull decoder);
