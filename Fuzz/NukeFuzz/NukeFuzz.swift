@@ -99,9 +99,16 @@ enum NukeFuzz {
             defer { read = min(data.count, read + 97) }
             return data[(data.startIndex + read)..<(data.startIndex + min(data.count, read + 97))]
         }, rowsTo: RowChecker())
-        // Decode to a small size.
+        // Decode to a small size: whole, and read in pieces (a progressive JPEG at 1/8 drops
+        // scans and ends early, JPEGScanFilter).
         context.targetSize = ImageSize(width: 17, height: 13)
         _ = try? registry.decode(context)
+        read = min(64, data.count)
+        _ = try? registry.decode(ImageDecodingContext(data: data.prefix(64), targetSize: context.targetSize, limits: limits), reading: {
+            guard read < data.count else { return nil }
+            defer { read = min(data.count, read + 61) }
+            return data[(data.startIndex + read)..<(data.startIndex + min(data.count, read + 61))]
+        })
         // The output stage on the file's own orientation and colour (ICC, nclx, CMYK through
         // NukeColor's lcms2), premultiplied.
         context.appliesOrientation = true
