@@ -80,6 +80,41 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-case"
             exit(4)
         }
     }
+    if mode == "isolated" || mode == "isolated-thumbnail" {
+        // The same decode in a helper: this process's peak above what it held, plus the
+        // helper's peak above that of a helper that decoded a 16 × 16 image, less the pixel
+        // buffers both map (the same pages, resident in each). Helpers started as
+        // programs (this process reaps them, so their peaks are its children's): a helper forked
+        // from a zygote shares the zygote's pages and holds no more than this.
+        let pool = HelperPool(configuration: IsolationConfiguration(maximumHelpers: 1, spareHelpers: 0, startsHelpersFromZygote: false))
+        func childrenPeak() -> Int {
+            var usage = rusage()
+            getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+            return usage.ru_maxrss * 1024
+        }
+        func helperEnded() { while pool.status.ending > 0 || pool.status.busy > 0 { usleep(100) } }
+        let tiny = Image(bitmap: Bitmap(width: 16, height: 16, pixelFormat: .rgb8, bytes: [UInt8](repeating: 128, count: 16 * 16 * 3)))
+        guard let type = ImageType(data), let encoded = try? ImageEncoderRegistry.shared.encode(tiny, as: type),
+              (try? IsolatedDecoding.decode(encoded, pool: pool)) != nil else { exit(3) }
+        helperEnded()
+        let idleHelper = childrenPeak()
+        let before = procStatus("VmRSS") - data.count
+        let target = mode == "isolated" ? nil : ImageSize(width: 256, height: 256)
+        do {
+            let image = try IsolatedDecoding.decode(ImageDecodingContext(data: data, targetSize: target, limits: .unlimited), pool: pool).image
+            guard let header = ImageHeader(data) else { exit(3) }
+            helperEnded()
+            let host = procStatus("VmHWM") - before
+            let helper = max(0, childrenPeak() - idleHelper)
+            // Pixel buffers the host lent are resident in both processes: counted once.
+            let shared = pool.status.sharedPixelBytes
+            let pixels = mode == "isolated" ? image.bitmap.bytesPerRow * image.height : header.width * header.height * (header.componentCount ?? 1)
+            print("\(host + helper - shared) \(pixels) \(data.count)")
+            exit(0)
+        } catch {
+            exit(4)
+        }
+    }
     if mode == "thumbnail" {
         // Decode to 256 × 256 (aspect fit), no limits: the peak against the full image's bytes.
         do {
@@ -484,6 +519,14 @@ func isolationRows() {
         do { try programs.prewarm(1) } catch { fail("no helper: \(error)") }
         programStarts.append(milliseconds(clock.now - started))
         programs.shutdown()
+    }
+    // Memory (issue 30): one decode's peak, isolated (this process and its helper, each above
+    // what it held before) ÷ the same decode in process; each in a fresh process.
+    for (name, mode) in [("JPEG decode", "oneshot"), ("JPEG → 256 px", "thumbnail")] {
+        let inProcess = runMemoryCase(mode, largeJPEG).peak
+        let isolated = runMemoryCase(mode == "oneshot" ? "isolated" : "isolated-thumbnail", largeJPEG).peak
+        report("peak memory, isolated \(largeWidth)×\(largeHeight) \(name) (host + helper) ÷ in process", isolated / inProcess,
+               goal: "≤ 1.2", met: isolated / inProcess <= 1.2)
     }
     let coldStart = median(forkedStarts)
     report("cold helper start, forked from the pool's zygote (fork, sandbox, ready), milliseconds", coldStart, goal: "≤ 20", met: coldStart <= 20)

@@ -107,6 +107,33 @@ struct IsolatedDecodingTests {
         #expect(pool.status.replaced == 0)
     }
 
+    /// An input over 1 MiB for a codec that consumes its input as it arrives goes over in
+    /// 256 KiB slices; the decode, to size or not, and a truncated input's error are the same as
+    /// in process.
+    @Test(arguments: [ImageType.jpeg, .png])
+    func largeInputsGoOverInSlices(_ type: ImageType) throws {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let bytes = (0..<(900 * 700 * 3)).map { _ in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: seed >> 56)
+        }
+        let noise = Bitmap(width: 900, height: 700, pixelFormat: .rgb8, bytes: bytes)
+        let data = try ImageEncoderRegistry.shared.encode(Image(bitmap: noise), as: type, options: ImageEncodingOptions(quality: 0.98))
+        #expect(data.count > 4 * 256 << 10)
+        let pool = IsolationTestPaths.pool()
+        defer { pool.shutdown() }
+        for target in [nil, ImageSize(width: 100, height: 100)] {
+            let context = ImageDecodingContext(data: data, targetSize: target)
+            let isolated = try IsolatedDecoding.decode(context, pool: pool)
+            #expect(isolated.image.bitmap == (try ImageDecoderRegistry.shared.decode(context)).image.bitmap)
+        }
+        let truncated = data.prefix(data.count - 700 * 1000)
+        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(truncated, pool: pool) }
+        #expect(error.code == .incomplete)
+        #expect(error.format == type)
+        #expect(pool.status.replaced == 0)
+    }
+
     /// Each misbehaviour ends in its error; the host survives and the next decode gets a new helper.
     @Test(arguments: [
         ("S", ImageCodecError.Code.crashed, "SIGSEGV"),

@@ -106,15 +106,21 @@ public final class HelperPool: Sendable {
         public var zygoteStartDuration: Duration?
         /// Why helpers start as programs although the configuration asks for a zygote.
         public var zygoteNote: String?
+        /// Bytes of shared pixel memory this process has mapped: images in use that helpers
+        /// decoded, and idle buffers kept to lend again (at most
+        /// ``IsolationConfiguration/reusablePixelBytes`` of those). A helper that wrote into a
+        /// buffer counted it in its own resident memory too: it is the same memory.
+        public var sharedPixelBytes: Int = 0
     }
 
     public var status: Status {
         let (current, note) = zygote.withLock { ($0.current, $0.note) }
+        let shared = buffers.mappedBytes
         return state.withLock {
             Status(idle: $0.idle.count, busy: $0.busy, started: $0.started, replaced: $0.replaced, ending: $0.retiring, sandbox: $0.sandbox,
                    lastStartDuration: $0.lastStart, idlePIDs: $0.idle.map(\.pid),
                    busyPIDs: $0.busyPIDs.sorted(), zygotePID: current?.pid, zygoteStartDuration: current?.startDuration,
-                   zygoteNote: note)
+                   zygoteNote: note, sharedPixelBytes: shared)
         }
     }
 

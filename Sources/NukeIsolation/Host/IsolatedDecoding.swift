@@ -74,7 +74,11 @@ public enum IsolatedDecoding {
     ///   `.timedOut`, `.sandboxViolation`, `.limitExceeded` (CPU time) when the helper did not
     ///   survive the decode.
     public static func decode(_ context: ImageDecodingContext, pool: HelperPool) throws -> ImageContainer {
-        var decoder = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "NukeIsolation")
+        // The host's registry stands for the helper's (they link the same codec products).
+        let streams = context.type.map { type in
+            ImageDecoderRegistry.shared.registeredCodecs.contains { $0.type == type && $0.capabilities.contains(.progressive) }
+        } ?? false
+        var decoder = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "NukeIsolation", streamsInput: streams)
         if !context.data.isEmpty { decoder.push(context.data) }
         decoder.finish()
         return try decoder.finalImage(format: context.type, codec: "NukeIsolation")
@@ -96,7 +100,8 @@ public enum IsolatedDecoding {
             fallsThrough: false
         )
         return ImageCodec(info: info, makeIncrementalDecoder: { context in
-            IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "\(codec.codecDescription), isolated")
+            IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "\(codec.codecDescription), isolated",
+                                       streamsInput: codec.capabilities.contains(.progressive))
         })
     }
 }

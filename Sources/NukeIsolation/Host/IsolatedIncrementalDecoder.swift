@@ -44,11 +44,21 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     /// The final image's animation, as the helper described it.
     private var receivedAnimation: WireAnimation?
 
-    init(pool: HelperPool, context: ImageDecodingContext, codecName: @autoclosure @escaping @Sendable () -> String, servesFrames: Bool = false) {
+    /// Whether the helper's decoder consumes input as it arrives (a progressive codec), so that
+    /// a large push goes over in slices and the helper holds a slice rather than the whole input.
+    private let streamsInput: Bool
+
+    /// The size of the slices a large push goes over in, when the decoder consumes its input as
+    /// it arrives.
+    static let sliceBytes = 256 << 10
+
+    init(pool: HelperPool, context: ImageDecodingContext, codecName: @autoclosure @escaping @Sendable () -> String, servesFrames: Bool = false,
+         streamsInput: Bool = false) {
         self.pool = pool
         self.context = context
         self.readCodecName = codecName
         self.servesFrames = servesFrames
+        self.streamsInput = streamsInput
     }
 
     deinit {
@@ -68,7 +78,13 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     func push(_ bytes: Data) {
         bytesPushed += bytes.count
         if input.isEmpty { input = bytes } else { input.append(bytes) }
-        pending.append(WireMessage(.push, bytes))
+        guard streamsInput, bytes.count > 4 * Self.sliceBytes else {
+            pending.append(WireMessage(.push, bytes))
+            return
+        }
+        for start in stride(from: bytes.startIndex, to: bytes.endIndex, by: Self.sliceBytes) {
+            pending.append(WireMessage(.push, bytes[start..<min(start + Self.sliceBytes, bytes.endIndex)]))
+        }
     }
 
     func finish() {
@@ -95,12 +111,22 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 try helper.send(WireMessage(.start, request.encoded()))
                 started = true
             }
-            for message in pending { try helper.send(message) }
-            pending.removeAll()
-            try helper.send(WireMessage(.next))
+            // One slice of a large push per answer: the helper's decoder consumes it before the
+            // next arrives. Whatever else is pending goes with it. The wall time holds for them all.
             let deadline = nukeiso_now_ms() + Self.milliseconds(wallTime)
+            var reply: WireMessage
+            repeat {
+                var sent = 0
+                while sent < pending.count {
+                    try helper.send(pending[sent])
+                    sent += 1
+                    if pending[sent - 1].kind == .push, sent < pending.count, pending[sent].kind == .push { break }
+                }
+                pending.removeFirst(sent)
+                try helper.send(WireMessage(.next))
+                reply = try answer(from: helper, deadline: deadline)
+            } while reply.kind == .needsMoreData && !pending.isEmpty
             let bounds = WireBounds(context.limits)
-            let reply = try answer(from: helper, deadline: deadline)
             switch reply.kind {
             case .needsMoreData:
                 return .needsMoreData
