@@ -172,11 +172,14 @@ class Worker:
                 os.unlink(base + suffix)
             os.mkfifo(base + suffix)
         env = dict(os.environ, W_IN=base + ".in", W_OUT=base + ".out", W_ERR=self.err_path)
-        shell = subprocess.run(["/bin/sh", "-c", self.LAUNCH, "sh", "taskset", "-c", str(core), *argv],
-                               stdout=subprocess.PIPE, env=env, check=True)
-        self.pid = int(shell.stdout)
+        # Only the pid line is read: the job holds the pipe until it has opened the named pipes.
+        shell = subprocess.Popen(["/bin/sh", "-c", self.LAUNCH, "sh", "taskset", "-c", str(core), *argv],
+                                 stdout=subprocess.PIPE, env=env)
+        self.pid = int(shell.stdout.readline())
+        shell.wait()
         self.requests = open(base + ".in", "w", buffering=1)
         self.answers = open(base + ".out", "r")
+        shell.stdout.close()
 
     def ask(self, fields):
         self.requests.write("\t".join(fields) + "\n")
