@@ -79,7 +79,9 @@ FORMATS = [
     ("WebP", "webp", None),
     ("AVIF", "avif", None),
 ]
-TOOLS = ("nuke", "pyvips", "Pillow")
+TOOLS = ("nuke", "pyvips", "Pillow", "Pillow-fit")
+# Pillow-fit (Pillow with NukeCodecs' DCT scale rule) runs only on JPEG, where the rules differ.
+JPEG_ONLY = ("Pillow-fit",)
 
 
 def log(text):
@@ -193,14 +195,16 @@ class Worker:
         self.answers.close()
 
 
-def start_workers(args, scratch):
+def start_workers(args, scratch, tools):
     common = ["--size", str(args.size), "--quality", str(args.quality)]
-    python = sys.executable
-    return {
-        "nuke": Worker("nuke", [args.nuke_worker, *common], args.core, scratch),
-        "pyvips": Worker("pyvips", [python, os.path.join(HERE, "steady_worker.py"), "pyvips", *common], args.core, scratch),
-        "Pillow": Worker("Pillow", [python, os.path.join(HERE, "steady_worker.py"), "pillow", *common], args.core, scratch),
+    script = [sys.executable, os.path.join(HERE, "steady_worker.py")]
+    argv = {
+        "nuke": [args.nuke_worker, *common],
+        "pyvips": [*script, "pyvips", *common],
+        "Pillow": [*script, "pillow", *common],
+        "Pillow-fit": [*script, "pillow-fit", *common],
     }
+    return {tool: Worker(tool, argv[tool], args.core, scratch) for tool in tools}
 
 
 class Result:
@@ -218,12 +222,13 @@ class Result:
 def run_format(args, label, ext, files, work):
     result = Result()
     scratch = tempfile.mkdtemp(prefix="steady-")
-    workers = start_workers(args, scratch)
+    tools = tuple(t for t in TOOLS if ext == "jpg" or t not in JPEG_ONLY)
+    workers = start_workers(args, scratch, tools)
     try:
         for round_index in range(args.rounds + 1):   # round 0: warm-up, discarded
             for file_index, (stem, paths, _) in enumerate(files):
-                shift = (round_index + file_index) % len(TOOLS)
-                for tool in TOOLS[shift:] + TOOLS[:shift]:
+                shift = (round_index + file_index) % len(tools)
+                for tool in tools[shift:] + tools[:shift]:
                     if tool in result.failure:
                         continue
                     out = os.path.join(work, "%s.%s.%s.jpg" % (stem, ext, tool))
@@ -391,7 +396,9 @@ def render(args, set_name, inputs, how, rows, details, version_lines):
                "over files; nuke ÷ tool = median of the per-file ratios (min–max). Peak RSS = the "
                "worker's ru_maxrss over its whole run (one fresh worker per format). PSNR = mean over "
                "files, dB, of the thumbnail's pixels (before JPEG encoding; the JPEG file's in brackets) "
-               "against a float64 Lanczos-3 resize of Pillow's full decode to the same size." % (
+               "against a float64 Lanczos-3 resize of Pillow's full decode to the same size. Pillow-fit (JPEG only): "
+               "Pillow with NukeCodecs' DCT scale rule (`draft` to twice the thumbnail's own size; "
+               "Pillow's `thumbnail` drafts to twice the box in both dimensions)." % (
                    set_name, len(inputs), args.size, args.size, args.quality, args.rounds))
     out.append("")
     out += version_lines
@@ -399,21 +406,23 @@ def render(args, set_name, inputs, how, rows, details, version_lines):
     out.append("- photographs: %d JPEGs (%d progressive) from Debian's %s; PNG: %s; WebP: %s; AVIF: %s" % (
         len(inputs), progressive, ", ".join(PACKAGES), how["png"], how["webp"], how["avif"]))
     out.append("")
-    out.append("| format | files | CPU ms: nuke / pyvips / Pillow | nuke ÷ pyvips | nuke ÷ Pillow | peak RSS MiB: nuke / pyvips / Pillow | PSNR dB: nuke / pyvips / Pillow |")
-    out.append("|---|---:|---|---|---|---|---|")
+    out.append("| format | files | CPU ms: nuke / pyvips / Pillow / Pillow-fit | nuke ÷ pyvips | nuke ÷ Pillow | nuke ÷ Pillow-fit | peak RSS MiB: nuke / pyvips / Pillow / Pillow-fit | PSNR dB: nuke / pyvips / Pillow / Pillow-fit |")
+    out.append("|---|---:|---|---|---|---|---|---|")
     for label, count, s, failures in rows:
-        cpu = " / ".join(fmt(s[t]["ms"], "%.1f") for t in TOOLS)
-        ratio = lambda t: "n/a" if s[t]["ratio"] is None else "%.2f (%.2f–%.2f)" % (s[t]["ratio"], *s[t]["ratio_range"])
-        rss = " / ".join(fmt(s[t]["rss"] and s[t]["rss"] / 1024.0, "%.1f") for t in TOOLS)
-        quality = " / ".join("%s (%s)" % (fmt(s[t]["psnr"], "%.2f"), fmt(s[t]["psnr_jpeg"], "%.2f")) for t in TOOLS)
-        out.append("| %s | %d | %s | %s | %s | %s | %s |" % (label, count, cpu, ratio("pyvips"), ratio("Pillow"), rss, quality))
+        ran = lambda t: s[t]["rss"] is not None
+        cell = lambda t, value, pattern: fmt(value, pattern) if ran(t) else "—"
+        cpu = " / ".join(cell(t, s[t]["ms"], "%.1f") for t in TOOLS)
+        ratio = lambda t: ("n/a" if s[t]["ratio"] is None else "%.2f (%.2f–%.2f)" % (s[t]["ratio"], *s[t]["ratio_range"])) if ran(t) else "—"
+        rss = " / ".join(cell(t, s[t]["rss"] and s[t]["rss"] / 1024.0, "%.1f") for t in TOOLS)
+        quality = " / ".join("%s (%s)" % (fmt(s[t]["psnr"], "%.2f"), fmt(s[t]["psnr_jpeg"], "%.2f")) if ran(t) else "—" for t in TOOLS)
+        out.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (label, count, cpu, ratio("pyvips"), ratio("Pillow"), ratio("Pillow-fit"), rss, quality))
         for tool, message in failures.items():
-            out.append("| | | %s failed: %s | | | | |" % (tool, message.replace("|", "\\|")))
+            out.append("| | | %s failed: %s | | | | | |" % (tool, message.replace("|", "\\|")))
     out.append("")
     out.append("Per file (median CPU ms; PSNR dB of the pixels):")
     out.append("")
-    out.append("| format | file | size | nuke ms | pyvips ms | Pillow ms | nuke ÷ pyvips | nuke ÷ Pillow | PSNR nuke / pyvips / Pillow |")
-    out.append("|---|---|---|---:|---:|---:|---:|---:|---|")
+    out.append("| format | file | size | nuke ms | pyvips ms | Pillow ms | Pillow-fit ms | nuke ÷ pyvips | nuke ÷ Pillow | nuke ÷ Pillow-fit | PSNR nuke / pyvips / Pillow / Pillow-fit |")
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     out += details
     out.append("")
     return "\n".join(out)
@@ -427,13 +436,13 @@ def main():
     parser.add_argument("--out", help="also write the tables here")
     parser.add_argument("--quick", action="store_true", help="4 photographs (2 baseline, 2 progressive), 2 rounds")
     parser.add_argument("--held-out", action="store_true", help="the package's other photographs instead of the benchmark set")
-    parser.add_argument("--rounds", type=int, help="measured rounds after the warm-up (default 4, --quick 2)")
+    parser.add_argument("--rounds", type=int, help="measured rounds after the warm-up (default 5, --quick 2)")
     parser.add_argument("--core", default="1", help="the core every worker is pinned to (default 1)")
     parser.add_argument("--formats", default="jpeg,png,webp,avif", help="comma-separated subset of jpeg,png,webp,avif")
     parser.add_argument("--size", type=int, default=256)
     parser.add_argument("--quality", type=int, default=85)
     args = parser.parse_args()
-    args.rounds = args.rounds or (2 if args.quick else 4)
+    args.rounds = args.rounds or (2 if args.quick else 5)
     args.nuke_worker = os.path.abspath(args.nuke_worker)
     cache = os.path.abspath(args.cache)
 
@@ -466,10 +475,12 @@ def main():
             ms = {t: median_cpu(result, t, stem) for t in TOOLS}
             size = result.size.get(("nuke", stem))
             ratio = lambda t: "n/a" if ms["nuke"] is None or not ms[t] else "%.2f" % (ms["nuke"] / ms[t])
-            details.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            ran = lambda t: t in result.rss
+            details.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 label, stem, "%d×%d" % size if size else "?",
-                *(fmt(ms[t] and ms[t] * 1000, "%.1f") for t in TOOLS), ratio("pyvips"), ratio("Pillow"),
-                " / ".join(fmt(result.psnr.get((t, stem)), "%.2f") for t in TOOLS)))
+                *(fmt(ms[t] and ms[t] * 1000, "%.1f") if ran(t) else "—" for t in TOOLS),
+                *(ratio(t) if ran(t) else "—" for t in ("pyvips", "Pillow", "Pillow-fit")),
+                " / ".join(fmt(result.psnr.get((t, stem)), "%.2f") if ran(t) else "—" for t in TOOLS)))
         log("%s: nuke %s ms, nuke ÷ pyvips %s, nuke ÷ Pillow %s" % (
             label, fmt(s["nuke"]["ms"], "%.1f"), fmt(s["pyvips"]["ratio"], "%.2f"), fmt(s["Pillow"]["ratio"], "%.2f")))
     table = render(args, set_name, inputs, how, rows, details, version_lines)

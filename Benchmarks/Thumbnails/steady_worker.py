@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A long-lived thumbnailing process for steady_state.py: pyvips or Pillow, one request a line.
 
-    steady_worker.py pyvips|pillow [--size N] [--quality Q]
+    steady_worker.py pyvips|pillow|pillow-fit [--size N] [--quality Q]
 
 It speaks the protocol of NukeSteadyThumbnails (Benchmarks/SteadyThumbnails/main.swift):
 
@@ -19,6 +19,10 @@ What each tool does is what its users write:
 - Pillow: `Image.open(IN)`, `im.thumbnail((N, N))` (which calls `draft()`: libjpeg's DCT scaling
   to no less than twice the box, reducing_gap=2.0; then BICUBIC), `ImageOps.exif_transpose`,
   `save(OUT, "JPEG", quality=Q)`. AVIF through Pillow's own plugin (libavif).
+  Pillow's `thumbnail` asks `draft()` for twice the *box* in both dimensions, so a 16:9 photograph
+  is decoded at a larger DCT scale than twice its thumbnail needs.
+- pillow-fit: the same, but `draft("RGB", (2w, 2h))` first, (w, h) being the thumbnail's size:
+  the scale rule NukeCodecs' plan uses (the largest reduction that leaves twice the final size).
 """
 
 import argparse
@@ -44,11 +48,15 @@ def make_pyvips(size, quality):
     return thumbnail, pixels
 
 
-def make_pillow(size, quality):
+def make_pillow(size, quality, fitted=False):
     from PIL import Image, ImageOps
 
     def thumbnail(src, dst):
         with Image.open(src) as im:
+            if fitted and im.format == "JPEG":
+                scale = min(size / im.width, size / im.height)
+                w, h = max(1, round(im.width * scale)), max(1, round(im.height * scale))
+                im.draft("RGB", (2 * w, 2 * h))   # thumbnail's own draft() is then a no-op
             im.thumbnail((size, size))
             im = ImageOps.exif_transpose(im)
             if im.mode not in ("RGB", "L"):
@@ -64,11 +72,14 @@ def make_pillow(size, quality):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("tool", choices=("pyvips", "pillow"))
+    parser.add_argument("tool", choices=("pyvips", "pillow", "pillow-fit"))
     parser.add_argument("--size", type=int, default=256)
     parser.add_argument("--quality", type=int, default=85)
     args = parser.parse_args()
-    thumbnail, pixels = (make_pyvips if args.tool == "pyvips" else make_pillow)(args.size, args.quality)
+    if args.tool == "pyvips":
+        thumbnail, pixels = make_pyvips(args.size, args.quality)
+    else:
+        thumbnail, pixels = make_pillow(args.size, args.quality, fitted=args.tool == "pillow-fit")
     out = sys.stdout
     for line in sys.stdin:
         fields = line.rstrip("\n").split("\t")
