@@ -21,11 +21,13 @@ What each tool does is what its users write:
   `save(OUT, "JPEG", quality=Q)`. AVIF through Pillow's own plugin (libavif).
   Pillow's `thumbnail` asks `draft()` for twice the *box* in both dimensions, so a 16:9 photograph
   is decoded at a larger DCT scale than twice its thumbnail needs.
-- pillow-fit: the same, but `draft("RGB", (2w, 2h))` first, (w, h) being the thumbnail's size:
-  the scale rule NukeCodecs' plan uses (the largest reduction that leaves twice the final size).
+- pillow-fit (JPEG): `draft("RGB", (2w, 2h))`, (w, h) being the thumbnail's size: the scale rule
+  NukeCodecs' plan uses (the largest reduction that leaves twice the final size); then what
+  `thumbnail` does after its draft: `resize((w, h), BICUBIC, box=draft's box, reducing_gap=2.0)`.
 """
 
 import argparse
+import math
 import resource
 import sys
 import time
@@ -48,16 +50,34 @@ def make_pyvips(size, quality):
     return thumbnail, pixels
 
 
+def fitted_size(source, size):
+    """The thumbnail's size inside SIZE x SIZE, rounded as Image.thumbnail rounds it."""
+    width, height = source
+    aspect = width / height
+    x, y = size, size
+    if x / y >= aspect:
+        options = (math.floor(y * aspect), math.ceil(y * aspect))
+        x = max(min(options, key=lambda n: abs(aspect - n / y)), 1)
+    else:
+        options = (math.floor(x / aspect), math.ceil(x / aspect))
+        y = max(min(options, key=lambda n: 0 if n == 0 else abs(aspect - x / n)), 1)
+    return x, y
+
+
 def make_pillow(size, quality, fitted=False):
     from PIL import Image, ImageOps
 
     def thumbnail(src, dst):
         with Image.open(src) as im:
-            if fitted and im.format == "JPEG":
-                scale = min(size / im.width, size / im.height)
-                w, h = max(1, round(im.width * scale)), max(1, round(im.height * scale))
-                im.draft("RGB", (2 * w, 2 * h))   # thumbnail's own draft() is then a no-op
-            im.thumbnail((size, size))
+            if fitted and im.format == "JPEG" and max(im.size) > size:
+                final = fitted_size(im.size, size)
+                drafted = im.draft("RGB", (2 * final[0], 2 * final[1]))
+                # As thumbnail() does after its own draft(): the box is the source's extent in
+                # the scaled image, a fraction of a pixel short where the size is not a multiple
+                # of the scale's denominator.
+                im = im.resize(final, Image.Resampling.BICUBIC, box=drafted[1] if drafted else None, reducing_gap=2.0)
+            else:
+                im.thumbnail((size, size))
             im = ImageOps.exif_transpose(im)
             if im.mode not in ("RGB", "L"):
                 im = im.convert("RGB")
