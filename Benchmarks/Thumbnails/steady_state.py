@@ -366,12 +366,10 @@ def versions(args):
     dirty = git("status", "--porcelain", "--untracked-files=no")
     lines.append("- nuke: commit %s%s, `%s` (release build), NukeCodecs' API in process" % (
         git("rev-parse", "--short=12", "HEAD"), " + uncommitted changes" if dirty else "", os.path.relpath(args.nuke_worker)))
-    try:
-        import pyvips
-        lines.append("- pyvips %s, libvips %d.%d.%d (%s mode)" % (
-            pyvips.__version__, pyvips.version(0), pyvips.version(1), pyvips.version(2), "API" if pyvips.API_mode else "ABI"))
-    except Exception as error:
-        lines.append("- pyvips: %s" % error)
+    # In a process of its own: libvips loaded here would lend its libwebp to Pillow's version query.
+    probe = ("import pyvips; print('pyvips %s, libvips %d.%d.%d (%s mode)' % (pyvips.__version__, pyvips.version(0), "
+             "pyvips.version(1), pyvips.version(2), 'API' if pyvips.API_mode else 'ABI'))")
+    lines.append("- " + tool_version([sys.executable, "-c", probe]))
     from PIL import Image, features
     libs = ", ".join("%s %s" % (n, features.version(n)) for n in ("libjpeg_turbo", "zlib", "webp", "avif") if features.version(n))
     lines.append("- Pillow %s (%s), Python %s" % (Image.__version__, libs, platform.python_version()))
