@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --no-install) INSTALL=0 ;;
         --no-build) BUILD=0 ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) PASS+=("$1") ;;
     esac
     shift
