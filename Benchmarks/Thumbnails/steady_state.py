@@ -240,7 +240,11 @@ def run_format(args, label, ext, files, work):
                         result.failure[tool] = "%s: %s" % (stem, " ".join(answer[1:]))
                         continue
                     if round_index == 0:
-                        result.size[(tool, stem)] = (int(answer[3]), int(answer[4]))
+                        size = (int(answer[3]), int(answer[4]))
+                        if max(size) > args.size or max(size) < args.size - 1:
+                            result.failure[tool] = "%s: a %d×%d thumbnail for a %d px box" % (stem, *size, args.size)
+                            continue
+                        result.size[(tool, stem)] = size
                         result.pixels[(tool, stem)] = fields[3]
                         result.output[(tool, stem)] = out
                     else:
