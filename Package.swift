@@ -163,6 +163,12 @@ let package = Package(
             dependencies: ["NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeColor", "NukeTIFF", "NukeIsolation", "CBenchmarkBaseline", "NukeBMP", "NukeJXL"],
             path: "Benchmarks/NukeBenchmarks", swiftSettings: swiftSettings
         ),
+        // Thumbnails in one long-lived process, for Benchmarks/Thumbnails/steady-state.sh.
+        .executableTarget(
+            name: "NukeSteadyThumbnails",
+            dependencies: ["NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeWebP", "NukeHEIF", "NukeColor"],
+            path: "Benchmarks/SteadyThumbnails", swiftSettings: swiftSettings
+        ),
         // Every bomb's allocations, counted by malloc interposition in its own executable.
         .target(name: "CAllocationCounter", path: "Benchmarks/CAllocationCounter"),
         .executableTarget(

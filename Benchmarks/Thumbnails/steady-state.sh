@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Steady-state thumbnail benchmark: nuke's API, pyvips and Pillow, each in one long-lived process
+# pinned to the same core, on real photographs from Debian packages (JPEG baseline and progressive,
+# and PNG, WebP and AVIF made from them). Prints one table and writes it to
+# out/benchmarks/steady/steady-state.md. See README.md beside this file ("Steady state").
+#
+#   Benchmarks/Thumbnails/steady-state.sh [--quick] [--held-out] [--rounds N] [--core C] [--formats jpeg,png,webp,avif]
+#                                         [--no-install] [--no-build]
+#
+# Run it under the shared build lock, so that no build runs beside it:
+#   flock /tmp/nuke-swift.lock Benchmarks/Thumbnails/steady-state.sh
+#
+# What is missing is installed first: Debian's libvips42 (for pyvips), webp (cwebp) and
+# libheif-examples (heif-enc) with apt-get (sudo when not root); numpy, Pillow and pyvips with pip
+# (--user, or a venv in the cache directory when pip refuses). The photographs come from Debian's
+# lomiri-wallpapers-16.04, lomiri-wallpapers-20.04 and mate-backgrounds, fetched with
+# `apt-get download` and unpacked with `dpkg-deb -x` into the cache (never installed). The cache
+# directory is $NUKE_BENCH_CACHE/steady, or out/benchmarks/steady.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+CACHE="${NUKE_BENCH_CACHE:-$ROOT/out/benchmarks}/steady"
+PACKAGES=(lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 mate-backgrounds)
+INSTALL=1
+BUILD=1
+PASS=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-install) INSTALL=0 ;;
+        --no-build) BUILD=0 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) PASS+=("$1") ;;
+    esac
+    shift
+done
+mkdir -p "$CACHE"
+
+say() { printf '[steady] %s\n' "$*" >&2; }
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi
+}
+
+UPDATED=0
+apt_update_once() {
+    if [ "$UPDATED" = 0 ]; then
+        as_root apt-get update -qq >&2
+        UPDATED=1
+    fi
+}
+
+# --- Debian tools: libvips (pyvips loads it), cwebp, heif-enc, taskset ----------------------------
+if [ "$INSTALL" = 1 ]; then
+    missing=()
+    ldconfig -p | grep -q 'libvips.so.42 ' || missing+=(libvips42)
+    command -v cwebp >/dev/null || missing+=(webp)
+    command -v heif-enc >/dev/null || missing+=(libheif-examples)
+    command -v taskset >/dev/null || missing+=(util-linux)
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "installing ${missing[*]} with apt-get"
+        apt_update_once
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+    fi
+fi
+
+# --- The photographs: Debian packages, unpacked into the cache ------------------------------------
+PHOTOS="$CACHE/photos"
+for package in "${PACKAGES[@]}"; do
+    [ -d "$PHOTOS/$package/usr" ] && continue
+    [ "$INSTALL" = 1 ] || { say "no photographs in $PHOTOS/$package (run without --no-install)"; exit 1; }
+    say "fetching $package (apt-get download, dpkg-deb -x)"
+    scratch="$(mktemp -d)"
+    chmod 755 "$scratch"   # apt's _apt user writes the download here
+    if ! (cd "$scratch" && apt-get download -qq "$package" >&2); then
+        apt_update_once
+        (cd "$scratch" && apt-get download -qq "$package" >&2)
+    fi
+    mkdir -p "$PHOTOS/$package.partial"
+    dpkg-deb -x "$scratch"/*.deb "$PHOTOS/$package.partial"
+    mv "$PHOTOS/$package.partial" "$PHOTOS/$package"
+    rm -rf "$scratch"
+done
+
+# --- Python with numpy, Pillow and pyvips ---------------------------------------------------------
+PY="$(python3 -c 'import sys; print(sys.executable)')"
+has_modules() { "$1" -c 'import numpy, PIL.Image, PIL.features as f, pyvips; assert f.check("avif")' 2>/dev/null; }
+if ! has_modules "$PY" && [ -x "$CACHE/venv/bin/python" ] && has_modules "$CACHE/venv/bin/python"; then
+    PY="$CACHE/venv/bin/python"
+fi
+if ! has_modules "$PY" && [ "$INSTALL" = 1 ]; then
+    say "installing numpy, Pillow and pyvips with pip --user"
+    if ! "$PY" -m pip install --quiet --user numpy pillow pyvips >&2 || ! has_modules "$PY"; then
+        say "pip --user refused: using a venv in $CACHE/venv"
+        "$PY" -m venv "$CACHE/venv" >&2
+        "$CACHE/venv/bin/python" -m pip install --quiet numpy pillow pyvips >&2
+        PY="$CACHE/venv/bin/python"
+    fi
+fi
+if ! has_modules "$PY"; then
+    say "numpy, Pillow (with AVIF) and pyvips are needed ($PY has not got them)"
+    exit 1
+fi
+
+# --- nuke's worker, release build -----------------------------------------------------------------
+if [ "$BUILD" = 1 ]; then
+    say "building NukeSteadyThumbnails (release)"
+    swift build --package-path "$ROOT" -c release --product NukeSteadyThumbnails >&2
+fi
+WORKER="$(swift build --package-path "$ROOT" -c release --show-bin-path)/NukeSteadyThumbnails"
+if [ ! -x "$WORKER" ]; then
+    say "no release build at $WORKER"
+    exit 1
+fi
+
+exec "$PY" "$HERE/steady_state.py" --nuke-worker "$WORKER" --photos "$PHOTOS" --cache "$CACHE" \
+    --out "$CACHE/steady-state.md" ${PASS[@]+"${PASS[@]}"}
