@@ -9,6 +9,8 @@ references are made by Pillow, an independent implementation of the same algorit
     thumbnail-*   img.thumbnail((w, h))                  (reduce by int(factor / 2), then BICUBIC)
     fill-*        img.reduce(f).resize(size, BICUBIC, box) exactly as Image.resize does for
                   reducing_gap=2.0, at the size that covers (w, h) (aspect fill)
+    box-*         img.resize(size, BICUBIC, box=(0, 0, w', h'), reducing_gap=2.0): a codec's
+                  reduction rounded up, whose last row and column cover part of a pixel
 
 and stored as 8-bit PAM (Netpbm P7), which the NukeCore tests read without any codec.
 
@@ -100,10 +102,14 @@ def main():
     os.makedirs(folder, exist_ok=True)
     cases = []
 
-    def add(name, width, height, alpha, target, mode):
+    def add(name, width, height, alpha, target, mode, extent=None):
         pixels = photo(width, height, alpha)
         img = Image.fromarray(pixels, "RGBA" if alpha else "RGB")
-        if mode == "aspectFit":
+        if extent is not None:
+            # A codec's reduction rounded up: the source covers only `extent` of its pixels
+            # (as Pillow's thumbnail resizes from draft()'s box); `target` is the exact size.
+            thumb = img.resize(target, Image.Resampling.BICUBIC, box=(0, 0) + extent, reducing_gap=2.0)
+        elif mode == "aspectFit":
             thumb = img.copy()
             thumb.thumbnail(target)
         else:
@@ -125,6 +131,8 @@ def main():
             "reference": filename,
             "referenceSize": {"width": thumb.width, "height": thumb.height},
         })
+        if extent is not None:
+            cases[-1]["extent"] = {"width": extent[0], "height": extent[1]}
 
     add("thumbnail-rgb-64", 400, 300, False, (64, 64), "aspectFit")
     add("thumbnail-rgb-32", 400, 300, False, (32, 32), "aspectFit")
@@ -132,6 +140,8 @@ def main():
     add("thumbnail-rgba-64", 300, 200, True, (64, 64), "aspectFit")
     add("fill-rgb-64", 400, 300, False, (64, 64), "aspectFill")
     add("fill-rgba-48", 300, 200, True, (48, 48), "aspectFill")
+    # 1603 × 1203 decoded at 2/8 by libjpeg: 401 × 301 pixels for 400.75 × 300.75 of the image.
+    add("box-rgb-64", 401, 301, False, (64, 48), "aspectFit", extent=(400.75, 300.75))
 
     manifest = {
         "generator": "scripts/make-resampler-fixtures.py",

@@ -18,6 +18,26 @@ struct ImageResamplerTests {
         ("fill-rgba-48", 55.5),  // 56.09 (premultiplied), 29.3 straight, 51.3 where alpha ≥ 64
     ]
 
+    /// A codec's reduction rounded up (libjpeg at 2/8: 401 × 301 pixels for 400.75 × 300.75 of
+    /// the image) resized from that box, as Pillow's `thumbnail` resizes from `draft()`'s box;
+    /// without the box the thumbnail is a fraction of a pixel off.
+    @Test func aRoundedUpReductionIsResizedFromItsBox() throws {
+        let manifest = try ResamplerFixtures.manifest()
+        let fixture = try #require(manifest.cases.first { $0.name == "box-rgb-64" })
+        let extent = try #require(fixture.extent)
+        let source = ResamplerFixtures.photo(width: fixture.source.width, height: fixture.source.height, alpha: fixture.source.alpha)
+        #expect(ResamplerFixtures.fnv1a64(source.packedBytes) == fixture.source.fnv1a64, "the Swift test pattern differs from the script's")
+        let reference = try ResamplerFixtures.readPAM(fixture.reference)
+        let size = ImageSize(width: fixture.referenceSize.width, height: fixture.referenceSize.height)
+        let boxed = source.resized(to: size, sourceExtent: (extent.width, extent.height))
+        let whole = source.resized(to: size)
+        let psnr = ResamplerFixtures.psnr(boxed, reference)
+        let unboxed = ResamplerFixtures.psnr(whole, reference)
+        print("ImageResampler vs Pillow \(manifest.pillow) box-rgb-64: PSNR \(psnr) dB from the box, \(unboxed) dB from the whole source")
+        #expect(psnr >= 54.5, "\(psnr) dB")  // 55.25
+        #expect(unboxed < psnr - 2, "the box moves the samples: \(unboxed) against \(psnr) dB")  // 52.23
+    }
+
     @Test(arguments: pillowCases)
     func matchesPillowThumbnail(_ name: String, minimumPSNR: Double) throws {
         let manifest = try ResamplerFixtures.manifest()

@@ -18,6 +18,11 @@ enum ResamplerFixtures {
         var height: Int
     }
 
+    struct Extent: Decodable {
+        var width: Double
+        var height: Double
+    }
+
     struct Case: Decodable {
         struct Source: Decodable {
             var pattern: String
@@ -33,6 +38,8 @@ enum ResamplerFixtures {
         var contentMode: String
         var reference: String
         var referenceSize: Size
+        /// For a codec's rounded-up reduction: how much of the image the source covers.
+        var extent: Extent?
     }
 
     static func manifest() throws -> Manifest {

@@ -7,11 +7,14 @@ extension Bitmap {
     /// Returns `self` when the size is unchanged. A size larger than the bitmap in either
     /// dimension, or an empty one, traps: pick it with
     /// `ImageSize.fitted(to:contentMode:)`.
-    public func resized(to size: ImageSize) -> Bitmap {
+    ///
+    /// - Parameter sourceExtent: How much of the image the bitmap covers when its last column or
+    ///   row covers only part of a pixel (``ImageResampler/init(sourceWidth:sourceHeight:pixelFormat:alphaMode:targetWidth:targetHeight:sourceExtent:)``).
+    public func resized(to size: ImageSize, sourceExtent: (width: Double, height: Double)? = nil) -> Bitmap {
         if size.width == width && size.height == height { return self }
         let resampler = ImageResampler(
             sourceWidth: width, sourceHeight: height, pixelFormat: pixelFormat, alphaMode: alphaMode,
-            targetWidth: size.width, targetHeight: size.height
+            targetWidth: size.width, targetHeight: size.height, sourceExtent: sourceExtent
         )
         withUnsafeBytes { bytes in
             resampler.push(rows: bytes, count: height, bytesPerRow: bytesPerRow)

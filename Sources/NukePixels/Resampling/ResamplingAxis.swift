@@ -6,8 +6,11 @@ import NukeCore
 /// The geometry follows Pillow's `Image.resize(size, BICUBIC, reducing_gap=2.0)`, which
 /// `Image.thumbnail` uses: the factor is `⌊source / output / 2⌋` (at least 1), the reduced axis
 /// has `⌈source / factor⌉` samples (the last block may be partial and is averaged over the
-/// samples it has), and the convolution maps the box `0 ..< source / factor` of the reduced axis
+/// samples it has), and the convolution maps the box `0 ..< extent / factor` of the reduced axis
 /// onto the output, with Keys' cubic (a = −0.5, support 2) stretched by the scale when shrinking.
+/// The extent is the source's size, or less when its last sample covers only part of a pixel of
+/// the image it was reduced from (a JPEG decoded at 2/8 is ⌈3837 × 2/8⌉ = 960 rows for 959.25
+/// rows of the image: Pillow's `thumbnail` resizes from `draft()`'s box `0 ..< 959.25`).
 struct ResamplingAxis {
     /// Source samples along the axis.
     let sourceSize: Int
@@ -30,12 +33,15 @@ struct ResamplingAxis {
     /// The reduction gap of Pillow's `thumbnail`: the convolution always shrinks by at least this.
     static let reducingGap = 2.0
 
-    init(source: Int, output: Int) {
+    /// - Parameter extent: How much of the image the source's samples cover, in samples:
+    ///   `source` (the default), or down to `source − 1` when the last one covers part of one.
+    init(source: Int, output: Int, extent: Double? = nil) {
         precondition(source > 0 && output > 0 && output <= source, "resampling \(source) to \(output) samples")
+        let extent = min(Double(source), max(Double(source - 1), extent ?? Double(source), Double(output)))
         sourceSize = source
         outputSize = output
         isIdentity = source == output
-        factor = max(1, Int(Double(source) / Double(output) / Self.reducingGap))
+        factor = max(1, Int(extent / Double(output) / Self.reducingGap))
         reducedSize = (source + factor - 1) / factor
         if isIdentity {
             taps = 1
@@ -43,9 +49,9 @@ struct ResamplingAxis {
             weights = [Float](repeating: 1, count: output)
             return
         }
-        // Pillow's precompute_coeffs, for the box 0 ..< source / factor of the reduced axis.
+        // Pillow's precompute_coeffs, for the box 0 ..< extent / factor of the reduced axis.
         let inSize = reducedSize
-        let scale = Double(source) / Double(factor) / Double(output)
+        let scale = extent / Double(factor) / Double(output)
         let filterScale = max(scale, 1)
         let support = Self.support * filterScale
         var windows: [(start: Int, weights: [Double])] = []

@@ -108,7 +108,8 @@ struct JPEGDecodePlan {
     /// target size by the core's plan.
     func container(bitmap: Bitmap, context: ImageDecodingContext, isPreview: Bool, scan: Int? = nil,
                    warnings: ImageDecodingWarnings? = nil) -> ImageContainer {
-        let bitmap = sizePlan?.finish(bitmap) ?? bitmap
+        // libjpeg rounds N/8 of the size up: the last row or column covers part of a pixel.
+        let bitmap = sizePlan?.finish(bitmap, scale: Double(scale) / 8) ?? bitmap
         var colorInfo = ColorInfo(iccProfile: iccProfile)
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: isProgressive]
         if let (converter, target) = cmykConversion {
