@@ -54,6 +54,7 @@ let package = Package(
         .library(name: "NukeCore", targets: ["NukeCore"]),
         .library(name: "NukePixels", targets: ["NukePixels"]),
         .library(name: "NukeSession", targets: ["NukeSession"]),
+        .library(name: "NukeProcessing", targets: ["NukeProcessing"]),
         .library(name: "NukePluginKit", targets: ["NukePluginKit"]),
         .library(name: "NukeJPEG", targets: ["NukeJPEG"]),
         .library(name: "NukePNG", targets: ["NukePNG"]),
@@ -95,6 +96,16 @@ let package = Package(
         // Progressive decoding of a download: events as bytes arrive, off the caller's thread.
         .target(name: "NukeSession", dependencies: ["NukeCore"], path: "Sources/NukeSession", swiftSettings: swiftSettings),
 
+        // MARK: - Processing (Nuke's ImageProcessors: resize, crop, rotate, rounded corners, blur…; Swift, no C library)
+        // Runs inside the decode plan: a leading resize becomes the decode's target size.
+        .target(name: "NukeProcessing", dependencies: ["NukeCore", "NukePixels"], path: "Sources/NukeProcessing", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NukeProcessingTests", dependencies: ["NukeProcessing", "NukeCore", "NukePixels", "NukeNetpbm", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP"],
+            path: "Tests/NukeProcessingTests", swiftSettings: swiftSettings
+        ),
+        // Ratios: a 12 MP JPEG filled against fitted to 256 × 256, a 1 MP blur against Pillow's.
+        .executableTarget(name: "NukeProcessingBenchmark", dependencies: ["NukeProcessing", "NukeCore", "NukePixels", "NukeJPEG"], path: "Benchmarks/ProcessingBenchmark", swiftSettings: swiftSettings),
+
         // MARK: - Isolation (decoding in sandboxed helper processes; links no codec library)
         .target(name: "CNukeIsolation", path: "Sources/CNukeIsolation"),
         .target(name: "NukeIsolation", dependencies: ["NukeCore", "NukePixels", "CNukeIsolation"], path: "Sources/NukeIsolation", swiftSettings: swiftSettings),
@@ -127,13 +138,13 @@ let package = Package(
         .executableTarget(
             name: "nuke",
             dependencies: [
-                "NukeCore", "NukePixels", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
+                "NukeCore", "NukePixels", "NukeProcessing", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
                 "NukeTIFF", "NukeColor", "NukeIsolation", "NukeConformance", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings
         ),
-        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukePixels", "NukeNetpbm", "NukeConformance", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
+        .testTarget(name: "nukeTests", dependencies: ["nuke", "NukeCore", "NukePixels", "NukeProcessing", "NukeNetpbm", "NukeConformance", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP"], path: "Tests/nukeTests", swiftSettings: swiftSettings),
 
         // Hostile files for every format: limits before pixel memory.
         .target(name: "BombCorpus", dependencies: ["NukeCore"], path: "Tests/BombCorpus", swiftSettings: swiftSettings),

@@ -1,0 +1,83 @@
+import NukeCore
+import NukePixels
+
+extension Bitmap {
+    /// The bitmap scaled to `size`, larger or smaller, in the same pixel format and alpha mode.
+    ///
+    /// Shrinking on both axes is NukePixels' `resized(to:)` (Pillow's thumbnail algorithm, as
+    /// every decode to size); growing on either axis is a bicubic convolution (Keys' cubic,
+    /// a = −0.5, Pillow's `Image.resize(size, BICUBIC)`), premultiplied, in `Float`.
+    /// An empty size traps.
+    public func scaled(to size: ImageSize) -> Bitmap {
+        precondition(size.width > 0 && size.height > 0, "scaling to an empty size \(size)")
+        if size.width == width && size.height == height { return self }
+        if size.width <= width && size.height <= height { return resized(to: size) }
+        let codec = PixelRowCodec(format: pixelFormat, alphaMode: alphaMode)
+        let horizontal = BicubicAxis(source: width, output: size.width)
+        let vertical = BicubicAxis(source: height, output: size.height)
+        // Rows resampled horizontally, then columns.
+        let rows = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: size.width * height)
+        let line = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: max(width, size.width))
+        defer { rows.deallocate(); line.deallocate() }
+        withUnsafeBytes { source in
+            for y in 0..<height {
+                codec.load(source.baseAddress! + y * bytesPerRow, count: width, into: line.baseAddress!)
+                for x in 0..<size.width {
+                    var sum = SIMD4<Float>.zero
+                    for (k, weight) in horizontal.taps(x) { sum += line[k] * weight }
+                    rows[y * size.width + x] = sum
+                }
+            }
+        }
+        return Bitmap(width: size.width, height: size.height, pixelFormat: pixelFormat, alphaMode: alphaMode) { out in
+            let rowBytes = size.width * pixelFormat.bytesPerPixel
+            for y in 0..<size.height {
+                for x in 0..<size.width { line[x] = .zero }
+                for (k, weight) in vertical.taps(y) {
+                    let row = rows.baseAddress! + k * size.width
+                    for x in 0..<size.width { line[x] += row[x] * weight }
+                }
+                codec.store(line.baseAddress!, count: size.width, into: out.baseAddress! + y * rowBytes)
+            }
+        }
+    }
+}
+
+/// The weights of Pillow's bicubic resampling along one axis: for each output position, the
+/// source positions and their normalised weights.
+struct BicubicAxis {
+    private let starts: [Int]
+    private let weights: [[Float]]
+
+    init(source: Int, output: Int) {
+        let scale = Double(source) / Double(output)
+        let filterScale = max(scale, 1)
+        let support = 2 * filterScale
+        var starts: [Int] = [], weights: [[Float]] = []
+        for i in 0..<output {
+            let center = (Double(i) + 0.5) * scale
+            let first = max(0, Int((center - support + 0.5).rounded(.down)))
+            let end = min(source, Int((center + support + 0.5).rounded(.down)))
+            var w = (first..<end).map { Self.cubic((Double($0) - center + 0.5) / filterScale) }
+            let total = w.reduce(0, +)
+            if total != 0 { w = w.map { $0 / total } }
+            starts.append(first)
+            weights.append(w.map(Float.init))
+        }
+        self.starts = starts
+        self.weights = weights
+    }
+
+    /// The source positions and weights of output position `i`.
+    func taps(_ i: Int) -> some Sequence<(Int, SIMD4<Float>)> {
+        weights[i].enumerated().lazy.map { (self.starts[i] + $0.offset, SIMD4<Float>(repeating: $0.element)) }
+    }
+
+    /// Keys' cubic convolution kernel with a = −0.5.
+    static func cubic(_ x: Double) -> Double {
+        let a = -0.5, x = abs(x)
+        if x < 1 { return ((a + 2) * x - (a + 3)) * x * x + 1 }
+        if x < 2 { return (((x - 5) * x + 8) * x - 4) * a }
+        return 0
+    }
+}
