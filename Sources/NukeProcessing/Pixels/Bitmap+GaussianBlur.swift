@@ -97,17 +97,23 @@ struct ExtendedBox {
         }
         let alpha = SIMD4<Float>(repeating: self.alpha), norm = SIMD4<Float>(repeating: self.norm)
         let l = radius
-        for lane in 0..<lanes {
-            // The sum of the 2l + 1 positions centred on position 0.
-            var sum = SIMD4<Float>.zero
-            for k in -l...l { sum += source[(pad + k) * lanes + lane] }
-            var p = source + (pad * lanes + lane)
-            var out = target + (pad * lanes + lane)
+        withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: lanes) { sums in
+            // The sums of the 2l + 1 positions centred on position 0; the lanes' running sums are
+            // independent, so they advance together.
+            for lane in 0..<lanes {
+                var sum = SIMD4<Float>.zero
+                for k in -l...l { sum += source[(pad + k) * lanes + lane] }
+                sums[lane] = sum
+            }
+            var p = source + pad * lanes
+            var out = target + pad * lanes
             let ahead = (l + 1) * lanes, behind = -l * lanes, outside = -(l + 1) * lanes
             for _ in 0..<count {
-                let next = p[ahead]
-                out.pointee = (sum + alpha * (p[outside] + next)) * norm
-                sum += next - p[behind]
+                for lane in 0..<lanes {
+                    let next = p[ahead + lane]
+                    out[lane] = (sums[lane] + alpha * (p[outside + lane] + next)) * norm
+                    sums[lane] += next - p[behind + lane]
+                }
                 p += lanes
                 out += lanes
             }
