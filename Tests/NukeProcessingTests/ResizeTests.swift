@@ -53,8 +53,9 @@ import Testing
         #expect((cropped.width, cropped.height) == (30, 40))
     }
 
-    /// Upscaling is Pillow's BICUBIC; Pillow rounds its horizontal pass to 8 bits where this
-    /// stays in Float, so samples may differ by a level or two, never more than 2.
+    /// Upscaling is Pillow's BICUBIC, its intermediate clamped as Pillow's is; Pillow also rounds
+    /// that intermediate to 8 bits and uses fixed-point weights where this stays in Float, so
+    /// samples may differ by a level or two, never more than 2 (without the clamp: 10).
     @Test func upscaleMatchesPillowsBicubic() throws {
         let source = try ProcessingFixtures.bitmap("source-small.pam")
         let upscaled = try ImageProcessors.Resize(size: ImageSize(width: 90, height: 60), contentMode: .aspectFit, upscale: true).process(source)

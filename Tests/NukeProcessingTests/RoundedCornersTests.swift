@@ -66,11 +66,14 @@ import Testing
         #expect(circle.sample(x: 30, y: 2, channel: 0) == 255 && circle.sample(x: 30, y: 2, channel: 3) == 255)
         #expect(circle.sample(x: 30, y: 30, channel: 0) == 0 && circle.sample(x: 30, y: 30, channel: 3) == 255)
         #expect(circle.sample(x: 1, y: 1, channel: 3) == 0)
-        // The red covers the ring's area: π(30² − 26²).
+        // The red, weighted by alpha, covers the ring's area: π(30² − 26²).
         var red = 0.0
-        for y in 0..<60 { for x in 0..<60 { red += Double(circle.sample(x: x, y: y, channel: 0)) / 255 } }
+        for y in 0..<60 { for x in 0..<60 { red += Double(circle.sample(x: x, y: y, channel: 0) * circle.sample(x: x, y: y, channel: 3)) / 255 / 255 } }
         let ring = Double.pi * (30 * 30 - 26 * 26)
-        #expect(abs(red - ring) <= 0.5 / 255 * 2 * Double.pi * 30 * 4, "red \(red), ring \(ring)")
+        // Red and alpha are each rounded to half a level on the two circles' edge pixels (about
+        // 2 × 2πr of them).
+        let edgePixels = 2 * 2 * Double.pi * (30 + 26)
+        #expect(abs(red - ring) <= 1.0 / 255 * edgePixels, "red \(red), ring \(ring)")
     }
 
     @Test func alphaIsMultipliedAndFormatsKeepTheirDepth() throws {

@@ -6,7 +6,8 @@ extension Bitmap {
     ///
     /// Shrinking on both axes is NukePixels' `resized(to:)` (Pillow's thumbnail algorithm, as
     /// every decode to size); growing on either axis is a bicubic convolution (Keys' cubic,
-    /// a = −0.5, Pillow's `Image.resize(size, BICUBIC)`), premultiplied, in `Float`.
+    /// a = −0.5, Pillow's `Image.resize(size, BICUBIC)`: rows, clamped to the samples' range, then
+    /// columns), premultiplied, in `Float`.
     /// An empty size traps.
     public func scaled(to size: ImageSize) -> Bitmap {
         precondition(size.width > 0 && size.height > 0, "scaling to an empty size \(size)")
@@ -15,6 +16,7 @@ extension Bitmap {
         let codec = PixelRowCodec(format: pixelFormat, alphaMode: alphaMode)
         let horizontal = BicubicAxis(source: width, output: size.width)
         let vertical = BicubicAxis(source: height, output: size.height)
+        let ceiling = SIMD4<Float>(repeating: codec.maximum)
         // Rows resampled horizontally, then columns.
         let rows = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: size.width * height)
         let line = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: max(width, size.width))
@@ -25,7 +27,9 @@ extension Bitmap {
                 for x in 0..<size.width {
                     var sum = SIMD4<Float>.zero
                     for (k, weight) in horizontal.taps(x) { sum += line[k] * weight }
-                    rows[y * size.width + x] = sum
+                    // Clamped as Pillow clamps its 8-bit intermediate: the cubic's overshoot at a
+                    // hard edge does not carry into the vertical pass.
+                    rows[y * size.width + x] = sum.clamped(lowerBound: .zero, upperBound: ceiling)
                 }
             }
         }

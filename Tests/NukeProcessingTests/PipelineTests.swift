@@ -1,0 +1,67 @@
+import Foundation
+import NukeCore
+import NukeJPEG
+import NukeProcessing
+import Testing
+
+/// Processors inside the decode plan: a leading resize becomes the decode's target.
+@Suite struct PipelineTests {
+    static let box = ImageSize(width: 64, height: 64)
+
+    @Test func aLeadingResizeBecomesTheDecodeTarget() {
+        let context = ImageDecodingContext(data: Data())
+        let fill = context.planned(for: [ImageProcessors.Resize(size: Self.box, crop: true), ImageProcessors.GaussianBlur(radius: 2)])
+        #expect(fill.targetSize == Self.box && fill.contentMode == .aspectFill && fill.appliesOrientation)
+        let fit = context.planned(for: [ImageProcessors.Resize(size: Self.box, contentMode: .aspectFit)])
+        #expect(fit.targetSize == Self.box && fit.contentMode == .aspectFit)
+        // Only the first processor sees the decoded image: a resize after a blur is not planned.
+        let later = context.planned(for: [ImageProcessors.GaussianBlur(radius: 2), ImageProcessors.Resize(size: Self.box)])
+        #expect(later.targetSize == nil)
+        // A caller's own target size is kept.
+        var sized = context
+        sized.targetSize = ImageSize(width: 500, height: 500)
+        #expect(sized.planned(for: [ImageProcessors.Resize(size: Self.box)]).targetSize == ImageSize(width: 500, height: 500))
+    }
+
+    /// A 400 × 300 JPEG filled to 64 × 64: libjpeg decodes at 4/8 (200 × 150 covers twice the
+    /// 85 × 64 fill), the resampler finishes, the resize crops. Against `ImageOps.fit` of the full
+    /// decode, by PSNR for the reasons in ResizeTests, plus JPEG's DCT scaling (26 dB).
+    @Test func jpegFillDecodesReducedThenCrops() throws {
+        let data = try ProcessingFixtures.data("source.jpg")
+        let registry = ImageDecoderRegistry.shared
+        let container = try registry.decode(registry.makeContext(for: data), processors: [ImageProcessors.Resize(size: Self.box, crop: true)])
+        let bitmap = container.image.bitmap
+        #expect((bitmap.width, bitmap.height) == (64, 64))
+        let scale = try #require(container.userInfo[.decodeScaleKey] as? Double)
+        #expect(scale < 1, "decoded at full size")
+        #expect(container.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: 400, height: 300))
+        let psnr = try #require(ProcessingFixtures.psnr(bitmap, try ProcessingFixtures.bitmap("fit-jpeg-64x64.pam")))
+        #expect(psnr >= 26, "PSNR \(psnr) dB against ImageOps.fit")
+    }
+
+    @Test func processorsRunInOrderAfterTheDecode() throws {
+        let data = try ProcessingFixtures.data("source.jpg")
+        let registry = ImageDecoderRegistry.shared
+        let processors: [any ImageProcessing] = [ImageProcessors.Resize(size: Self.box, crop: true), ImageProcessors.Rotate(degrees: 90), ImageProcessors.Circle()]
+        let processed = try registry.decode(registry.makeContext(for: data), processors: processors).image.bitmap
+        var context = registry.makeContext(for: data)
+        context.targetSize = Self.box
+        context.contentMode = .aspectFill
+        let decoded = try registry.decode(context).image.bitmap
+        let manual = try ImageProcessors.Composition(processors).process(decoded)
+        #expect(processed == manual)
+        #expect(processed.pixelFormat == .rgba8 && processed.width == 64)
+    }
+
+    @Test func aFailingProcessorThrows() throws {
+        let data = try ProcessingFixtures.data("source.jpg")
+        let registry = ImageDecoderRegistry.shared
+        #expect(throws: ImageCodecError.self) {
+            try registry.decode(registry.makeContext(for: data), processors: [ImageProcessors.Crop(rect: ImageRect(x: 390, y: 0, width: 20, height: 20))])
+        }
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try registry.decode(registry.makeContext(for: data), processors: [ImageProcessors.Anonymous(id: "refuse") { _ in throw Refused() }])
+        }
+    }
+}
