@@ -3,6 +3,7 @@ import NukeConformance
 import NukeCore
 import NukeNetpbm
 import NukePixels
+import NukeProcessing
 import NukeTIFF
 
 /// One decode → resize → encode, as `nuke convert` does for each file.
@@ -29,6 +30,18 @@ struct Conversion: Sendable {
     var colorTarget: ImageColorTarget?
     /// The page of a multi-page file (0-based), for `--page`.
     var page: Int?
+    /// What runs on the decoded image (`--resize`, `--crop`, `--blur`…): the first one planned into
+    /// the decode (a fill decodes to cover its box), all on every frame of an animation.
+    var processors: [any ImageProcessing] = []
+    /// The frame of an animation written as a still image (`--frame`).
+    var frame: Int?
+
+    /// What a decode gives the encoder: an image, or an animation processed frame by frame as
+    /// the encoder draws them (`image` is then its first frame).
+    struct Decoded: Sendable {
+        var image: Image
+        var animation: ImageAnimation?
+    }
 
     /// What converting one file produced.
     struct Result: Sendable {
@@ -44,21 +57,25 @@ struct Conversion: Sendable {
     ///
     /// - Throws: ``ImageCodecError`` from the decoder or the encoder.
     func convert(_ data: Data) throws -> (data: Data, image: Image) {
-        let image = try decode(data)
-        return (try format.encode(image, options: options), image)
+        let decoded = try decode(head: data, reading: nil)
+        if let animation = decoded.animation, case .encoded(let type) = format,
+           let encoder = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options) as? any AnimatedImageEncoding {
+            return (try encoder.encode(animation), decoded.image)
+        }
+        return (try format.encode(decoded.image, options: options), decoded.image)
     }
 
     /// Decodes `data` with the shared registry and resizes it: the image ``convert(_:)`` encodes.
     ///
     /// - Throws: ``ImageCodecError`` from the decoder, or `.noCodec` when the output format has no encoder.
     func decode(_ data: Data) throws -> Image {
-        try decode(head: data, reading: nil)
+        try decode(head: data, reading: nil).image
     }
 
     /// Decodes a file read in pieces, without keeping it: `head` holds its first bytes (enough for
     /// the header), `read` gives the rest. With `read` `nil`, `head` is the whole file and the
     /// registry falls through its candidates on failure.
-    func decode(head data: Data, reading read: (() throws -> Data?)?) throws -> Image {
+    func decode(head data: Data, reading read: (() throws -> Data?)?) throws -> Decoded {
         if case .encoded(let type) = format {
             // Fail before decoding when the output format has no encoder.
             _ = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options)
@@ -83,9 +100,17 @@ struct Conversion: Sendable {
             context.targetSize = box
             context.contentMode = .aspectFit
             context.prefersFastScaling = prefersFastScaling
+        } else if !processors.isEmpty {
+            // A leading resize becomes the decode's target: a fill decodes to cover its box.
+            context = context.planned(for: processors)
+            context.appliesOrientation = appliesOrientation
+            context.prefersFastScaling = prefersFastScaling
         }
         let container = try read.map { try ImageDecoderRegistry.shared.decode(context, reading: $0) }
             ?? ImageDecoderRegistry.shared.decode(context)
+        if !processors.isEmpty || frame != nil {
+            return try processed(container, context: context, box: box)
+        }
         var image = container.image
         if let animation = container.animation, case .encoded(let type) = format,
            ImageEncoderRegistry.shared.encoder(for: type, options: options) is any AnimatedImageEncoding {
@@ -109,7 +134,52 @@ struct Conversion: Sendable {
                 }
             }
         }
-        return image
+        return Decoded(image: image)
+    }
+
+    /// The decoded container through ``processors``: an animation for an output that holds one
+    /// (every frame decoded, turned upright, converted, resized and processed as the encoder
+    /// draws it), otherwise a still image — frame ``frame`` of an animation, or frame 0.
+    private func processed(_ container: ImageContainer, context: ImageDecodingContext, box: ImageSize?) throws -> Decoded {
+        // Steps the output stage took on the container's image, for frames drawn from the animation.
+        let orientation = container.userInfo[.appliedOrientationKey] as? ImageOrientation ?? .up
+        var frameSteps: [any ImageProcessing] = []
+        if let colorTarget, let manager = ImageColorManagement.current {
+            // As the frames of an eager animation are converted (decode(head:reading:)).
+            let userInfo = container.userInfo, type = container.type
+            frameSteps.append(ImageProcessors.Anonymous(id: "nuke/color") { bitmap in
+                var frame = ImageContainer(image: Image(bitmap: bitmap), type: type, userInfo: userInfo)
+                try manager.convert(&frame, to: colorTarget)
+                return frame.image.bitmap
+            })
+        }
+        let fit: [any ImageProcessing] = box.map { [ImageProcessors.Resize(size: $0, contentMode: .aspectFit)] } ?? []
+        if let animation = container.animation {
+            if let frame {
+                guard frame < animation.frameCount else {
+                    throw ImageCodecError(.unsupported, stage: .decoding, format: container.type,
+                                          message: "--frame \(frame): the animation has \(animation.frameCount) frames (0…\(animation.frameCount - 1))")
+                }
+                let still = try (frameSteps + fit + processors).reduce(animation.frame(at: frame).canvas.oriented(orientation)) { try $1.process($0) }
+                return Decoded(image: Image(bitmap: still))
+            }
+            if case .encoded(let type) = format, ImageEncoderRegistry.shared.encoder(for: type, options: options) is any AnimatedImageEncoding {
+                guard animation.frameCount <= context.limits.maxFrameCount else {
+                    throw ImageCodecError(.limitExceeded, stage: .decoding, format: container.type,
+                                          message: "the animation has \(animation.frameCount) frames, more than the limit of \(context.limits.maxFrameCount)")
+                }
+                let processed = try animation.processed(by: frameSteps + fit + processors, orientation: orientation)
+                let first = try processed.frame(at: 0).canvas
+                return Decoded(image: Image(frames: [ImageFrame(bitmap: first, duration: processed.frameInfos.first?.duration)], loopCount: processed.loopCount),
+                               animation: processed)
+            }
+        } else if let frame, frame != 0 {
+            throw ImageCodecError(.unsupported, stage: .decoding, format: container.type, message: "--frame \(frame): the image is not animated (only frame 0)")
+        }
+        var image = container.image
+        image.frames = [image.frames[0]]
+        image.bitmap = try (fit + processors).reduce(image.bitmap) { try $1.process($0) }
+        return Decoded(image: image)
     }
 
     /// Decodes a file read in pieces straight into a PAM file: a decoder that produces rows in
@@ -143,8 +213,8 @@ struct Conversion: Sendable {
         var result = Result(input: input, output: output)
         do {
             // Read in pieces and handed to the decoder as they come: the input is never held whole.
-            let image: Image
-            if case .pam = format, maxSize == nil, !isUntrusted, !appliesOrientation, colorTarget == nil {
+            let decoded: Decoded
+            if case .pam = format, maxSize == nil, processors.isEmpty, frame == nil, !isUntrusted, !appliesOrientation, colorTarget == nil {
                 // PAM at full size: rows go from the decoder to the file as they are produced.
                 let reader = try ImageFiles.Reader(path: input)
                 let head = try reader.head()
@@ -159,7 +229,7 @@ struct Conversion: Sendable {
             if isUntrusted {
                 let data = try ImageFiles.read(input)
                 result.bytesIn = data.count
-                image = try decode(data)
+                decoded = try decode(head: data, reading: nil)
             } else {
                 let reader = try ImageFiles.Reader(path: input)
                 let head = try reader.head()
@@ -168,15 +238,23 @@ struct Conversion: Sendable {
                     // size rather than pieces appended to a growing buffer.
                     let data = try ImageFiles.read(input)
                     result.bytesIn = data.count
-                    image = try decode(data)
+                    decoded = try decode(head: data, reading: nil)
                 } else {
-                    image = try decode(head: head, reading: { try reader.next() })
+                    decoded = try decode(head: head, reading: { try reader.next() })
                     result.bytesIn = reader.bytesRead
                 }
             }
+            let image = decoded.image
             // Streamed into a temporary file renamed at the end: the whole file never exists in memory.
             result.bytesOut = try ImageFiles.write(to: output) { stream in
-                try format.write(image, options: options, to: &stream)
+                if let animation = decoded.animation, case .encoded(let type) = format,
+                   let encoder = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options) as? any AnimatedImageEncoding {
+                    // Frames drawn, processed and encoded one at a time.
+                    let data = try encoder.encode(animation)
+                    try data.withUnsafeBytes { try stream.write($0) }
+                } else {
+                    try format.write(image, options: options, to: &stream)
+                }
             }
             result.size = ImageSize(width: image.width, height: image.height)
         } catch let error as ImageCodecError {

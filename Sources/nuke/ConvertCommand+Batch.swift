@@ -26,6 +26,8 @@ extension ConvertCommand {
         batch.appliesOrientation = appliesOrientation(for: format)
         batch.colorTarget = try colorTarget()
         batch.page = page.map { $0 - 1 }
+        batch.processors = processing.processors
+        batch.frame = processing.frame
         let conversion = batch
         var progress = BatchProgress(total: items.count, isTerminal: Terminal.isStandardErrorATerminal)
         let start = ContinuousClock.now

@@ -10,6 +10,14 @@ struct ConvertCommand: AsyncParsableCommand {
         discussion: """
         One file:   nuke convert IN OUT [--to FORMAT] [--quality Q] [--max-size WxH] [--lossless]
         Many files: nuke convert FILE|DIR... --to FORMAT --output DIR [--jobs N]
+        Processing: nuke convert IN OUT --resize fill:256x256 --crop center [--blur 4] [--round 16] \
+                    [--circle] [--rotate 90] [--flip h] [--flatten white] [--frame N]
+
+        Processors run in that order, after the decode (upright, in the output colour); the \
+        resize is planned into the decode, so a fill decodes to cover its box where the codec \
+        can reduce. An animation written to GIF, WebP or APNG stays animated, each frame \
+        processed as it is encoded (timing and loop count kept); a still output takes frame 0 \
+        or --frame N.
 
         Formats: those with an encoder in `nuke formats`, plus pam (the decoded pixels as they \
         are: gray, gray+alpha, RGB or RGBA, 8 or 16 bits) and ppm (PPM, or PGM for gray; alpha \
@@ -48,10 +56,10 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "apply: turn the pixels upright as the EXIF orientation says (as vipsthumbnail does); keep: the stored pixels, with the orientation in the output's metadata. Default: apply, except for pam and ppm (the decoded pixels as stored).")
     var orientation: OrientationChoice?
 
-    @Option(help: "srgb: convert the pixels to sRGB with Little CMS from the file's ICC profile, nclx or CMYK (as vipsthumbnail and sharp do); keep: the file's colours and profile; or the path of an RGB ICC profile to convert to. Default: srgb with --max-size (a thumbnail), otherwise keep.")
+    @Option(help: "srgb: convert the pixels to sRGB with Little CMS from the file's ICC profile, nclx or CMYK (as vipsthumbnail and sharp do); keep: the file's colours and profile; or the path of an RGB ICC profile to convert to. Default: srgb with --max-size or --resize (a thumbnail), otherwise keep.")
     var color: String?
 
-    @Option(help: "Metadata written: all (EXIF, XMP, ICC), display (only what shows the image correctly: the ICC profile, and the orientation when the pixels are not upright; no camera data, GPS, serial numbers or XMP), none. Default: display with --max-size (a thumbnail), otherwise all.")
+    @Option(help: "Metadata written: all (EXIF, XMP, ICC), display (only what shows the image correctly: the ICC profile, and the orientation when the pixels are not upright; no camera data, GPS, serial numbers or XMP), none. Default: display with --max-size or --resize (a thumbnail), otherwise all.")
     var metadata: ImageMetadataPolicy.Kept?
 
     @Flag(help: "With --metadata all: remove the GPS location from EXIF (and leave out XMP that mentions GPS).")
@@ -65,6 +73,8 @@ struct ConvertCommand: AsyncParsableCommand {
 
     @Option(help: "The page of a multi-page file (TIFF) to convert, from 1. Default: the first.")
     var page: Int?
+
+    @OptionGroup(title: "Processing") var processing: ProcessingOptions
 
     @OptionGroup var isolation: IsolationOptions
 
@@ -106,7 +116,7 @@ struct ConvertCommand: AsyncParsableCommand {
 
     /// The encoder's options: quality, progressive, lossless, metadata and background.
     var options: ImageEncodingOptions {
-        let kept = metadata ?? (maxSize == nil ? .all : .display)
+        let kept = metadata ?? (isThumbnail ? .display : .all)
         return ImageEncodingOptions(
             quality: (quality ?? 80) / 100, isProgressive: progressive, isLossless: lossless,
             metadata: ImageMetadataPolicy(kept: kept, removesLocation: stripLocation),
@@ -114,10 +124,13 @@ struct ConvertCommand: AsyncParsableCommand {
         )
     }
 
+    /// A thumbnail is asked for (`--max-size` or `--resize`): sRGB and display metadata by default.
+    var isThumbnail: Bool { maxSize != nil || processing.resize != nil }
+
     /// The colour the decode converts to: `--color`, or sRGB for a thumbnail.
     func colorTarget() throws -> ImageColorTarget? {
         switch color?.lowercased() {
-        case nil: return maxSize == nil ? nil : .sRGB
+        case nil: return isThumbnail ? .sRGB : nil
         case "srgb": return .sRGB
         case "keep": return nil
         default:
@@ -149,6 +162,8 @@ struct ConvertCommand: AsyncParsableCommand {
         conversion.prefersFastScaling = fastScaling
         conversion.appliesOrientation = appliesOrientation(for: format)
         conversion.colorTarget = try colorTarget()
+        conversion.processors = processing.processors
+        conversion.frame = processing.frame
         if let page {
             guard page >= 1 else { throw ValidationError("--page counts from 1") }
             conversion.page = page - 1
