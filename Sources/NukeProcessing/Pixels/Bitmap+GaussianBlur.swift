@@ -18,20 +18,31 @@ extension Bitmap {
         let box = ExtendedBox(sigma: sigma, passes: 3)
         let codec = PixelRowCodec(format: pixelFormat, alphaMode: alphaMode)
         let pad = box.reach
-        // The image after the horizontal passes, one row of SIMD4 pixels after another.
+        // The image after the horizontal passes, one row of SIMD4 pixels after another. Rows go
+        // through in groups of four, interleaved, so that four running sums advance together.
         let horizontal = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width * height)
         defer { horizontal.deallocate() }
-        let rowA = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width + 2 * pad)
-        let rowB = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width + 2 * pad)
-        defer { rowA.deallocate(); rowB.deallocate() }
+        let group = 4
+        let row = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width)
+        let linesA = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: (width + 2 * pad) * group)
+        let linesB = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: (width + 2 * pad) * group)
+        defer { row.deallocate(); linesA.deallocate(); linesB.deallocate() }
         let base = horizontal.baseAddress!
         withUnsafeBytes { source in
-            for y in 0..<height {
-                codec.load(source.baseAddress! + y * bytesPerRow, count: width, into: rowA.baseAddress! + pad)
-                box.blur(rowA.baseAddress!, rowB.baseAddress!, count: width, lanes: 1)
-                box.blur(rowB.baseAddress!, rowA.baseAddress!, count: width, lanes: 1)
-                box.blur(rowA.baseAddress!, rowB.baseAddress!, count: width, lanes: 1)
-                (base + y * width).update(from: rowB.baseAddress! + pad, count: width)
+            let a = linesA.baseAddress!, b = linesB.baseAddress!, r = row.baseAddress!
+            for y0 in stride(from: 0, to: height, by: group) {
+                let lanes = min(group, height - y0)
+                for lane in 0..<lanes {
+                    codec.load(source.baseAddress! + (y0 + lane) * bytesPerRow, count: width, into: r)
+                    for x in 0..<width { a[(pad + x) * lanes + lane] = r[x] }
+                }
+                box.blur(a, b, count: width, lanes: lanes)
+                box.blur(b, a, count: width, lanes: lanes)
+                box.blur(a, b, count: width, lanes: lanes)
+                for lane in 0..<lanes {
+                    let out = base + (y0 + lane) * width
+                    for x in 0..<width { out[x] = b[(pad + x) * lanes + lane] }
+                }
             }
         }
         // Vertical passes on strips of columns small enough to stay in cache, each stored
