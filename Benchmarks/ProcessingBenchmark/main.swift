@@ -40,7 +40,7 @@ func procStatus(_ field: String) -> Int {
 if let path = option("--memory-case") {
     // Child: warm up on a tiny GIF (code, tables), then RSS before the input is read, the
     // transcode, and the peak; prints "peak canvas input output" in bytes.
-    let tiny = try ImageEncoders.GIF().encode(MovingBands.animation(frames: 2, width: 16, height: 16))
+    let tiny = try ImageEncoders.GIF().encode(ScrollingPhoto.animation(frames: 2, width: 16, height: 16))
     let warm = try ImageDecoderRegistry.shared.decode(ImageDecoderRegistry.shared.makeContext(for: tiny), processors: [ImageProcessors.Resize(size: ImageSize(width: 8, height: 8), crop: true)])
     guard let warmAnimation = warm.animation else { exit(3) }
     _ = try ImageEncoders.WebP().encode(warmAnimation)
@@ -121,7 +121,7 @@ report("12 MP JPEG → 256×256 fill ÷ fit", fill / fit, goal: 1.05,
 
 /// Runs the memory case on a `frames`-frame GIF in a fresh process: (peak, canvas, input, output) in bytes.
 func memoryCase(frames: Int) throws -> [Double]? {
-    let gif = try ImageEncoders.GIF().encode(MovingBands.animation(frames: frames, width: 480, height: 360))
+    let gif = try ImageEncoders.GIF().encode(ScrollingPhoto.animation(frames: frames, width: 480, height: 360))
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-processing-\(UUID().uuidString).gif")
     try gif.write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
