@@ -1,6 +1,7 @@
 import Foundation
 import NukeCore
 import NukeJPEG
+import NukeNetpbm
 import NukeProcessing
 import Testing
 
@@ -63,5 +64,21 @@ import Testing
         #expect(throws: Refused.self) {
             try registry.decode(registry.makeContext(for: data), processors: [ImageProcessors.Anonymous(id: "refuse") { _ in throw Refused() }])
         }
+    }
+
+    /// Processors see the image upright: a crop of the top-left corner of each EXIF orientation
+    /// is that corner of Pillow's `exif_transpose` of djpeg's decode (Fixtures/output), exactly;
+    /// and a fill's box is for the image as displayed.
+    @Test(arguments: 1...8)
+    func processorsSeeTheImageUpright(orientation: Int) throws {
+        let root = ProcessingFixtures.folder.deletingLastPathComponent()
+        let data = try Data(contentsOf: root.appendingPathComponent("jpeg/exif-orientation-\(orientation)-be.jpg"))
+        let upright = try Netpbm.decode(try Data(contentsOf: root.appendingPathComponent("output/upright-\(orientation).pam")))
+        let registry = ImageDecoderRegistry.shared
+        let corner = ImageProcessors.Crop(rect: ImageRect(x: 0, y: 0, width: 12, height: 9))
+        let cropped = try registry.decode(registry.makeContext(for: data), processors: [corner]).image.bitmap
+        #expect(cropped == (try corner.process(upright)))
+        let filled = try registry.decode(registry.makeContext(for: data), processors: [ImageProcessors.Resize(size: ImageSize(width: 20, height: 8), crop: true)])
+        #expect((filled.image.width, filled.image.height) == (20, 8))
     }
 }
