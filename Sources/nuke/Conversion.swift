@@ -144,14 +144,8 @@ struct Conversion: Sendable {
         // Steps the output stage took on the container's image, for frames drawn from the animation.
         let orientation = container.userInfo[.appliedOrientationKey] as? ImageOrientation ?? .up
         var frameSteps: [any ImageProcessing] = []
-        if let colorTarget, let manager = ImageColorManagement.current {
-            // As the frames of an eager animation are converted (decode(head:reading:)).
-            let userInfo = container.userInfo, type = container.type
-            frameSteps.append(ImageProcessors.Anonymous(id: "nuke/color") { bitmap in
-                var frame = ImageContainer(image: Image(bitmap: bitmap), type: type, userInfo: userInfo)
-                try manager.convert(&frame, to: colorTarget)
-                return frame.image.bitmap
-            })
+        if let colorTarget, ImageColorManagement.current != nil {
+            frameSteps.append(ImageProcessors.ColorConversion(to: colorTarget))
         }
         let fit: [any ImageProcessing] = box.map { [ImageProcessors.Resize(size: $0, contentMode: .aspectFit)] } ?? []
         if let animation = container.animation {

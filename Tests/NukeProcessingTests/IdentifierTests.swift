@@ -1,3 +1,4 @@
+import Foundation
 import NukeCore
 import NukeProcessing
 import Testing
@@ -15,6 +16,9 @@ import Testing
         #expect(ImageProcessors.Circle().identifier == "com.github.kean/nuke/circle?border=nil")
         #expect(ImageProcessors.Flatten(color: .white).identifier == "com.github.kean/nuke/flatten?color=#ffffff")
         #expect(ImageProcessors.Anonymous(id: "a") { $0 }.identifier == "a")
+        #expect(ImageProcessors.ColorConversion(to: .sRGB).identifier == "nukecodecs/color?to=srgb,from=none")
+        // Profiles by size and FNV-1a digest, the same in every process.
+        #expect(ImageProcessors.ColorConversion(to: .profile(Data("abc".utf8))).identifier == "nukecodecs/color?to=icc:3:e71fa2190541574b,from=none")
     }
 
     @Test func differentParametersHaveDifferentIdentifiers() {

@@ -66,6 +66,18 @@ import Testing
         }
     }
 
+    /// Without a colour manager linked, a conversion says so instead of returning unconverted
+    /// pixels; with one (NukeColor, when the test bundle links every target), untagged pixels
+    /// converted to sRGB are unchanged.
+    @Test func colorConversionNeedsAManager() throws {
+        let bitmap = try ProcessingFixtures.bitmap("source-small.pam")
+        if ImageColorManagement.current == nil {
+            #expect(throws: ImageCodecError.self) { try ImageProcessors.ColorConversion(to: .sRGB).process(bitmap) }
+        } else {
+            #expect(try ImageProcessors.ColorConversion(to: .sRGB).process(bitmap) == bitmap)
+        }
+    }
+
     /// Processors see the image upright: a crop of the top-left corner of each EXIF orientation
     /// is that corner of Pillow's `exif_transpose` of djpeg's decode (Fixtures/output), exactly;
     /// and a fill's box is for the image as displayed.

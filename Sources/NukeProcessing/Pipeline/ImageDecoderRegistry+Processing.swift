@@ -14,8 +14,9 @@ extension ImageDecoderRegistry {
     ///
     /// An animation's first frame is the container's image, processed; its
     /// ``NukeCore/ImageContainer/animation`` becomes the animation with every frame processed
-    /// lazily (``NukeCore/ImageAnimation/processed(by:orientation:)``), ready for an animated
-    /// encoder.
+    /// lazily (``NukeCore/ImageAnimation/processed(by:orientation:)``, turned upright and
+    /// converted to ``NukeCore/ImageDecodingContext/colorConversion`` first), ready for an
+    /// animated encoder.
     ///
     /// - Throws: ``NukeCore/ImageCodecError`` from the decode or a processor.
     public func decode(_ context: ImageDecodingContext, processors: [any ImageProcessing]) throws -> ImageContainer {
@@ -26,7 +27,9 @@ extension ImageDecoderRegistry {
         let orientation = container.userInfo[.appliedOrientationKey] as? ImageOrientation ?? .up
         container = try ImageProcessors.Composition(processors).process(container, context: processingContext)
         if let animation = container.animation {
-            container.animation = try animation.processed(by: processors, orientation: orientation)
+            // The frames come from the animation, not the output stage: its colour step, here.
+            let color: [any ImageProcessing] = planned.colorConversion.map { [ImageProcessors.ColorConversion(to: $0)] } ?? []
+            container.animation = try animation.processed(by: color + processors, orientation: orientation)
         }
         return container
     }
