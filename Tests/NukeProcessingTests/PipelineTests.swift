@@ -18,6 +18,11 @@ import Testing
         // Only the first processor sees the decoded image: a resize after a blur is not planned.
         let later = context.planned(for: [ImageProcessors.GaussianBlur(radius: 2), ImageProcessors.Resize(size: Self.box)])
         #expect(later.targetSize == nil)
+        // Rotations and flips before the resize only move pixels: a quarter turn turns the box.
+        let turned = context.planned(for: [ImageProcessors.Rotate(degrees: 90), ImageProcessors.Flip(.vertical), ImageProcessors.Resize(size: ImageSize(width: 64, height: 32), crop: true)])
+        #expect(turned.targetSize == ImageSize(width: 32, height: 64))
+        let half = context.planned(for: [ImageProcessors.Rotate(degrees: 180), ImageProcessors.Resize(size: ImageSize(width: 64, height: 32))])
+        #expect(half.targetSize == ImageSize(width: 64, height: 32))
         // A caller's own target size is kept.
         var sized = context
         sized.targetSize = ImageSize(width: 500, height: 500)
@@ -52,6 +57,21 @@ import Testing
         let manual = try ImageProcessors.Composition(processors).process(decoded)
         #expect(processed == manual)
         #expect(processed.pixelFormat == .rgba8 && processed.width == 64)
+    }
+
+    /// A rotation before a fill: decoded to the turned box, then turned and cut to the box.
+    @Test func aRotationBeforeAFillIsPlannedToo() throws {
+        let data = try ProcessingFixtures.data("source.jpg")
+        let registry = ImageDecoderRegistry.shared
+        let processors: [any ImageProcessing] = [ImageProcessors.Rotate(degrees: 90), ImageProcessors.Resize(size: ImageSize(width: 40, height: 64), crop: true)]
+        let container = try registry.decode(registry.makeContext(for: data), processors: processors)
+        #expect((container.image.width, container.image.height) == (40, 64))
+        #expect((container.userInfo[.decodeScaleKey] as? Double ?? 1) < 1, "decoded at full size")
+        var context = registry.makeContext(for: data)
+        context.targetSize = ImageSize(width: 64, height: 40)
+        context.contentMode = .aspectFill
+        let manual = try ImageProcessors.Composition(processors).process(try registry.decode(context).image.bitmap)
+        #expect(container.image.bitmap == manual)
     }
 
     @Test func aFailingProcessorThrows() throws {
