@@ -6,7 +6,6 @@ import NukePixels
 import NukePNG
 import NukeProcessing
 import NukeWebP
-import Synchronization
 import Testing
 
 /// Animated in, animated out: every frame processed lazily, timing and loop count kept, checked
@@ -126,11 +125,4 @@ import Testing
         let processed = try #require(container.animation).processed(by: [growing])
         #expect(throws: ImageCodecError.self) { try ImageEncoders.PNG().encode(processed) }
     }
-}
-
-/// Counts calls from a processor's closure; a `Mutex` makes it `Sendable`.
-final class FrameLog: Sendable {
-    private let value = Mutex(0)
-    func record() { value.withLock { $0 += 1 } }
-    var count: Int { value.withLock { $0 } }
 }

@@ -6,7 +6,7 @@ import NukeCore
 /// Implement ``process(_:)-(Bitmap)`` and ``identifier``; the other requirements have defaults.
 /// A processor sees upright pixels in the output colour: the decode's output stage (orientation,
 /// colour conversion) runs first. Every frame of an animation goes through the same processor,
-/// one at a time (``NukeCore/ImageAnimation/processed(by:)``).
+/// one at a time (``NukeCore/ImageAnimation/processed(by:orientation:)``).
 ///
 /// ```swift
 /// struct Sepia: ImageProcessing, Hashable {
