@@ -187,3 +187,19 @@ if let pillow = Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) {
 } else {
     print("✗  Pillow did not run (python3 with Pillow needed): \(output)")
 }
+
+// MARK: - The other processors at 1 MP (times only, for scale)
+
+let rgba = source.converted(to: .rgba8)
+let others: [(String, any ImageProcessing)] = [
+    ("Resize fill 256×256 with crop", ImageProcessors.Resize(size: ImageSize(width: 256, height: 256), crop: true)),
+    ("Circle", ImageProcessors.Circle()),
+    ("RoundedCorners 16", ImageProcessors.RoundedCorners(radius: 16)),
+    ("Rotate 90", ImageProcessors.Rotate(degrees: 90)),
+    ("Crop entropy 500×500", ImageProcessors.Crop(size: ImageSize(width: 500, height: 500), gravity: .entropy)),
+    ("Flatten (RGBA)", ImageProcessors.Flatten(color: .white)),
+]
+let otherTimes = try medians(others.map { _, processor in { _ = try processor.process(rgba) } })
+for ((name, _), time) in zip(others, otherTimes) {
+    print(String(format: "   %-44@ %6.1f ms (1000×1000 RGBA)", name as NSString, time * 1000))
+}

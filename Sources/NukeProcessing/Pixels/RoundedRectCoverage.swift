@@ -16,12 +16,22 @@ struct RoundedRectCoverage {
     let minX: Double, minY: Double, maxX: Double, maxY: Double
     let radius: Double
 
+    /// Each corner: the circle's centre and the square that holds its quarter disc.
+    private let corners: [(cx: Double, cy: Double, x0: Double, x1: Double, y0: Double, y1: Double)]
+
     init(minX: Double, minY: Double, maxX: Double, maxY: Double, radius: Double) {
         self.minX = minX
         self.minY = minY
         self.maxX = maxX
         self.maxY = maxY
-        self.radius = max(0, min(radius, (maxX - minX) / 2, (maxY - minY) / 2))
+        let r = max(0, min(radius, (maxX - minX) / 2, (maxY - minY) / 2))
+        self.radius = r
+        corners = [
+            (minX + r, minY + r, minX, minX + r, minY, minY + r),
+            (maxX - r, minY + r, maxX - r, maxX, minY, minY + r),
+            (minX + r, maxY - r, minX, minX + r, maxY - r, maxY),
+            (maxX - r, maxY - r, maxX - r, maxX, maxY - r, maxY),
+        ]
     }
 
     /// `true` when the shape has no area.
@@ -36,16 +46,16 @@ struct RoundedRectCoverage {
         let r = radius
         // Each corner square holds a quarter disc: take away what of the pixel lies in the square
         // but outside the disc.
-        for (cx, cy, sx0, sx1, sy0, sy1) in [
-            (minX + r, minY + r, minX, minX + r, minY, minY + r),
-            (maxX - r, minY + r, maxX - r, maxX, minY, minY + r),
-            (minX + r, maxY - r, minX, minX + r, maxY - r, maxY),
-            (maxX - r, maxY - r, maxX - r, maxX, maxY - r, maxY),
-        ] {
-            let ax0 = max(x0, sx0), ax1 = min(x1, sx1), ay0 = max(y0, sy0), ay1 = min(y1, sy1)
+        for corner in corners {
+            let ax0 = max(x0, corner.x0), ax1 = min(x1, corner.x1), ay0 = max(y0, corner.y0), ay1 = min(y1, corner.y1)
             guard ax0 < ax1, ay0 < ay1 else { continue }
+            let (u0, u1, v0, v1) = (ax0 - corner.cx, ax1 - corner.cx, ay0 - corner.cy, ay1 - corner.cy)
+            // Wholly inside the disc (its farthest point is) or wholly outside (its nearest is).
+            let far = max(u0 * u0, u1 * u1) + max(v0 * v0, v1 * v1)
+            if far <= r * r { continue }
+            let nu = u0 > 0 ? u0 : (u1 < 0 ? u1 : 0), nv = v0 > 0 ? v0 : (v1 < 0 ? v1 : 0)
             let inSquare = (ax1 - ax0) * (ay1 - ay0)
-            let inDisc = Self.discArea(x0: ax0 - cx, x1: ax1 - cx, y0: ay0 - cy, y1: ay1 - cy, radius: r)
+            let inDisc = nu * nu + nv * nv >= r * r ? 0 : Self.discArea(x0: u0, x1: u1, y0: v0, y1: v1, radius: r)
             area -= inSquare - inDisc
         }
         return min(1, max(0, area))
