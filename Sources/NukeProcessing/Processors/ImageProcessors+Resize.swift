@@ -32,31 +32,25 @@ extension ImageProcessors {
         ///   - crop: With `.aspectFill`, cut the image to exactly `size` around its centre.
         ///   - upscale: Let smaller images grow (default `false`).
         public init(size: ImageSize, contentMode: ImageProcessingOptions.ContentMode = .aspectFill, crop: Bool = false, upscale: Bool = false) {
-            precondition(size.width > 0 && size.height > 0, "Resize: empty size \(size)")
-            self.width = size.width
-            self.height = size.height
-            self.contentMode = contentMode
-            self.crop = crop
-            self.upscale = upscale
+            self.init(width: size.width, height: size.height, contentMode: contentMode, crop: crop, upscale: upscale)
         }
 
         /// Scales the image to `width` pixels wide, its height following the aspect ratio.
         public init(width: Int, upscale: Bool = false) {
-            precondition(width > 0, "Resize: width must be at least 1")
-            self.width = width
-            self.height = nil
-            self.contentMode = .aspectFit
-            self.crop = false
-            self.upscale = upscale
+            self.init(width: width, height: nil, contentMode: .aspectFit, crop: false, upscale: upscale)
         }
 
         /// Scales the image to `height` pixels high, its width following the aspect ratio.
         public init(height: Int, upscale: Bool = false) {
-            precondition(height > 0, "Resize: height must be at least 1")
-            self.width = nil
+            self.init(width: nil, height: height, contentMode: .aspectFit, crop: false, upscale: upscale)
+        }
+
+        private init(width: Int?, height: Int?, contentMode: ImageProcessingOptions.ContentMode, crop: Bool, upscale: Bool) {
+            precondition((width ?? 1) > 0 && (height ?? 1) > 0, "Resize: each side is at least 1 pixel")
+            self.width = width
             self.height = height
-            self.contentMode = .aspectFit
-            self.crop = false
+            self.contentMode = contentMode
+            self.crop = crop
             self.upscale = upscale
         }
 
