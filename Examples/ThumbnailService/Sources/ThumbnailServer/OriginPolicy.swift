@@ -101,7 +101,7 @@ struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An address and a prefix length: `10.0.0.0/8`, `fd00::/8`, or one address.
-struct IPNetwork: Sendable, Hashable, ExpressibleByStringLiteral {
+struct IPNetwork: Sendable, Hashable {
     let address: IPAddress
     let prefix: Int
 
@@ -116,10 +116,6 @@ struct IPNetwork: Sendable, Hashable, ExpressibleByStringLiteral {
             prefix = bits
         }
         self.address = address
-    }
-
-    init(stringLiteral value: String) {
-        self.init(value)!
     }
 
     func contains(_ other: IPAddress) -> Bool {
