@@ -1,4 +1,7 @@
 import AsyncHTTPClient
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Hummingbird
 import Logging
@@ -105,4 +108,19 @@ func encodeSource(_ url: String) -> String { Base64URL.encode(Array(url.utf8)) }
 func signedPath(_ processing: String, _ source: String, key: [UInt8], salt: [UInt8] = []) -> String {
     let rest = "/\(processing)/\(encodeSource(source))"
     return "/" + URLSigner(key: key, salt: salt).signature(for: Substring(rest))! + rest
+}
+
+/// Whether a TCP connection to 127.0.0.1:`port` is accepted (one attempt, unlike an HTTP
+/// client's pool, which retries until its deadline).
+func canConnect(port: Int) -> Bool {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
 }
