@@ -102,12 +102,25 @@ import Testing
         }
     }
 
-    @Test func sourceSizeLimit() async throws {
-        try await withOrigin { origin throws in
+    @Test func sourceSizeTimeAndRedirectLimits() async throws {
+        try await withOrigin(slowDelay: .seconds(3)) { origin throws in
             var settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
             settings.maxSourceBytes = 64 << 10
+            settings.sourceTimeout = 1
+            settings.maxRedirects = 2
             try await withServer(settings) { _, port throws in
-                #expect(try await get("http://127.0.0.1:\(port)" + signedPath("s:64", "http://127.0.0.2:\(origin)/big", key: Self.key)).status == 413)
+                func status(_ source: String) async throws -> Int {
+                    try await get("http://127.0.0.1:\(port)" + signedPath("s:64", source, key: Self.key)).status
+                }
+                let origin = "http://127.0.0.2:\(origin)"
+                #expect(try await status("\(origin)/big") == 413)
+                #expect(try await status("\(origin)/slow.jpg") == 504)
+                // Three redirects, one more than allowed.
+                let once = "/redirect?to=%2Fphoto.jpg"
+                let twice = "/redirect?to=" + once.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                let thrice = "/redirect?to=" + twice.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                #expect(try await status(origin + twice) == 200)
+                #expect(try await status(origin + thrice) == 502)
             }
         }
     }
