@@ -11,6 +11,13 @@ import PackageDescription
 // The checkout two folders up; SwiftPM names a path dependency after its folder.
 let nukeCodecs = Context.packageDirectory.split(separator: "/").dropLast(2).last.map(String.init) ?? "NukeCodecs"
 let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+/// The server's HTTP and lifecycle stack, which the tests drive too.
+let httpStack: [Target.Dependency] = [
+    .product(name: "Hummingbird", package: "hummingbird"),
+    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "NIOCore", package: "swift-nio"),
+]
 
 let package = Package(
     name: "ThumbnailService",
@@ -47,20 +54,16 @@ let package = Package(
                 .product(name: "NukeICO", package: nukeCodecs),
                 .product(name: "NukeColor", package: nukeCodecs),
                 .product(name: "NukeIsolation", package: nukeCodecs),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
+            ] + httpStack,
             path: "Sources/ThumbnailServer",
             swiftSettings: swiftSettings
         ),
@@ -74,13 +77,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(
             name: "ThumbnailServerTests",
-            dependencies: [
-                "ThumbnailServer",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
+            dependencies: ["ThumbnailServer"] + httpStack,
             path: "Tests/ThumbnailServerTests",
             swiftSettings: swiftSettings
         ),
