@@ -42,5 +42,6 @@ python3 "$root/Examples/ThumbnailService/edges.py" --binary "$service_bin"
 echo "integration: testing Examples/ThumbnailService (signatures, SSRF, negotiation, 304, drain, metrics)"
 swift test --package-path "$root/Examples/ThumbnailService" -q
 echo "integration: the container's runtime steps outside a container (deploy/build-rootfs.sh --check)"
+chmod 0755 "$work"  # the service runs as an unprivileged user, which must reach the staged binary
 "$root/Examples/ThumbnailService/deploy/build-rootfs.sh" --check --binary "$service_bin" --stage "$work/rootfs"
 echo "integration: OK"

@@ -95,6 +95,10 @@ fi
 [ "$check" = yes ] || { say "staged in $stage (--check starts it)"; exit 0; }
 
 # 5. Start it as the image would, and meet it.
+if [ "$(id -u)" = 0 ] && ! setpriv --reuid="$user" --regid="$user" --init-groups test -x "$stage/app/ThumbnailService"; then
+    say "FAIL: $user cannot reach $stage/app/ThumbnailService (a parent folder is private); pick a --stage it can traverse"
+    exit 1
+fi
 port="${PORT:-18480}"
 sources="$stage/sources"
 mkdir -p "$sources"
