@@ -5,7 +5,9 @@
 # registered at startup wins), and one that links NukeHEIF with NukeIsolation and decodes HEIC
 # in sandboxed helpers (itself in helper mode); then the thumbnail service, met by a hostile client
 # (Examples/ThumbnailService/edges.py: slow headers and bodies, oversized uploads, bad parameters,
-# connection floods, a helper killed mid-decode, log lines).
+# connection floods, a helper killed mid-decode, log lines), its own Swift Testing suite (signed
+# URLs, SSRF refusals, negotiation, 304, drain, metrics; on loopback only), and its deployment
+# steps outside a container (Examples/ThumbnailService/deploy/build-rootfs.sh --check).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d)"
@@ -37,4 +39,9 @@ echo "integration: building Examples/ThumbnailService and meeting its edges as a
 swift build --package-path "$root/Examples/ThumbnailService" -q
 service_bin="$(swift build --package-path "$root/Examples/ThumbnailService" --show-bin-path)/ThumbnailService"
 python3 "$root/Examples/ThumbnailService/edges.py" --binary "$service_bin"
+echo "integration: testing Examples/ThumbnailService (signatures, SSRF, negotiation, 304, drain, metrics)"
+swift test --package-path "$root/Examples/ThumbnailService" -q
+echo "integration: the container's runtime steps outside a container (deploy/build-rootfs.sh --check)"
+chmod 0755 "$work"  # the service runs as an unprivileged user, which must reach the staged binary
+"$root/Examples/ThumbnailService/deploy/build-rootfs.sh" --check --binary "$service_bin" --stage "$work/rootfs"
 echo "integration: OK"

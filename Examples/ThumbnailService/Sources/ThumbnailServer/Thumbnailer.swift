@@ -27,9 +27,12 @@ final class Thumbnailer: Sendable {
         /// A body must arrive within this plus its length at `minimumBodyRate`.
         var bodyFloor: Duration = .seconds(10)
         var minimumBodyRate = 64 << 10
+        var defaultFormat: ImageType = .webp
+        var defaultQuality = 80
     }
 
     let settings: Settings
+    let metrics: ServiceMetrics?
     let fast: Admission
     let slow: Admission
     /// Decodes run here, off Swift's cooperative threads (they block in C libraries).
@@ -38,13 +41,14 @@ final class Thumbnailer: Sendable {
     /// Formats decoded in helpers, slow by nature.
     static let slowFormats: Set<ImageType> = [.heic, .heif, .avif, .jxl, .svg]
 
-    init(settings: Settings) {
+    init(settings: Settings, metrics: ServiceMetrics? = nil) {
         self.settings = settings
+        self.metrics = metrics
         fast = Admission(name: "fast", running: settings.fastSlots, waiting: settings.waiting, perClient: settings.perClient)
         slow = Admission(name: "slow", running: settings.slowSlots, waiting: settings.waiting, perClient: settings.perClient)
     }
 
-    struct Failure: Error {
+    struct Failure: Error, Equatable {
         var status: HTTPResponse.Status
         var reason: String
         var retryAfter: Int?
@@ -56,6 +60,8 @@ final class Thumbnailer: Sendable {
     struct Parameters {
         var size: Int
         var type: ImageType
+
+        var request: ThumbnailRequest { ThumbnailRequest(mode: .fit, width: size, height: size, format: type) }
 
         static let known: Set<String> = ["size", "format"]
 
@@ -98,23 +104,7 @@ final class Thumbnailer: Sendable {
             let data = try await readBody(request)
             log["bytes"] = "\(data.count)"
             guard !data.isEmpty else { throw Failure(status: .badRequest, reason: "empty upload") }
-            let input = ImageType(data)
-            log["input"] = .string(input?.name ?? "?")
-            let lane = input.map { Self.slowFormats.contains($0) } == true ? slow : fast
-            log["lane"] = .string(lane.name)
-            switch await lane.enter(client: client) {
-            case .admitted:
-                break
-            case .busy:
-                throw Failure(status: .serviceUnavailable, reason: "busy: try again", retryAfter: 1)
-            case .clientOverLimit:
-                throw Failure(status: .tooManyRequests, reason: "too many requests from this client at once", retryAfter: 1)
-            case .cancelled:
-                throw CancellationError()
-            }
-            defer { lane.leave(client: client) }
-            if Task.isCancelled { throw CancellationError() }
-            let output = try await thumbnail(data, parameters, log: &log)
+            let output = try await render(data, parameters.request, format: parameters.type, quality: settings.defaultQuality, client: client, log: &log)
             var headers = HTTPFields()
             headers[.contentType] = parameters.type.mimeType
             return finish(Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: output))), "ok")
@@ -124,6 +114,38 @@ final class Thumbnailer: Sendable {
             if failure.closes { headers[.connection] = "close" }
             return finish(Response(status: failure.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: failure.reason + "\n"))), failure.reason)
         }
+    }
+
+    /// Decodes `data` and encodes the thumbnail `request` asks for, in the lane its format
+    /// belongs to, waiting for a turn there or answering why there is none.
+    func render(_ data: Data, _ request: ThumbnailRequest, format: ImageType, quality: Int, client: String, log: inout Logger.Metadata) async throws -> Data {
+        let input = ImageType(data)
+        log["input"] = .string(input?.name ?? "?")
+        let lane = input.map { Self.slowFormats.contains($0) } == true ? slow : fast
+        log["lane"] = .string(lane.name)
+        switch await lane.enter(client: client) {
+        case .admitted:
+            break
+        case .busy:
+            metrics?.countRejection(lane: lane.name, reason: "busy")
+            throw Failure(status: .serviceUnavailable, reason: "busy: try again", retryAfter: 1)
+        case .clientOverLimit:
+            metrics?.countRejection(lane: lane.name, reason: "client")
+            throw Failure(status: .tooManyRequests, reason: "too many requests from this client at once", retryAfter: 1)
+        case .cancelled:
+            throw CancellationError()
+        }
+        defer { lane.leave(client: client) }
+        if Task.isCancelled { throw CancellationError() }
+        let job = Job(request: request, format: format, quality: quality)
+        return try await thumbnail(data, job, log: &log)
+    }
+
+    /// One decode and encode, with everything it needs.
+    struct Job: Sendable {
+        var request: ThumbnailRequest
+        var format: ImageType
+        var quality: Int
     }
 
     /// The upload, refused without reading it when it declares more than the limit, and within
@@ -161,11 +183,11 @@ final class Thumbnailer: Sendable {
 
     static let types: [String: ImageType] = ["webp": .webp, "jpeg": .jpeg, "jpg": .jpeg, "png": .png, "avif": .avif]
 
-    private func thumbnail(_ data: Data, _ parameters: Parameters, log: inout Logger.Metadata) async throws(Failure) -> Data {
+    private func thumbnail(_ data: Data, _ job: Job, log: inout Logger.Metadata) async throws(Failure) -> Data {
         var attempt = 0
         while true {
             let result: Result<Data, Failure> = await withCheckedContinuation { continuation in
-                queue.async { continuation.resume(returning: Self.work(data, parameters)) }
+                queue.async { [metrics] in continuation.resume(returning: Self.work(data, job, metrics: metrics)) }
             }
             switch result {
             case .success(let output):
@@ -180,35 +202,67 @@ final class Thumbnailer: Sendable {
         }
     }
 
-    private static func work(_ data: Data, _ parameters: Parameters) -> Result<Data, Failure> {
+    private static func work(_ data: Data, _ job: Job, metrics: ServiceMetrics?) -> Result<Data, Failure> {
+        let box = job.request.box
+        let started = ContinuousClock.now
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.limits = .untrusted
         context.isStrict = true
-        context.targetSize = ImageSize(width: parameters.size, height: parameters.size)
-        context.contentMode = .aspectFit
+        // Decode to size: fit inside the box, or cover it (fill) and crop afterwards.
+        context.targetSize = box
+        context.contentMode = job.request.mode == .fill ? .aspectFill : .aspectFit
         // Upright pixels: a phone's portrait photo is stored on its side with an EXIF orientation
         // that Chromium ignores in WebP, the service's default output.
         context.appliesOrientation = true
         // sRGB pixels (NukeColor, Little CMS): a CMYK, Display P3, Adobe RGB or nclx upload shows
         // the same in every browser, profile or none.
         context.colorConversion = .sRGB
+        let inputName = ImageType(data)?.name.lowercased() ?? "unknown"
         do {
             var image = try ImageDecoderRegistry.shared.decode(context).image
-            let box = ImageSize(width: parameters.size, height: parameters.size)
-            let fit = ImageSize(width: image.width, height: image.height).fitted(to: box, contentMode: .aspectFit)
-            if fit.width < image.width || fit.height < image.height { image.bitmap = image.bitmap.resized(to: fit) }
+            metrics?.recordDecode(format: inputName, duration: ContinuousClock.now - started)
+            switch job.request.mode {
+            case .fit:
+                let fit = ImageSize(width: image.width, height: image.height).fitted(to: box, contentMode: .aspectFit)
+                if fit.width < image.width || fit.height < image.height { image.bitmap = image.bitmap.resized(to: fit) }
+            case .fill:
+                image.bitmap = filled(image.bitmap, to: box)
+            }
             image.frames = [image.frames[0]]
             // A public thumbnail keeps only what displays it correctly (the ICC profile): no
             // uploader's location, camera serial or embedded thumbnail. Alpha into JPEG is
             // composited onto white.
-            let options = ImageEncodingOptions(quality: 0.8, metadata: .display, background: .white)
-            return .success(try ImageEncoderRegistry.shared.encode(image, as: parameters.type, options: options))
+            let options = ImageEncodingOptions(quality: Double(job.quality) / 100, metadata: .display, background: .white)
+            return .success(try ImageEncoderRegistry.shared.encode(image, as: job.format, options: options))
         } catch let error as ImageCodecError {
+            metrics?.countDecodeFailure(format: inputName, code: error.code.rawValue)
             let failure = Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)",
                                   retryAfter: error.code == .helperLost || error.code == .internalFailure ? 1 : nil)
             return .failure(failure)
         } catch {
             return .failure(Failure(status: .unprocessableContent, reason: "\(error)"))
+        }
+    }
+
+    /// Fill: the bitmap shrunk to cover `box` (never enlarged), then its centre cropped to the
+    /// box. The one place that does it, until NukeProcessing's `Resize(fill)` replaces it.
+    static func filled(_ bitmap: Bitmap, to box: ImageSize) -> Bitmap {
+        guard bitmap.width > 0, bitmap.height > 0 else { return bitmap }
+        let cover = ImageSize(width: bitmap.width, height: bitmap.height).fitted(to: box, contentMode: .aspectFill)
+        let scaled = cover.width < bitmap.width || cover.height < bitmap.height ? bitmap.resized(to: cover) : bitmap
+        let width = min(box.width, scaled.width)
+        let height = min(box.height, scaled.height)
+        guard width < scaled.width || height < scaled.height else { return scaled }
+        let left = (scaled.width - width) / 2
+        let top = (scaled.height - height) / 2
+        let pixel = scaled.pixelFormat.bytesPerPixel
+        return Bitmap(width: width, height: height, pixelFormat: scaled.pixelFormat, alphaMode: scaled.alphaMode) { out in
+            for y in 0..<height {
+                scaled.withUnsafeRow(top + y) { row in
+                    let destination = UnsafeMutableRawBufferPointer(rebasing: out[(y * width * pixel)..<((y + 1) * width * pixel)])
+                    destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: row[(left * pixel)..<((left + width) * pixel)]))
+                }
+            }
         }
     }
 

@@ -58,6 +58,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var client: String?
     private var deadline: Scheduled<Void>?
     private var closesAfterResponse = false
+    /// A request's head has arrived and its response is not yet written.
+    private var inRequest = false
+    /// The server is draining: close once the current response is written.
+    private var quiescing = false
 
     init(settings: Settings, registry: Registry) {
         self.settings = settings
@@ -84,6 +88,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
+            inRequest = true
             let length = head.headerFields[.contentLength].flatMap { Int($0) }
             arm(context, after: settings.bodyTimeout(contentLength: length))
         case .body:
@@ -98,12 +103,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(let head):
+        case .head(var head):
+            if quiescing, head.status.code >= 200 { head.headerFields[.connection] = "close" }
             closesAfterResponse = head.headerFields[.connection] == "close"
-            context.write(data, promise: promise)
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .body:
             context.write(data, promise: promise)
         case .end:
+            inRequest = false
             if closesAfterResponse {
                 let written = context.eventLoop.makePromise(of: Void.self)
                 written.futureResult.cascade(to: promise)
@@ -116,6 +123,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 arm(context, after: settings.headerTimeout)
             }
         }
+    }
+
+    /// Draining (SIGTERM): an idle keep-alive connection closes now, a busy one after its
+    /// response (which says `Connection: close`), instead of at its idle deadline.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            quiescing = true
+            if !inRequest { context.close(promise: nil) }
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     private func arm(_ context: ChannelHandlerContext, after timeout: TimeAmount) {

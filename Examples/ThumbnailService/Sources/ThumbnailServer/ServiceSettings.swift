@@ -1,0 +1,129 @@
+import Configuration
+import Foundation
+import NukeCore
+
+/// Everything the service can be told at start, from command-line flags (`--max-decodes 4`) or
+/// the environment (`THUMBNAIL_MAX_DECODES=4`), flags first; validated as a whole, so that a
+/// deployment learns every mistake at once instead of one per restart.
+public struct ServiceSettings: Sendable {
+    // MARK: Listening
+    public var hostname = "127.0.0.1"
+    public var port = 8080
+
+    // MARK: Lanes, slots and limits (see the README's "Two lanes")
+    public var maxDecodes = 4
+    public var maxSlowDecodes = 1
+    public var maxWaiting = 64
+    public var maxPerClient = 8
+    public var maxConnectionsPerClient = 32
+    public var maxConnections = 1024
+    public var maxUploadBytes = 32 << 20
+    public var headerTimeout = 10
+    public var minimumUploadRate = 64 << 10
+
+    // MARK: Sandboxed helpers
+    /// Helpers alive at most at once (HEIC, HEIF, AVIF, SVG decodes).
+    public var helperPoolSize = 2
+    /// Helpers started before the service says it is ready.
+    public var helperPrewarm = 1
+
+    // MARK: Sources of GET URLs
+    /// The folder `local:///name` reads from; none: local sources are refused.
+    public var sourceDirectory: String?
+    /// Hosts `http(s)://` sources may come from: `images.example.com`, or `*.example.com` for its
+    /// subdomains. Empty: remote sources are refused.
+    public var origins: [String] = []
+    /// Non-public networks origins may resolve to (an internal origin: `10.1.2.0/24`); every
+    /// other loopback, private, link-local or reserved address is refused.
+    var allowedPrivateNetworks: [IPNetwork] = []
+    public var maxSourceBytes = 32 << 20
+    /// Seconds a source may take to arrive, redirects included.
+    public var sourceTimeout = 10
+    public var maxRedirects = 3
+
+    // MARK: Signing
+    /// The HMAC-SHA256 key (hex, as imgproxy's `IMGPROXY_KEY`).
+    public var signingKey: [UInt8]?
+    /// Bytes put before the signed path (hex, as imgproxy's `IMGPROXY_SALT`).
+    public var signingSalt: [UInt8] = []
+    /// Accepts `unsafe` as the signature; only when no key is configured.
+    public var allowUnsigned = false
+
+    // MARK: Output and caching
+    public var defaultFormat: ImageType = .webp
+    public var defaultQuality = 80
+    /// `Cache-Control: max-age` of GET thumbnails, in seconds.
+    public var cacheMaxAge = 31_536_000
+
+    // MARK: Operations
+    /// Seconds between SIGTERM (readiness turns false) and the listener closing, so that a load
+    /// balancer stops sending first; in-flight requests finish after it.
+    public var drainDelay = 0
+    /// Requests waiting in a lane from which `/ready` says the replica is overloaded.
+    public var notReadyWaiting: Int?
+    /// `text` (swift-log's key=value lines) or `json` (one object a line).
+    public var logFormat = "text"
+
+    public init() {}
+
+    /// A configuration mistake: every problem, each naming the flag and the variable.
+    public struct Invalid: Error, CustomStringConvertible {
+        public var problems: [String]
+        public var description: String {
+            "invalid configuration:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+        }
+    }
+
+    /// The keys this service reads; any other `--flag` is a mistake.
+    static let keys: [String] = [
+        "hostname", "port", "maxDecodes", "maxSlowDecodes", "maxWaiting", "maxPerClient",
+        "maxConnectionsPerClient", "maxConnections", "maxUploadBytes", "headerTimeout", "minimumUploadRate",
+        "helperPoolSize", "helperPrewarm", "sourceDirectory", "origins", "allowedPrivateNetworks",
+        "maxSourceBytes", "sourceTimeout", "maxRedirects", "signingKey", "signingSalt", "allowUnsigned",
+        "defaultFormat", "defaultQuality", "cacheMaxAge", "drainDelay", "notReadyWaiting", "logFormat",
+    ]
+
+    /// The prefix of every environment variable: `THUMBNAIL_PORT`.
+    public static let environmentPrefix = "thumbnail"
+
+    /// Reads flags (`arguments`, the executable's name first) over the environment.
+    /// - Throws: ``Invalid`` listing every problem.
+    public static func load(arguments: [String], environment: [String: String]) throws(Invalid) -> ServiceSettings {
+        var unknown: [String] = []
+        let flags = Set(keys.map(flagName))
+        for argument in arguments.dropFirst() where argument.hasPrefix("--") {
+            let name = String(argument.split(separator: "=", maxSplits: 1)[0])
+            if !flags.contains(name) { unknown.append("unknown flag \(name)") }
+        }
+        let secrets = SecretsSpecifier<String, String>.dynamic { key, _ in key.contains("signing") || key.contains("SIGNING") }
+        let reader = ConfigReader(providers: [
+            CommandLineArgumentsProvider(arguments: arguments, secretsSpecifier: secrets),
+            EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: secrets)
+                .prefixKeys(with: ConfigKey(environmentPrefix)),
+        ])
+        var read = SettingsReading(config: reader, problems: unknown)
+        let settings = read.settings()
+        if !read.problems.isEmpty { throw Invalid(problems: read.problems) }
+        return settings
+    }
+
+    /// `maxDecodes` → `--max-decodes`.
+    static func flagName(_ key: String) -> String { "--" + words(key).joined(separator: "-") }
+    /// `maxDecodes` → `THUMBNAIL_MAX_DECODES`.
+    static func environmentName(_ key: String) -> String {
+        ([environmentPrefix] + words(key)).joined(separator: "_").uppercased()
+    }
+    private static func words(_ key: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        for character in key {
+            if character.isUppercase, !word.isEmpty { words.append(word); word = "" }
+            word.append(character.lowercased())
+        }
+        words.append(word)
+        return words
+    }
+
+    /// The formats the service writes, by name.
+    static let outputTypes: [String: ImageType] = ["webp": .webp, "jpeg": .jpeg, "jpg": .jpeg, "png": .png, "avif": .avif]
+}

@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+@testable import ThumbnailServer
+
+/// The repository's fixtures, found from this file.
+enum Fixtures {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static var jpeg: Data { get throws { try Data(contentsOf: root.appendingPathComponent("Fixtures/jpeg/baseline-420.jpg")) } }
+    /// A folder with `photo.jpg`, and `escape.jpg`, a symbolic link to a file outside it.
+    static func sourceDirectory() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try jpeg.write(to: directory.appendingPathComponent("photo.jpg"))
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString).jpg")
+        try jpeg.write(to: outside)
+        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("escape.jpg"), withDestinationURL: outside)
+        return directory.path
+    }
+}
+
+/// Quiet loggers: tests read answers, not logs.
+func quietLogger(_ label: String) -> Logger {
+    var logger = Logger(label: label)
+    logger.logLevel = .critical
+    return logger
+}
+
+/// Runs a ``ThumbnailServer`` on 127.0.0.1 (an ephemeral port, no helpers) for `body`, then
+/// drains it as SIGTERM would.
+func withServer<T: Sendable>(_ settings: ServiceSettings, _ body: @Sendable (ThumbnailServer, Int) async throws -> T) async throws -> T {
+    var settings = settings
+    settings.hostname = "127.0.0.1"
+    settings.port = 0
+    let server = ThumbnailServer(settings: settings, logger: quietLogger("test-server"), helpers: false)
+    let (ports, continuation) = AsyncStream<Int>.makeStream()
+    let group = server.makeServiceGroup(signals: []) { channel in continuation.yield(channel.localAddress?.port ?? 0) }
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw CancellationError() }
+        do {
+            let result = try await body(server, port)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            try? await tasks.waitForAll()
+            throw error
+        }
+    }
+}
+
+/// A test origin on `host` (127.0.0.2 by default: loopback, but not the server's address):
+/// `/photo.jpg`, `/slow.jpg` (after `slowDelay`), `/redirect?to=URL` (302), `/big` (more than
+/// any small limit).
+func withOrigin<T: Sendable>(host: String = "127.0.0.2", slowDelay: Duration = .seconds(2),
+                             _ body: @Sendable (Int) async throws -> T) async throws -> T {
+    let jpeg = try Fixtures.jpeg
+    let router = Router()
+    router.get("/photo.jpg") { _, _ in Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: ByteBuffer(data: jpeg))) }
+    router.get("/slow.jpg") { _, _ in
+        try await Task.sleep(for: slowDelay)
+        return Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: ByteBuffer(data: jpeg)))
+    }
+    router.get("/redirect") { request, _ in
+        Response(status: .found, headers: [.location: request.uri.queryParameters.get("to") ?? "/"])
+    }
+    router.get("/big") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(repeating: 0xFF, count: 1 << 20))) }
+    let (ports, continuation) = AsyncStream<Int>.makeStream()
+    let app = Application(router: router, configuration: .init(address: .hostname(host, port: 0)),
+                          onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: quietLogger("test-origin"))
+    let group = ServiceGroup(configuration: .init(services: [app], logger: quietLogger("test-origin")))
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw CancellationError() }
+        defer { tasks.cancelAll() }
+        let result = try await body(port)
+        await group.triggerGracefulShutdown()
+        return result
+    }
+}
+
+/// A GET through AsyncHTTPClient: status, headers and body.
+func get(_ url: String, headers: [(String, String)] = []) async throws -> (status: Int, headers: [String: String], body: Data) {
+    var request = HTTPClientRequest(url: url)
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+    let body = try await response.body.collect(upTo: 64 << 20)
+    var fields: [String: String] = [:]
+    for header in response.headers { fields[header.name.lowercased()] = header.value }
+    return (Int(response.status.code), fields, Data(buffer: body))
+}
+
+/// Base64url of a source URL, as GET URLs carry it.
+func encodeSource(_ url: String) -> String { Base64URL.encode(Array(url.utf8)) }
+
+/// The signed path `/{signature}/{processing}/{source}` under `key`.
+func signedPath(_ processing: String, _ source: String, key: [UInt8], salt: [UInt8] = []) -> String {
+    let rest = "/\(processing)/\(encodeSource(source))"
+    return "/" + URLSigner(key: key, salt: salt).signature(for: Substring(rest))! + rest
+}
+
+/// Whether a TCP connection to 127.0.0.1:`port` is accepted (one attempt, unlike an HTTP
+/// client's pool, which retries until its deadline).
+func canConnect(port: Int) -> Bool {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+}

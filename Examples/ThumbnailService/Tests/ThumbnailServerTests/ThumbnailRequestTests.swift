@@ -1,0 +1,38 @@
+import Foundation
+import NukeCore
+import Testing
+@testable import ThumbnailServer
+
+@Suite struct ThumbnailRequestTests {
+    @Test func parsesProcessingOptions() throws {
+        #expect(try ThumbnailRequest(processing: "fill:300:200,q:75") == ThumbnailRequest(mode: .fill, width: 300, height: 200, quality: 75))
+        #expect(try ThumbnailRequest(processing: "s:128,f:jpeg") == ThumbnailRequest(mode: .fit, width: 128, height: 128, format: .jpeg))
+        #expect(try ThumbnailRequest(processing: "fit:640:480") == ThumbnailRequest(width: 640, height: 480))
+    }
+
+    @Test(arguments: ["fill:300", "fit:0:10", "s:4096", "q:0", "q:101", "f:gif", "s:64,fit:64:64", "blur:3", "", "s:64,"])
+    func refusesBadOptions(_ processing: String) {
+        #expect(throws: ThumbnailRequest.Invalid.self) { try ThumbnailRequest(processing: Substring(processing)) }
+    }
+
+    @Test func sourcesAreLocalNamesOrHTTPURLs() throws {
+        #expect(try ImageSource(encoded: Substring(encodeSource("local:///a/b.jpg"))) == .local("a/b.jpg"))
+        #expect(try ImageSource(encoded: "plain/https%3A%2F%2Fexample.com%2Fa.jpg") == .remote(try #require(URL(string: "https://example.com/a.jpg"))))
+        for bad in ["local:///../etc/passwd", "local:///a/../../b", "local:////etc/passwd", "file:///etc/passwd", "ftp://example.com/a",
+                    "http://user:pass@example.com/a", "gopher://x"] {
+            #expect(throws: ImageSource.Invalid.self) { try ImageSource(encoded: Substring(encodeSource(bad))) }
+        }
+    }
+
+    @Test func fillCropsTheCentreToTheBox() throws {
+        let bitmap = Bitmap(width: 400, height: 100, pixelFormat: .rgba8, bytes: (0..<400 * 100).flatMap { index -> [UInt8] in
+            let x = index % 400
+            return [UInt8(x * 255 / 399), 0, 0, 255]
+        })
+        let filled = Thumbnailer.filled(bitmap, to: ImageSize(width: 50, height: 50))
+        #expect(filled.width == 50 && filled.height == 50)
+        // The middle of the source's gradient stays in the middle.
+        let red = filled.withUnsafeRow(25) { $0[25 * 4] }
+        #expect((110...145).contains(red))
+    }
+}

@@ -1,0 +1,235 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+@testable import ThumbnailServer
+
+/// The service end to end, on loopback only: the server on 127.0.0.1, test origins on 127.0.0.2.
+@Suite(.serialized) struct ThumbnailServerTests {
+    static let key = Array(repeating: UInt8(0x5A), count: 32)
+
+    static func settings(origins: [String] = [], networks: [String] = []) throws -> ServiceSettings {
+        var settings = ServiceSettings()
+        settings.signingKey = key
+        settings.sourceDirectory = try URL(fileURLWithPath: Fixtures.sourceDirectory()).resolvingSymlinksInPath().path
+        settings.origins = origins
+        settings.allowedPrivateNetworks = networks.compactMap(IPNetwork.init)
+        settings.sourceTimeout = 5
+        return settings
+    }
+
+    // MARK: - Signatures
+
+    @Test func signedURLsAnswerAndOthersAreRefused() async throws {
+        try await withServer(Self.settings()) { _, port throws in
+            let base = "http://127.0.0.1:\(port)"
+            let path = signedPath("s:64,f:jpeg", "local:///photo.jpg", key: Self.key)
+            let ok = try await get(base + path)
+            #expect(ok.status == 200)
+            #expect(ok.headers["content-type"] == "image/jpeg")
+            // Tampered: another size under the same signature.
+            let tampered = path.replacingOccurrences(of: "s:64", with: "s:2048")
+            #expect(try await get(base + tampered).status == 403)
+            // Another key's signature, and none.
+            #expect(try await get(base + signedPath("s:64,f:jpeg", "local:///photo.jpg", key: Array(repeating: 1, count: 32))).status == 403)
+            #expect(try await get(base + "/unsafe/s:64,f:jpeg/\(encodeSource("local:///photo.jpg"))").status == 403)
+        }
+    }
+
+    @Test func unsignedURLsOnlyWhenAllowed() async throws {
+        var settings = try Self.settings()
+        settings.signingKey = nil
+        settings.allowUnsigned = true
+        try await withServer(settings) { _, port throws in
+            #expect(try await get("http://127.0.0.1:\(port)/unsafe/s:64/\(encodeSource("local:///photo.jpg"))").status == 200)
+        }
+        settings.allowUnsigned = false
+        try await withServer(settings) { _, port throws in
+            #expect(try await get("http://127.0.0.1:\(port)/unsafe/s:64/\(encodeSource("local:///photo.jpg"))").status == 403)
+        }
+    }
+
+    @Test func localSourcesStayInTheirDirectory() async throws {
+        try await withServer(Self.settings()) { _, port throws in
+            let base = "http://127.0.0.1:\(port)"
+            #expect(try await get(base + signedPath("s:64", "local:///escape.jpg", key: Self.key)).status == 403)
+            #expect(try await get(base + signedPath("s:64", "local:///missing.jpg", key: Self.key)).status == 404)
+            #expect(try await get(base + signedPath("s:64", "local:///../photo.jpg", key: Self.key)).status == 400)
+        }
+    }
+
+    // MARK: - Remote sources and SSRF
+
+    @Test func remoteSourcesFromAnAllowedOrigin() async throws {
+        try await withOrigin { origin throws in
+            let settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
+            try await withServer(settings) { _, port throws in
+                let answer = try await get("http://127.0.0.1:\(port)" + signedPath("fill:64:48,f:webp", "http://127.0.0.2:\(origin)/photo.jpg", key: Self.key))
+                #expect(answer.status == 200)
+                #expect(answer.headers["content-type"] == "image/webp")
+            }
+        }
+    }
+
+    @Test func ssrfRefusals() async throws {
+        try await withOrigin { origin throws in
+            // 127.0.0.1 and localhost are on the host allow-list, so that only the address check
+            // can refuse them; 127.0.0.2 (the test origin) is the one allowed network.
+            let settings = try Self.settings(origins: ["127.0.0.2", "127.0.0.1", "localhost", "10.0.0.1", "169.254.169.254", "::1"],
+                                             networks: ["127.0.0.2/32"])
+            try await withServer(settings) { _, port throws in
+                func status(_ source: String) async throws -> (Int, String) {
+                    let answer = try await get("http://127.0.0.1:\(port)" + signedPath("s:64", source, key: Self.key))
+                    return (answer.status, String(decoding: answer.body, as: UTF8.self))
+                }
+                for source in ["http://127.0.0.1:\(port)/health", "http://[::1]:\(port)/x", "http://10.0.0.1/x",
+                               "http://169.254.169.254/latest/meta-data/", "http://localhost:\(origin)/photo.jpg"] {
+                    let (code, body) = try await status(source)
+                    #expect(code == 403, "\(source): \(body)")
+                    #expect(body.contains("refused address"), "\(source): \(body)")
+                }
+                // Not on the allow-list at all.
+                #expect(try await status("http://example.com/a.jpg").0 == 403)
+                // An allowed origin redirecting to 127.0.0.1: the redirect is checked like the
+                // first request, and refused.
+                let target = "http://127.0.0.1:\(origin)/photo.jpg"
+                let (code, body) = try await status("http://127.0.0.2:\(origin)/redirect?to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+                #expect(code == 403, "\(body)")
+                #expect(body.contains("127.0.0.1 is loopback"), "\(body)")
+                // A redirect within the allowed origin is followed.
+                #expect(try await status("http://127.0.0.2:\(origin)/redirect?to=%2Fphoto.jpg").0 == 200)
+            }
+        }
+    }
+
+    @Test func sourceSizeTimeAndRedirectLimits() async throws {
+        try await withOrigin(slowDelay: .seconds(3)) { origin throws in
+            var settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
+            settings.maxSourceBytes = 64 << 10
+            settings.sourceTimeout = 1
+            settings.maxRedirects = 2
+            try await withServer(settings) { _, port throws in
+                func status(_ source: String) async throws -> Int {
+                    try await get("http://127.0.0.1:\(port)" + signedPath("s:64", source, key: Self.key)).status
+                }
+                let origin = "http://127.0.0.2:\(origin)"
+                #expect(try await status("\(origin)/big") == 413)
+                #expect(try await status("\(origin)/slow.jpg") == 504)
+                // Three redirects, one more than allowed.
+                let once = "/redirect?to=%2Fphoto.jpg"
+                let twice = "/redirect?to=" + once.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                let thrice = "/redirect?to=" + twice.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                #expect(try await status(origin + twice) == 200)
+                #expect(try await status(origin + thrice) == 502)
+            }
+        }
+    }
+
+    // MARK: - Negotiation and caching
+
+    @Test func negotiatesByAcceptAndRevalidatesWith304() async throws {
+        try await withServer(Self.settings()) { _, port throws in
+            let url = "http://127.0.0.1:\(port)" + signedPath("s:64", "local:///photo.jpg", key: Self.key)
+            let avif = try await get(url, headers: [("Accept", "image/avif,image/webp,*/*;q=0.8")])
+            #expect(avif.status == 200)
+            #expect(avif.headers["content-type"] == "image/avif")
+            #expect(avif.headers["vary"] == "Accept")
+            #expect(avif.headers["cache-control"] == "public, max-age=31536000, immutable")
+            let etag = try #require(avif.headers["etag"])
+            #expect(etag.hasPrefix("\"") && !etag.hasPrefix("W/"))
+            let webp = try await get(url, headers: [("Accept", "image/webp,*/*")])
+            #expect(webp.headers["content-type"] == "image/webp")
+            #expect(webp.headers["etag"] != etag)
+            #expect(try await get(url, headers: [("Accept", "*/*")]).headers["content-type"] == "image/jpeg")
+            #expect(try await get(url, headers: [("Accept", "image/png")]).status == 406)
+            // Revalidation: the same ETag for the same Accept, 304 without a body.
+            let again = try await get(url, headers: [("Accept", "image/avif,image/webp,*/*;q=0.8"), ("If-None-Match", "\"other\", \(etag)")])
+            #expect(again.status == 304)
+            #expect(again.body.isEmpty)
+            #expect(again.headers["etag"] == etag)
+            #expect(try await get(url, headers: [("Accept", "image/webp"), ("If-None-Match", etag)]).status == 200)
+        }
+    }
+
+    // MARK: - Operations
+
+    @Test func healthReadinessRequestIDAndMetrics() async throws {
+        try await withServer(Self.settings()) { _, port throws in
+            let base = "http://127.0.0.1:\(port)"
+            #expect(try await get(base + "/health").status == 200)
+            #expect(try await get(base + "/ready").status == 200)
+            let echoed = try await get(base + "/health", headers: [("x-request-id", "abc-123")])
+            #expect(echoed.headers["x-request-id"] == "abc-123")
+            let replaced = try await get(base + "/health", headers: [("x-request-id", "bad id; drop table")])
+            #expect(replaced.headers["x-request-id"].map { $0 != "bad id; drop table" && $0.count == 36 } == true)
+            _ = try await get(base + signedPath("s:64,f:jpeg", "local:///photo.jpg", key: Self.key))
+            _ = try await get(base + "/unsafe/s:64/x")
+            let metrics = try await get(base + "/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+            let text = String(decoding: metrics.body, as: UTF8.self)
+            for line in [
+                "# TYPE thumbnail_requests_total counter",
+                #"thumbnail_requests_total{route="get",status="200",format="jpeg"} 1"#,
+                #"thumbnail_requests_total{route="get",status="403",format="none"} 1"#,
+                #"thumbnail_requests_total{route="health",status="200",format="none"} 3"#,
+                "# TYPE thumbnail_decode_seconds histogram",
+                #"thumbnail_decode_seconds_count{format="jpeg"} 1"#,
+                #"thumbnail_queue_waiting{lane="fast"} 0.0"#,
+                #"thumbnail_queue_running{lane="slow"} 0.0"#,
+            ] {
+                #expect(text.contains(line), "\(line)")
+            }
+        }
+    }
+
+    @Test func busyLaneMakesReadinessFalse() async throws {
+        try await withOrigin(slowDelay: .seconds(2)) { origin throws in
+            var settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
+            settings.notReadyWaiting = 1
+            try await withServer(settings) { server, port throws in
+                // Hold the fast lane's every slot and one more waiting, by hand.
+                let lane = server.thumbnailer.fast
+                for _ in 0..<lane.maxRunning { #expect(await lane.enter(client: "test") == .admitted) }
+                let waiter = Task { await lane.enter(client: "test") }
+                while lane.load.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                let answer = try await get("http://127.0.0.1:\(port)/ready")
+                #expect(answer.status == 503)
+                #expect(String(decoding: answer.body, as: UTF8.self).contains("overloaded"))
+                for _ in 0..<lane.maxRunning { lane.leave(client: "test") }
+                #expect(await waiter.value == .admitted)
+                lane.leave(client: "test")
+                #expect(try await get("http://127.0.0.1:\(port)/ready").status == 200)
+            }
+        }
+    }
+
+    @Test func drainFinishesInFlightRequestsAndStopsAccepting() async throws {
+        try await withOrigin(slowDelay: .seconds(2)) { origin throws in
+            var settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
+            settings.drainDelay = 1
+            settings.hostname = "127.0.0.1"
+            settings.port = 0
+            let server = ThumbnailServer(settings: settings, logger: quietLogger("drain"), helpers: false)
+            let (ports, continuation) = AsyncStream<Int>.makeStream()
+            let group = server.makeServiceGroup(signals: []) { continuation.yield($0.localAddress?.port ?? 0) }
+            let running = Task { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let base = "http://127.0.0.1:\(port)"
+            // In flight: its source takes 2 s to arrive.
+            let inFlight = Task { try await get(base + signedPath("s:64,f:jpeg", "http://127.0.0.2:\(origin)/slow.jpg", key: Self.key)) }
+            try await Task.sleep(for: .milliseconds(300))
+            await group.triggerGracefulShutdown()  // what SIGTERM does
+            try await Task.sleep(for: .milliseconds(200))
+            // Draining: not ready, still answering during the delay.
+            let ready = try await get(base + "/ready")
+            #expect(ready.status == 503)
+            #expect(String(decoding: ready.body, as: UTF8.self) == "draining\n")
+            #expect(try await inFlight.value.status == 200)
+            try await running.value
+            // The listener is closed.
+            #expect(!canConnect(port: port))
+        }
+    }
+}
