@@ -42,6 +42,7 @@ let package = Package(
             dependencies: [
                 .product(name: "NukeCore", package: nukeCodecs),
                 .product(name: "NukePixels", package: nukeCodecs),
+                .product(name: "NukeProcessing", package: nukeCodecs),
                 .product(name: "NukeJPEG", package: nukeCodecs),
                 .product(name: "NukePNG", package: nukeCodecs),
                 .product(name: "NukeGIF", package: nukeCodecs),
@@ -77,7 +78,7 @@ let package = Package(
         // MARK: - Tests
         .testTarget(
             name: "ThumbnailServerTests",
-            dependencies: ["ThumbnailServer"] + httpStack,
+            dependencies: ["ThumbnailServer", .product(name: "NukeCore", package: nukeCodecs), .product(name: "NukeProcessing", package: nukeCodecs)] + httpStack,
             path: "Tests/ThumbnailServerTests",
             swiftSettings: swiftSettings
         ),

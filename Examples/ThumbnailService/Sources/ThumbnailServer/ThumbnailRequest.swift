@@ -1,4 +1,5 @@
 import NukeCore
+import NukeProcessing
 
 /// What a thumbnail is to be: the box, how the image meets it, the format and the quality.
 ///
@@ -6,19 +7,33 @@ import NukeCore
 /// segments; one segment here keeps the URL `/{signature}/{processing}/{source}`):
 /// - `fit:W:H` — the whole image inside W × H (the default, `fit:256:256`); `s:N` is `fit:N:N`;
 /// - `fill:W:H` — W × H exactly, the image covering it, centred and cropped;
+/// - `g:ce|no|so|we|ea|sm` — with `fill`, the part kept: the centre (the default), the top
+///   (north), bottom, left (west), right (east), or the most detailed part (smart: entropy, as
+///   libvips' `interesting`), imgproxy's names;
+/// - `a:1` — an animated upload stays animated in WebP or PNG (APNG), every frame resized;
+///   otherwise (the default, and in JPEG or AVIF) the thumbnail is its first frame;
 /// - `f:webp|jpeg|png|avif` — the format; without it, negotiated from `Accept`;
 /// - `q:1…100` — the quality (lossy formats).
-/// For example `fill:300:200,q:75` or `s:128,f:jpeg`.
+/// For example `fill:300:200,g:sm,q:75` or `s:128,f:jpeg`.
 struct ThumbnailRequest: Sendable, Equatable {
     enum Mode: String, Sendable { case fit, fill }
 
     var mode: Mode = .fit
     var width = 256
     var height = 256
+    /// What a fill keeps.
+    var gravity: ImageProcessors.Crop.Gravity = .center
+    /// Keep an animation animated where the format can.
+    var keepsAnimation = false
     /// `nil`: negotiate from `Accept`.
     var format: ImageType?
     /// `nil`: the configured default.
     var quality: Int?
+
+    /// imgproxy's gravity names.
+    static let gravities: [String: ImageProcessors.Crop.Gravity] = [
+        "ce": .center, "no": .top, "so": .bottom, "we": .left, "ea": .right, "sm": .entropy,
+    ]
 
     static let sizes = 16...2048
 
@@ -26,10 +41,13 @@ struct ThumbnailRequest: Sendable, Equatable {
         var reason: String
     }
 
-    init(mode: Mode = .fit, width: Int = 256, height: Int = 256, format: ImageType? = nil, quality: Int? = nil) {
+    init(mode: Mode = .fit, width: Int = 256, height: Int = 256, gravity: ImageProcessors.Crop.Gravity = .center, keepsAnimation: Bool = false,
+         format: ImageType? = nil, quality: Int? = nil) {
         self.mode = mode
         self.width = width
         self.height = height
+        self.gravity = gravity
+        self.keepsAnimation = keepsAnimation
         self.format = format
         self.quality = quality
     }
@@ -55,11 +73,17 @@ struct ThumbnailRequest: Sendable, Equatable {
                     throw Invalid(reason: "f must be one of avif, jpeg, png, webp")
                 }
                 format = type
+            case ("g", 2):
+                guard let value = Self.gravities[parts[1]] else { throw Invalid(reason: "g must be one of ce, no, so, we, ea, sm") }
+                gravity = value
+            case ("a", 2):
+                guard parts[1] == "0" || parts[1] == "1" else { throw Invalid(reason: "a must be 0 or 1") }
+                keepsAnimation = parts[1] == "1"
             case ("q", 2):
                 guard let value = Int(parts[1]), (1...100).contains(value) else { throw Invalid(reason: "q must be a whole number 1…100") }
                 quality = value
             default:
-                throw Invalid(reason: "unknown option \"\(option)\" (known: fit:W:H, fill:W:H, s:N, f:FORMAT, q:1…100)")
+                throw Invalid(reason: "unknown option \"\(option)\" (known: fit:W:H, fill:W:H, s:N, g:GRAVITY, a:0|1, f:FORMAT, q:1…100)")
             }
         }
     }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NukeCore
+import NukeProcessing
 import NukePixels
 import NukeIsolation
 
@@ -203,14 +204,10 @@ final class Thumbnailer: Sendable {
     }
 
     private static func work(_ data: Data, _ job: Job, metrics: ServiceMetrics?) -> Result<Data, Failure> {
-        let box = job.request.box
         let started = ContinuousClock.now
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.limits = .untrusted
         context.isStrict = true
-        // Decode to size: fit inside the box, or cover it (fill) and crop afterwards.
-        context.targetSize = box
-        context.contentMode = job.request.mode == .fill ? .aspectFill : .aspectFit
         // Upright pixels: a phone's portrait photo is stored on its side with an EXIF orientation
         // that Chromium ignores in WebP, the service's default output.
         context.appliesOrientation = true
@@ -219,20 +216,21 @@ final class Thumbnailer: Sendable {
         context.colorConversion = .sRGB
         let inputName = ImageType(data)?.name.lowercased() ?? "unknown"
         do {
-            var image = try ImageDecoderRegistry.shared.decode(context).image
+            // Decoded to size by the processors' plan: a fit decodes to fit the box, a fill to
+            // cover it (the codec reducing natively) and is then cropped to the box.
+            let container = try ImageDecoderRegistry.shared.decode(context, processors: processors(for: job.request))
             metrics?.recordDecode(format: inputName, duration: ContinuousClock.now - started)
-            switch job.request.mode {
-            case .fit:
-                let fit = ImageSize(width: image.width, height: image.height).fitted(to: box, contentMode: .aspectFit)
-                if fit.width < image.width || fit.height < image.height { image.bitmap = image.bitmap.resized(to: fit) }
-            case .fill:
-                image.bitmap = filled(image.bitmap, to: box)
-            }
-            image.frames = [image.frames[0]]
             // A public thumbnail keeps only what displays it correctly (the ICC profile): no
             // uploader's location, camera serial or embedded thumbnail. Alpha into JPEG is
             // composited onto white.
             let options = ImageEncodingOptions(quality: Double(job.quality) / 100, metadata: .display, background: .white)
+            if job.request.keepsAnimation, let animation = container.animation, animation.frameCount > 1,
+               let encoder = ImageEncoderRegistry.shared.encoder(for: job.format, options: options) as? any AnimatedImageEncoding {
+                // Frames decoded, resized and encoded one at a time.
+                return .success(try encoder.encode(animation))
+            }
+            var image = container.image
+            image.frames = [image.frames[0]]
             return .success(try ImageEncoderRegistry.shared.encode(image, as: job.format, options: options))
         } catch let error as ImageCodecError {
             metrics?.countDecodeFailure(format: inputName, code: error.code.rawValue)
@@ -244,25 +242,17 @@ final class Thumbnailer: Sendable {
         }
     }
 
-    /// Fill: the bitmap shrunk to cover `box` (never enlarged), then its centre cropped to the
-    /// box. The one place that does it, until NukeProcessing's `Resize(fill)` replaces it.
-    static func filled(_ bitmap: Bitmap, to box: ImageSize) -> Bitmap {
-        guard bitmap.width > 0, bitmap.height > 0 else { return bitmap }
-        let cover = ImageSize(width: bitmap.width, height: bitmap.height).fitted(to: box, contentMode: .aspectFill)
-        let scaled = cover.width < bitmap.width || cover.height < bitmap.height ? bitmap.resized(to: cover) : bitmap
-        let width = min(box.width, scaled.width)
-        let height = min(box.height, scaled.height)
-        guard width < scaled.width || height < scaled.height else { return scaled }
-        let left = (scaled.width - width) / 2
-        let top = (scaled.height - height) / 2
-        let pixel = scaled.pixelFormat.bytesPerPixel
-        return Bitmap(width: width, height: height, pixelFormat: scaled.pixelFormat, alphaMode: scaled.alphaMode) { out in
-            for y in 0..<height {
-                scaled.withUnsafeRow(top + y) { row in
-                    let destination = UnsafeMutableRawBufferPointer(rebasing: out[(y * width * pixel)..<((y + 1) * width * pixel)])
-                    destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: row[(left * pixel)..<((left + width) * pixel)]))
-                }
-            }
+    /// NukeProcessing's processors for a request: fit inside the box, or cover it and keep the
+    /// part the gravity names.
+    static func processors(for request: ThumbnailRequest) -> [any ImageProcessing] {
+        switch (request.mode, request.gravity) {
+        case (.fit, _):
+            return [ImageProcessors.Resize(size: request.box, contentMode: .aspectFit)]
+        case (.fill, .center):
+            return [ImageProcessors.Resize(size: request.box, contentMode: .aspectFill, crop: true)]
+        case (.fill, let gravity):
+            return [ImageProcessors.Resize(size: request.box, contentMode: .aspectFill),
+                    ImageProcessors.Crop(size: request.box, gravity: gravity)]
         }
     }
 

@@ -14,11 +14,13 @@ enum Fixtures {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     static var jpeg: Data { get throws { try Data(contentsOf: root.appendingPathComponent("Fixtures/jpeg/baseline-420.jpg")) } }
-    /// A folder with `photo.jpg`, and `escape.jpg`, a symbolic link to a file outside it.
+    /// A folder with `photo.jpg`, `animated.gif` (3 frames, 3 loops), and `escape.jpg`, a
+    /// symbolic link to a file outside it.
     static func sourceDirectory() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try jpeg.write(to: directory.appendingPathComponent("photo.jpg"))
+        try Data(contentsOf: root.appendingPathComponent("Fixtures/gif/positions-loop3.gif")).write(to: directory.appendingPathComponent("animated.gif"))
         let outside = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString).jpg")
         try jpeg.write(to: outside)
         try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("escape.jpg"), withDestinationURL: outside)

@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukeProcessing
 import Testing
 @testable import ThumbnailServer
 
@@ -8,9 +9,11 @@ import Testing
         #expect(try ThumbnailRequest(processing: "fill:300:200,q:75") == ThumbnailRequest(mode: .fill, width: 300, height: 200, quality: 75))
         #expect(try ThumbnailRequest(processing: "s:128,f:jpeg") == ThumbnailRequest(mode: .fit, width: 128, height: 128, format: .jpeg))
         #expect(try ThumbnailRequest(processing: "fit:640:480") == ThumbnailRequest(width: 640, height: 480))
+        #expect(try ThumbnailRequest(processing: "fill:64:64,g:sm,a:1") == ThumbnailRequest(mode: .fill, width: 64, height: 64, gravity: .entropy, keepsAnimation: true))
+        #expect(try ThumbnailRequest(processing: "fill:64:64,g:we") == ThumbnailRequest(mode: .fill, width: 64, height: 64, gravity: .left))
     }
 
-    @Test(arguments: ["fill:300", "fit:0:10", "s:4096", "q:0", "q:101", "f:gif", "s:64,fit:64:64", "blur:3", "", "s:64,"])
+    @Test(arguments: ["fill:300", "fit:0:10", "s:4096", "q:0", "q:101", "f:gif", "s:64,fit:64:64", "blur:3", "", "s:64,", "g:center", "g:ce,g:no", "a:2", "a:"])
     func refusesBadOptions(_ processing: String) {
         #expect(throws: ThumbnailRequest.Invalid.self) { try ThumbnailRequest(processing: Substring(processing)) }
     }
@@ -24,15 +27,18 @@ import Testing
         }
     }
 
-    @Test func fillCropsTheCentreToTheBox() throws {
+    /// A fill keeps the part of the image its gravity names: a horizontal red gradient filled to
+    /// a square keeps its middle, its left end (`g:we`) or its right end (`g:ea`).
+    @Test(arguments: [("ce", 110...145), ("we", 0...40), ("ea", 215...255)])
+    func fillKeepsWhatItsGravityNames(_ gravity: String, _ expected: ClosedRange<UInt8>) throws {
         let bitmap = Bitmap(width: 400, height: 100, pixelFormat: .rgba8, bytes: (0..<400 * 100).flatMap { index -> [UInt8] in
             let x = index % 400
             return [UInt8(x * 255 / 399), 0, 0, 255]
         })
-        let filled = Thumbnailer.filled(bitmap, to: ImageSize(width: 50, height: 50))
+        let request = try ThumbnailRequest(processing: Substring("fill:50:50,g:\(gravity)"))
+        let filled = try ImageProcessors.Composition(Thumbnailer.processors(for: request)).process(bitmap)
         #expect(filled.width == 50 && filled.height == 50)
-        // The middle of the source's gradient stays in the middle.
         let red = filled.withUnsafeRow(25) { $0[25 * 4] }
-        #expect((110...145).contains(red))
+        #expect(expected.contains(red), "\(gravity): \(red)")
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NukeCore
 import Testing
 @testable import ThumbnailServer
 
@@ -33,6 +34,24 @@ import Testing
             // Another key's signature, and none.
             #expect(try await get(base + signedPath("s:64,f:jpeg", "local:///photo.jpg", key: Array(repeating: 1, count: 32))).status == 403)
             #expect(try await get(base + "/unsafe/s:64,f:jpeg/\(encodeSource("local:///photo.jpg"))").status == 403)
+        }
+    }
+
+    /// `a:1` keeps an animated upload animated in WebP, every frame filled to the box, with its
+    /// loop count and frame count; without it the thumbnail is a still.
+    @Test func animationsStayAnimatedWhenAsked() async throws {
+        try await withServer(Self.settings()) { _, port throws in
+            let base = "http://127.0.0.1:\(port)"
+            let animated = try await get(base + signedPath("fill:16:16,a:1,f:webp", "local:///animated.gif", key: Self.key))
+            #expect(animated.status == 200)
+            let container = try ImageDecoderRegistry.shared.decode(animated.body)
+            let animation = try #require(container.animation)
+            #expect(animation.frameCount == 3)
+            #expect(animation.loopCount == 3)
+            #expect(animation.canvasSize == ImageSize(width: 16, height: 16))
+            let still = try await get(base + signedPath("fill:16:16,f:webp", "local:///animated.gif", key: Self.key))
+            #expect(still.status == 200)
+            #expect(try ImageDecoderRegistry.shared.decode(still.body).animation == nil)
         }
     }
 
