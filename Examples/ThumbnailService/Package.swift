@@ -78,7 +78,8 @@ let package = Package(
         // MARK: - Tests
         .testTarget(
             name: "ThumbnailServerTests",
-            dependencies: ["ThumbnailServer", .product(name: "NukeCore", package: nukeCodecs), .product(name: "NukeProcessing", package: nukeCodecs)] + httpStack,
+            dependencies: ["ThumbnailServer", .product(name: "NukeCore", package: nukeCodecs), .product(name: "NukeProcessing", package: nukeCodecs),
+                           .product(name: "NIOHTTP1", package: "swift-nio")] + httpStack,
             path: "Tests/ThumbnailServerTests",
             swiftSettings: swiftSettings
         ),

@@ -81,6 +81,10 @@ public final class ThumbnailServer: Sendable {
         router.get("/:signature/:processing/**") { request, context in
             try await signed.respond(to: request, context: context)
         }
+        // HEAD, as a CDN may ask: the GET's status and headers (length, type, ETag), no body.
+        router.head("/:signature/:processing/**") { request, context in
+            try await signed.respond(to: request, context: context).createHeadResponse()
+        }
         let guardSettings = ConnectionGuard.Settings(
             headerTimeout: .seconds(Int64(settings.headerTimeout)), minimumBodyRate: settings.minimumUploadRate,
             maxUploadBytes: settings.maxUploadBytes, perClient: settings.maxConnectionsPerClient)

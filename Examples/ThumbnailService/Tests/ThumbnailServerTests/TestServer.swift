@@ -6,6 +6,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 @testable import ThumbnailServer
 
@@ -92,9 +93,10 @@ func withOrigin<T: Sendable>(host: String = "127.0.0.2", slowDelay: Duration = .
     }
 }
 
-/// A GET through AsyncHTTPClient: status, headers and body.
-func get(_ url: String, headers: [(String, String)] = []) async throws -> (status: Int, headers: [String: String], body: Data) {
+/// A GET (or another method) through AsyncHTTPClient: status, headers and body.
+func get(_ url: String, headers: [(String, String)] = [], method: HTTPMethod = .GET) async throws -> (status: Int, headers: [String: String], body: Data) {
     var request = HTTPClientRequest(url: url)
+    request.method = method
     for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
     let body = try await response.body.collect(upTo: 64 << 20)

@@ -55,6 +55,22 @@ import Testing
         }
     }
 
+    /// HEAD answers what GET would, without the body; an unsigned one is refused as GET is.
+    @Test func headAnswersTheGETsHeaders() async throws {
+        try await withServer(Self.settings()) { _, port throws in
+            let base = "http://127.0.0.1:\(port)"
+            let path = signedPath("s:64,f:jpeg", "local:///photo.jpg", key: Self.key)
+            let full = try await get(base + path)
+            let head = try await get(base + path, method: .HEAD)
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            #expect(head.headers["content-length"] == "\(full.body.count)")
+            #expect(head.headers["etag"] == full.headers["etag"])
+            #expect(head.headers["content-type"] == "image/jpeg")
+            #expect(try await get(base + "/unsafe/s:64/\(encodeSource("local:///photo.jpg"))", method: .HEAD).status == 403)
+        }
+    }
+
     @Test func unsignedURLsOnlyWhenAllowed() async throws {
         var settings = try Self.settings()
         settings.signingKey = nil
