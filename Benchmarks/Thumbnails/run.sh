@@ -11,58 +11,26 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
+HELP_LINES='2,10p'
+. "$HERE/bench-common.sh"
 CACHE="${NUKE_BENCH_CACHE:-$ROOT/out/benchmarks}"
-INSTALL=1
-BUILD=1
-PASS=()
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --no-install) INSTALL=0 ;;
-        --no-build) BUILD=0 ;;
-        -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) PASS+=("$1") ;;
-    esac
-    shift
-done
 mkdir -p "$CACHE"
 
 say() { printf '[bench] %s\n' "$*" >&2; }
-
-as_root() {
-    if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi
-}
 
 # --- Debian tools: vipsthumbnail (libvips-tools), djpeg and cjpeg (libjpeg-turbo-progs) ---------
 if [ "$INSTALL" = 1 ]; then
     missing=()
     command -v vipsthumbnail >/dev/null || missing+=(libvips-tools)
     { command -v djpeg >/dev/null && command -v cjpeg >/dev/null; } || missing+=(libjpeg-turbo-progs)
-    if [ ${#missing[@]} -gt 0 ]; then
-        say "installing ${missing[*]} with apt-get"
-        if ! { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >&2; then
-            say "could not install ${missing[*]}: their rows will show n/a"
-        fi
+    if [ ${#missing[@]} -gt 0 ] && ! apt_install "${missing[@]}"; then
+        say "could not install ${missing[*]}: their rows will show n/a"
     fi
 fi
 
 # --- Python with numpy and Pillow -------------------------------------------------------------------
-# The real interpreter (not a pyenv shim script), so that the Pillow rows time Python, not a shell.
-PY="$(python3 -c 'import sys; print(sys.executable)')"
 has_pillow() { "$1" -c 'import numpy, PIL.Image' 2>/dev/null; }
-if ! has_pillow "$PY" && [ -x "$CACHE/venv/bin/python" ] && has_pillow "$CACHE/venv/bin/python"; then
-    PY="$CACHE/venv/bin/python"
-fi
-if ! has_pillow "$PY" && [ "$INSTALL" = 1 ]; then
-    say "installing numpy and Pillow with pip --user"
-    if ! "$PY" -m pip install --quiet --user numpy pillow >&2 || ! has_pillow "$PY"; then
-        say "pip --user refused: using a venv in $CACHE/venv"
-        "$PY" -m venv "$CACHE/venv" >&2
-        "$CACHE/venv/bin/python" -m pip install --quiet numpy pillow >&2
-        PY="$CACHE/venv/bin/python"
-    fi
-fi
-if ! has_pillow "$PY"; then
+if ! find_python has_pillow "$CACHE/venv" numpy pillow; then
     say "numpy and Pillow are needed to make the inputs and check the outputs ($PY has not got them)"
     exit 1
 fi

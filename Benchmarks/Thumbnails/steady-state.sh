@@ -19,36 +19,13 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
+HELP_LINES='2,18p'
+. "$HERE/bench-common.sh"
 CACHE="${NUKE_BENCH_CACHE:-$ROOT/out/benchmarks}/steady"
 PACKAGES=(lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 mate-backgrounds)
-INSTALL=1
-BUILD=1
-PASS=()
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --no-install) INSTALL=0 ;;
-        --no-build) BUILD=0 ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) PASS+=("$1") ;;
-    esac
-    shift
-done
 mkdir -p "$CACHE"
 
 say() { printf '[steady] %s\n' "$*" >&2; }
-
-as_root() {
-    if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi
-}
-
-UPDATED=0
-apt_update_once() {
-    if [ "$UPDATED" = 0 ]; then
-        as_root apt-get update -qq >&2
-        UPDATED=1
-    fi
-}
 
 # --- Debian tools: libvips (pyvips loads it), cwebp, heif-enc, taskset ----------------------------
 if [ "$INSTALL" = 1 ]; then
@@ -57,11 +34,7 @@ if [ "$INSTALL" = 1 ]; then
     command -v cwebp >/dev/null || missing+=(webp)
     command -v heif-enc >/dev/null || missing+=(libheif-examples)
     command -v taskset >/dev/null || missing+=(util-linux)
-    if [ ${#missing[@]} -gt 0 ]; then
-        say "installing ${missing[*]} with apt-get"
-        apt_update_once
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
-    fi
+    [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 fi
 
 # --- The photographs: Debian packages, unpacked into the cache ------------------------------------
@@ -83,21 +56,8 @@ for package in "${PACKAGES[@]}"; do
 done
 
 # --- Python with numpy, Pillow and pyvips ---------------------------------------------------------
-PY="$(python3 -c 'import sys; print(sys.executable)')"
 has_modules() { "$1" -c 'import numpy, PIL.Image, PIL.features as f, pyvips; assert f.check("avif")' 2>/dev/null; }
-if ! has_modules "$PY" && [ -x "$CACHE/venv/bin/python" ] && has_modules "$CACHE/venv/bin/python"; then
-    PY="$CACHE/venv/bin/python"
-fi
-if ! has_modules "$PY" && [ "$INSTALL" = 1 ]; then
-    say "installing numpy, Pillow and pyvips with pip --user"
-    if ! "$PY" -m pip install --quiet --user numpy pillow pyvips >&2 || ! has_modules "$PY"; then
-        say "pip --user refused: using a venv in $CACHE/venv"
-        "$PY" -m venv "$CACHE/venv" >&2
-        "$CACHE/venv/bin/python" -m pip install --quiet numpy pillow pyvips >&2
-        PY="$CACHE/venv/bin/python"
-    fi
-fi
-if ! has_modules "$PY"; then
+if ! find_python has_modules "$CACHE/venv" numpy pillow pyvips; then
     say "numpy, Pillow (with AVIF) and pyvips are needed ($PY has not got them)"
     exit 1
 fi
