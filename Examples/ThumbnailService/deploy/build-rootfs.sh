@@ -49,11 +49,13 @@ strip --strip-unneeded "$stage/app/ThumbnailService" 2>/dev/null || true
 say "collected $stage/app/ThumbnailService ($(du -h "$stage/app/ThumbnailService" | cut -f1))"
 
 # 3. Runtime packages: the owner of every library ldd resolves, at its install candidate.
-if ldd "$stage/app/ThumbnailService" | grep -q "not found"; then
-    ldd "$stage/app/ThumbnailService" | grep "not found" >&2
+# (Outputs are read whole before grep: grep -q leaving a pipe early is a failure under pipefail.)
+linked="$(ldd "$stage/app/ThumbnailService")"
+if grep -q "not found" <<< "$linked"; then
+    grep "not found" <<< "$linked" >&2
     say "FAIL: libraries missing"; exit 1
 fi
-if ldd "$stage/app/ThumbnailService" | grep -q "libswift"; then
+if grep -q "libswift" <<< "$linked"; then
     [ "$build" = no ] || { say "FAIL: the release binary links the Swift runtime dynamically"; exit 1; }
     say "note: $binary links the Swift runtime from the toolchain (a debug build); the image's release build does not"
 fi
@@ -62,7 +64,9 @@ fi
 {
     ldd "$stage/app/ThumbnailService" | awk '/=> \//{print $3}'
     strings "$stage/app/ThumbnailService" | grep -E '^lib[A-Za-z0-9_+-]+\.so\.[0-9.]+$' | sort -u | while read -r soname; do
-        ldconfig -p | awk -v name="$soname" '$1 == name && /x86-64|x32|AArch64|64bit/ {print $NF; exit}'
+        # awk reads to the end: leaving early would end ldconfig with SIGPIPE, which pipefail
+        # turns into a failure of the whole script.
+        ldconfig -p | awk -v name="$soname" '!found && $1 == name && /x86-64|x32|AArch64|64bit/ {print $NF; found = 1}'
     done
 } | grep -v "/swift/\|libswift\|libFoundation\|libdispatch\|libBlocksRuntime\|lib_Foundation" | sort -u | while read -r library; do
     real="$(readlink -f "$library")"
@@ -134,7 +138,8 @@ status="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/unsafe$
 [ "$status" = 403 ] || fail "an unsigned GET answered $status"
 status="$(curl -s -o "$stage/post.out" -w '%{http_code}' --data-binary @"$sources/photo.jpg" "http://127.0.0.1:$port/thumbnail?size=96&format=jpeg")"
 [ "$status" = 200 ] || fail "upload answered $status"
-curl -sf "http://127.0.0.1:$port/metrics" | grep -q 'thumbnail_requests_total{route="get",status="200",format="webp"} 1' || fail "/metrics"
+metrics="$(curl -sf "http://127.0.0.1:$port/metrics")" || fail "/metrics"
+grep -q 'thumbnail_requests_total{route="get",status="200",format="webp"} 1' <<< "$metrics" || fail "/metrics"
 grep -q '"request_id"' "$log" || fail "no request_id in the JSON log"
 kill -TERM "$server"
 wait "$server" || fail "exit status $? after SIGTERM"
