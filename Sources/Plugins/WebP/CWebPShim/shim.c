@@ -336,6 +336,10 @@ const nuke_diagnostics *nukewebp_anim_encoder_diagnostics(const nukewebp_anim_en
 }
 
 nuke_status nukewebp_anim_encoder_add(nukewebp_anim_encoder *encoder, const uint8_t *rgba, size_t stride, int32_t timestamp_ms) {
+    if (encoder->encoder == NULL) {
+        nuke_diagnostics_set_message(&encoder->diagnostics, "the animation was already assembled");
+        return NUKE_STATUS_INTERNAL;
+    }
     WebPPicture picture;
     if (!import_picture(&picture, rgba, encoder->width, encoder->height, stride, 1, 1)) {
         nuke_diagnostics_set_message(&encoder->diagnostics, "WebPPictureImportRGBA: out of memory");
@@ -354,6 +358,10 @@ nuke_status nukewebp_anim_encoder_add(nukewebp_anim_encoder *encoder, const uint
 nuke_status nukewebp_anim_encoder_finish(nukewebp_anim_encoder *encoder, int32_t end_ms, uint8_t **output, size_t *output_size) {
     *output = NULL;
     *output_size = 0;
+    if (encoder->encoder == NULL) {
+        nuke_diagnostics_set_message(&encoder->diagnostics, "the animation was already assembled");
+        return NUKE_STATUS_INTERNAL;
+    }
     WebPData data;
     WebPDataInit(&data);
     if (!WebPAnimEncoderAdd(encoder->encoder, NULL, end_ms, NULL) || !WebPAnimEncoderAssemble(encoder->encoder, &data)) {
@@ -361,6 +369,9 @@ nuke_status nukewebp_anim_encoder_finish(nukewebp_anim_encoder *encoder, int32_t
         WebPDataClear(&data);
         return NUKE_STATUS_INTERNAL;
     }
+    // The encoded frames are in the file now: free them before the caller holds the file too.
+    WebPAnimEncoderDelete(encoder->encoder);
+    encoder->encoder = NULL;
     *output = (uint8_t *)data.bytes;
     *output_size = data.size;
     return NUKE_STATUS_OK;

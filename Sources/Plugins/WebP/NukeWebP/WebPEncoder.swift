@@ -143,9 +143,12 @@ extension ImageEncoders.WebP {
             var output: UnsafeMutablePointer<UInt8>?
             var size = 0
             let status = nukewebp_anim_encoder_finish(encoder.pointer, Int32(milliseconds), &output, &size)
-            defer { nukewebp_buffer_free(output) }
-            guard status == NUKE_STATUS_OK, let output else { throw failure("assembling the animation") }
-            return Data(bytes: output, count: size)
+            guard status == NUKE_STATUS_OK, let output else {
+                nukewebp_buffer_free(output)
+                throw failure("assembling the animation")
+            }
+            // The file as libwebp assembled it, not a copy: an animation's output is held once.
+            return Data(bytesNoCopy: output, count: size, deallocator: .custom { bytes, _ in nukewebp_buffer_free(bytes) })
         }
 
         private func failure(_ what: String) -> ImageCodecError {

@@ -140,7 +140,7 @@ nuke_status nukewebp_anim_encoder_add(nukewebp_anim_encoder *_Nonnull encoder, c
                                       int32_t timestamp_ms);
 
 /// Ends the animation at `end_ms` and writes the file into `*output` (free with
-/// `nukewebp_buffer_free`).
+/// `nukewebp_buffer_free`). The encoder's frames are freed then; later calls fail.
 ///
 /// The corresponding libwebp functions are `WebPAnimEncoderAssemble` and `WebPMuxSetAnimationParams`.
 nuke_status nukewebp_anim_encoder_finish(nukewebp_anim_encoder *_Nonnull encoder, int32_t end_ms,
