@@ -80,7 +80,7 @@ typedef struct nukepng_walker {
     /// The first 13 bytes of IHDR's data, for the IDAT size bound.
     uint8_t ihdr[13];
     unsigned ihdr_have;
-    /// 1 after IEND's header: later bytes are not PNG data.
+    /// 1 once IEND (with its CRC) went by: later bytes are not PNG data.
     int after_iend;
     /// IDAT chunks' CRCs are checked here (libpng is told not to compute them): the CRC so far
     /// of the current chunk's type and data, and its stored CRC as far as it arrived.
@@ -88,12 +88,48 @@ typedef struct nukepng_walker {
     uint32_t crc;
     uint8_t stored_crc[4];
     unsigned stored_crc_have;
+    /// The current chunk (ancillary, after the image data on our own path) failed its CRC.
+    int crc_bad;
 } nukepng_walker;
 
 #define NUKEPNG_CHUNK(a, b, c, d) (((uint32_t)(a) << 24) | ((uint32_t)(b) << 16) | ((uint32_t)(c) << 8) | (uint32_t)(d))
 #define NUKEPNG_IDAT NUKEPNG_CHUNK('I', 'D', 'A', 'T')
 #define NUKEPNG_IHDR NUKEPNG_CHUNK('I', 'H', 'D', 'R')
 #define NUKEPNG_IEND NUKEPNG_CHUNK('I', 'E', 'N', 'D')
+
+/// The shim's own reading of the image data, from the first IDAT byte on, for non-interlaced
+/// 8-bit gray, gray + alpha, RGB and RGBA without tRNS (the photographs' case: no libpng
+/// transformation applies). libpng read everything before it (IHDR, PLTE, iCCP...) and is
+/// paused at the first IDAT's header; it is given nothing more. zlib inflates into `zbuf`, and
+/// the rows are unfiltered here with SSE2 per pixel (libpng 1.6 as Debian builds it unfilters
+/// byte by byte: Paeth was a third of a photograph's decode). libpng's verdicts on the data are
+/// kept: see nukepng_idat_inflate and nukepng_idat_piece.
+typedef struct nukepng_idat {
+    /// Chosen by the info callback; `started` once the first IDAT byte came here.
+    /// `libpng_only` (tests) leaves every image to libpng.
+    int active;
+    int libpng_only;
+    int started;
+    z_stream zs;
+    int zs_ready;
+    /// The zlib stream ended (or libpng would have stopped inflating: an error after the rows).
+    int stream_ended;
+    /// A chunk other than IDAT followed the image data.
+    int after_idat;
+    /// Filtered row size (the filter byte and the row), bytes per pixel.
+    size_t filtered_bytes;
+    int bpp;
+    /// Inflated bytes not yet unfiltered: zbuf[0 ..< zbuf_have] of zbuf_capacity.
+    uint8_t *zbuf;
+    size_t zbuf_have;
+    size_t zbuf_capacity;
+    /// The previous row, unfiltered (zeros before the first).
+    uint8_t *prev;
+    /// eXIf after the image data, as it arrives (NULL when not collected).
+    uint8_t *exif;
+    size_t exif_have;
+    size_t exif_size;
+} nukepng_idat;
 
 struct nukepng_decoder {
     /// First, so that png_get_error_ptr finds it.
@@ -133,6 +169,8 @@ struct nukepng_decoder {
     /// A copy of the eXIf chunk (the progressive reader does not process eXIf itself).
     uint8_t *exif;
     size_t exif_size;
+    /// Our own image data path (see "MARK: - Image data"), for the images it covers.
+    nukepng_idat idat;
 };
 
 /// libpng's warning_fn: count the warning. With benign errors fatal, the progressive reader
@@ -170,6 +208,9 @@ static void nukepng_limit_error(png_structp png, nukepng_decoder *decoder, const
     snprintf(text, sizeof text, format, a, b, limit);
     nukepng_fail(png, &decoder->report, NUKE_STATUS_LIMIT, text);
 }
+
+static int nukepng_idat_covers(const nukepng_decoder *decoder, png_infop info, int color_type, int bit_depth, int interlace);
+static int nukepng_idat_prepare(nukepng_decoder *decoder);
 
 /// The info callback: runs when the first IDAT starts. Checks the limits, sets up the
 /// output transformations and pauses the reader so that the caller can allocate pixels.
@@ -221,6 +262,9 @@ static void nukepng_info_callback(png_structp png, png_infop info) {
     if (h->row_bytes != 0 && (unsigned long long)h->row_bytes * height > o->max_decoded_bytes) {
         nukepng_limit_error(png, decoder, "decoding %llu×%llu needs more than the maximum %llu bytes",
                             width, height, o->max_decoded_bytes);
+    }
+    if (nukepng_idat_covers(decoder, info, color_type, bit_depth, interlace) && !nukepng_idat_prepare(decoder)) {
+        nukepng_fail(png, &decoder->report, NUKE_STATUS_INTERNAL, "out of memory: image data buffers");
     }
     decoder->header_ready = 1;
     decoder->paused = 1;
@@ -365,6 +409,10 @@ void nukepng_decoder_destroy(nukepng_decoder *decoder) {
     if (decoder == NULL) return;
     if (decoder->png != NULL) png_destroy_read_struct(&decoder->png, decoder->info ? &decoder->info : NULL, NULL);
     free(decoder->exif);
+    if (decoder->idat.zs_ready) inflateEnd(&decoder->idat.zs);
+    free(decoder->idat.zbuf);
+    free(decoder->idat.prev);
+    free(decoder->idat.exif);
     free(decoder);
 }
 
@@ -451,9 +499,11 @@ static size_t nukepng_walker_step(nukepng_decoder *decoder, const uint8_t *data,
             walker->ihdr_have = walker->type == NUKEPNG_IHDR ? 0 : walker->ihdr_have;
             *status = nukepng_walker_check(decoder);
             if (*status != NUKE_STATUS_OK) return 0;
-            if (walker->type == NUKEPNG_IEND) walker->after_iend = 1;
             // IDAT's CRC is checked here: libpng is told not to compute it (see the feed loop).
-            walker->checks_crc = walker->type == NUKEPNG_IDAT;
+            // On our own image data path libpng reads nothing after the first IDAT header, so
+            // every later chunk's CRC is checked here.
+            walker->checks_crc = walker->type == NUKEPNG_IDAT || decoder->idat.started;
+            walker->crc_bad = 0;
             walker->crc = walker->checks_crc ? nukepng_crc32_update(0, walker->header + 4, 4) : 0;
             walker->stored_crc_have = 0;
         }
@@ -475,11 +525,17 @@ static size_t nukepng_walker_step(nukepng_decoder *decoder, const uint8_t *data,
     walker->body_left -= n;
     if (walker->body_left == 0) {
         walker->header_have = 0;  // the next byte starts a header
+        if (walker->type == NUKEPNG_IEND) walker->after_iend = 1;
         if (walker->checks_crc && nukepng_u32(walker->stored_crc) != walker->crc) {
             // libpng's own words for it ("IDAT: CRC error"), and its verdict: a critical chunk
-            // whose CRC is wrong ends the decode.
+            // whose CRC is wrong ends the decode, an ancillary one is discarded with a warning.
             char text[NUKE_MESSAGE_CAPACITY];
             snprintf(text, sizeof text, "%.4s: CRC error", (const char *)walker->header + 4);
+            if ((walker->header[4] & 0x20) != 0) {
+                walker->crc_bad = 1;
+                nuke_diagnostics_add_warning(&decoder->report.diagnostics, text);
+                return n;
+            }
             nuke_diagnostics_set_message(&decoder->report.diagnostics, text);
             *status = NUKE_STATUS_CORRUPT;
             return 0;
@@ -488,6 +544,354 @@ static size_t nukepng_walker_step(nukepng_decoder *decoder, const uint8_t *data,
     return n;
 }
 
+
+// MARK: - Image data
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/// 1 when the shim's own image data path reads this image (see nukepng_idat). The environment
+/// variable NUKE_PNG_IDAT=libpng leaves every image to libpng (for benchmarks and comparisons).
+static int nukepng_idat_covers(const nukepng_decoder *decoder, png_infop info, int color_type, int bit_depth, int interlace) {
+    if (decoder->idat.libpng_only) return 0;
+    const char *choice = getenv("NUKE_PNG_IDAT");
+    if (choice != NULL && strcmp(choice, "libpng") == 0) return 0;
+    if (interlace != PNG_INTERLACE_NONE || bit_depth != 8) return 0;
+    if (color_type != PNG_COLOR_TYPE_GRAY && color_type != PNG_COLOR_TYPE_GRAY_ALPHA &&
+        color_type != PNG_COLOR_TYPE_RGB && color_type != PNG_COLOR_TYPE_RGB_ALPHA) return 0;
+    if (png_get_valid(decoder->png, info, PNG_INFO_tRNS)) return 0;
+    const nukepng_header *h = &decoder->header;
+    return h->bit_depth == 8 && h->row_bytes == (size_t)h->width * (size_t)h->channels;
+}
+
+/// Buffers and zlib for our path; 0 when memory runs out.
+static int nukepng_idat_prepare(nukepng_decoder *decoder) {
+    nukepng_idat *t = &decoder->idat;
+    const size_t row_bytes = decoder->header.row_bytes;
+    t->bpp = decoder->header.channels;
+    t->filtered_bytes = row_bytes + 1;
+    // Room for a few rows at least, so that inflate runs in long stretches.
+    size_t capacity = (size_t)256 * 1024;
+    if (t->filtered_bytes > capacity / 2) capacity = t->filtered_bytes * 2;
+    t->zbuf = malloc(capacity);
+    t->prev = calloc(1, row_bytes == 0 ? 1 : row_bytes);
+    if (t->zbuf == NULL || t->prev == NULL) return 0;
+    t->zbuf_capacity = capacity;
+    if (inflateInit(&t->zs) != Z_OK) return 0;
+    t->zs_ready = 1;
+    t->active = 1;
+    return 1;
+}
+
+/// libpng's Paeth predictor, byte by byte.
+static inline uint8_t nukepng_paeth(int a, int b, int c) {
+    int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+    return (uint8_t)(pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+}
+
+/// Unfilters one row of `count` bytes, `bpp` bytes per pixel, into `dst` (which may not alias
+/// `src` or `prev`), byte by byte: any pixel size.
+static void nukepng_unfilter_bytes(int filter, uint8_t *dst, const uint8_t *src, const uint8_t *prev, size_t count, size_t bpp) {
+    size_t first = bpp < count ? bpp : count;
+    switch (filter) {
+    case 1:
+        memcpy(dst, src, first);
+        for (size_t i = first; i < count; i++) dst[i] = (uint8_t)(src[i] + dst[i - bpp]);
+        break;
+    case 2:
+        for (size_t i = 0; i < count; i++) dst[i] = (uint8_t)(src[i] + prev[i]);
+        break;
+    case 3:
+        for (size_t i = 0; i < first; i++) dst[i] = (uint8_t)(src[i] + (prev[i] >> 1));
+        for (size_t i = first; i < count; i++) dst[i] = (uint8_t)(src[i] + ((dst[i - bpp] + prev[i]) >> 1));
+        break;
+    case 4:
+        // With no pixel to the left, a and c are 0 and the predictor is b.
+        for (size_t i = 0; i < first; i++) dst[i] = (uint8_t)(src[i] + prev[i]);
+        for (size_t i = first; i < count; i++) dst[i] = (uint8_t)(src[i] + nukepng_paeth(dst[i - bpp], prev[i], prev[i - bpp]));
+        break;
+    default:
+        memcpy(dst, src, count);
+        break;
+    }
+}
+
+#if defined(__SSE2__)
+/// A pixel of 3 or 4 bytes as 16-bit lanes. `left` is how many bytes the row has from `p` on:
+/// a 3-byte pixel is read with 4 bytes where the row has them (lanes are independent; the
+/// fourth is never stored).
+static inline __attribute__((always_inline)) __m128i nukepng_pixel_load(const uint8_t *p, size_t bpp, size_t left) {
+    uint32_t value = 0;
+    if (left >= 4) memcpy(&value, p, 4);
+    else memcpy(&value, p, bpp);
+    return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)value), _mm_setzero_si128());
+}
+
+/// Stores the low byte of each of a pixel's 16-bit lanes; a 3-byte pixel with 4 bytes where the
+/// row has them (the next pixel's store overwrites the fourth).
+static inline __attribute__((always_inline)) void nukepng_pixel_store(uint8_t *p, __m128i pixel, size_t bpp, size_t left) {
+    uint32_t value = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(pixel, pixel));
+    if (left >= 4) memcpy(p, &value, 4);
+    else memcpy(p, &value, bpp);
+}
+
+/// Sub, Average and Paeth for 3- or 4-byte pixels, one pixel per step in SSE2 (each pixel
+/// depends on the one to its left); Up, 16 bytes per step. The same arithmetic as
+/// nukepng_unfilter_bytes, lane by lane: Paeth picks a where |b − c| is the least of the three
+/// distances, else b where |a − c| is not more than |a + b − 2c|, else c — libpng's order for ties.
+static inline __attribute__((always_inline)) void nukepng_unfilter_pixels(int filter, uint8_t *dst, const uint8_t *src,
+                                                                          const uint8_t *prev, size_t count, size_t bpp) {
+    const __m128i low = _mm_set1_epi16(0xff);
+    const __m128i zero = _mm_setzero_si128();
+    __m128i a = zero, c = zero;
+    switch (filter) {
+    case 1:
+        for (size_t i = 0; i + bpp <= count; i += bpp) {
+            a = _mm_and_si128(_mm_add_epi16(nukepng_pixel_load(src + i, bpp, count - i), a), low);
+            nukepng_pixel_store(dst + i, a, bpp, count - i);
+        }
+        break;
+    case 2: {
+        size_t i = 0;
+        for (; i + 16 <= count; i += 16) {
+            __m128i sum = _mm_add_epi8(_mm_loadu_si128((const __m128i *)(src + i)), _mm_loadu_si128((const __m128i *)(prev + i)));
+            _mm_storeu_si128((__m128i *)(dst + i), sum);
+        }
+        for (; i < count; i++) dst[i] = (uint8_t)(src[i] + prev[i]);
+        break;
+    }
+    case 3:
+        for (size_t i = 0; i + bpp <= count; i += bpp) {
+            __m128i b = nukepng_pixel_load(prev + i, bpp, count - i);
+            __m128i average = _mm_srli_epi16(_mm_add_epi16(a, b), 1);
+            a = _mm_and_si128(_mm_add_epi16(nukepng_pixel_load(src + i, bpp, count - i), average), low);
+            nukepng_pixel_store(dst + i, a, bpp, count - i);
+        }
+        break;
+    case 4:
+        // With p = a + b − c: |p − a| = |b − c| and b − c come from the row above alone, so
+        // only d = a − c, |p − b| = |d| and |p − c| = |d + (b − c)| wait on the pixel to
+        // its left. The predictor is c + d (a), c + (b − c) (b) or c, and x + c is also known early.
+        for (size_t i = 0; i + bpp <= count; i += bpp) {
+            __m128i b = nukepng_pixel_load(prev + i, bpp, count - i);
+            __m128i e = _mm_sub_epi16(b, c);
+            __m128i pa = _mm_max_epi16(e, _mm_sub_epi16(zero, e));
+            __m128i base = _mm_add_epi16(nukepng_pixel_load(src + i, bpp, count - i), c);
+            __m128i d = _mm_sub_epi16(a, c);
+            __m128i de = _mm_add_epi16(d, e);
+            __m128i pb = _mm_max_epi16(d, _mm_sub_epi16(zero, d));
+            __m128i pc = _mm_max_epi16(de, _mm_sub_epi16(zero, de));
+            __m128i not_a = _mm_or_si128(_mm_cmpgt_epi16(pa, pb), _mm_cmpgt_epi16(pa, pc));
+            __m128i b_or_c = _mm_andnot_si128(_mm_cmpgt_epi16(pb, pc), e);
+            __m128i offset = _mm_or_si128(_mm_and_si128(not_a, b_or_c), _mm_andnot_si128(not_a, d));
+            a = _mm_and_si128(_mm_add_epi16(base, offset), low);
+            nukepng_pixel_store(dst + i, a, bpp, count - i);
+            c = b;
+        }
+        break;
+    default:
+        memcpy(dst, src, count);
+        break;
+    }
+}
+#endif
+
+/// Unfilters one row of `count` bytes (`filter` 0...4, checked by the caller).
+static void nukepng_unfilter(int filter, uint8_t *dst, const uint8_t *src, const uint8_t *prev, size_t count, int bpp) {
+#if defined(__SSE2__)
+    if (bpp == 4) {
+        nukepng_unfilter_pixels(filter, dst, src, prev, count, 4);
+        return;
+    }
+    if (bpp == 3) {
+        nukepng_unfilter_pixels(filter, dst, src, prev, count, 3);
+        return;
+    }
+#endif
+    nukepng_unfilter_bytes(filter, dst, src, prev, count, (size_t)bpp);
+}
+
+void nukepng_testing_use_libpng_only(nukepng_decoder *decoder) {
+    decoder->idat.libpng_only = 1;
+}
+
+int nukepng_testing_uses_own_idat(const nukepng_decoder *decoder) {
+    return decoder->idat.active;
+}
+
+void nukepng_testing_unfilter(int filter, uint8_t *dst, const uint8_t *src, const uint8_t *prev, size_t count, int bpp, int simd) {
+    if (simd) nukepng_unfilter(filter, dst, src, prev, count, bpp);
+    else nukepng_unfilter_bytes(filter, dst, src, prev, count, (size_t)bpp);
+}
+
+/// Ends the decode with `status` and a message.
+static nuke_status nukepng_idat_fail(nukepng_decoder *decoder, nuke_status status, const char *message) {
+    nuke_diagnostics_set_message(&decoder->report.diagnostics, message);
+    return status;
+}
+
+/// Something libpng only warns about once every row is out (data after the last row, a stream
+/// that breaks or does not end cleanly after it): the same verdict as nukepng_warning_fn, an
+/// error in the IDAT chunk where the rows ended, a warning in a later one.
+static nuke_status nukepng_idat_anomaly(nukepng_decoder *decoder, const char *what) {
+    if (decoder->walker.index == decoder->last_row_chunk) {
+        char text[NUKE_MESSAGE_CAPACITY];
+        snprintf(text, sizeof text, "IDAT: invalid compressed data after the last row (%s)", what);
+        return nukepng_idat_fail(decoder, NUKE_STATUS_CORRUPT, text);
+    }
+    nuke_diagnostics_add_warning(&decoder->report.diagnostics, what);
+    return NUKE_STATUS_OK;
+}
+
+/// Unfilters the next row into the pixels (or the ring's slot), as the row callback places it.
+static nuke_status nukepng_idat_row(nukepng_decoder *decoder, const uint8_t *filtered) {
+    const nukepng_header *h = &decoder->header;
+    nukepng_idat *t = &decoder->idat;
+    const uint32_t row_number = decoder->progress.rows_done;
+    if (decoder->pixels == NULL) return nukepng_idat_fail(decoder, NUKE_STATUS_INTERNAL, "a row arrived before the pixel buffer");
+    size_t slot = row_number;
+    if (decoder->ring_rows > 0) {
+        if (row_number >= decoder->rows_drained + decoder->ring_rows) {
+            return nukepng_idat_fail(decoder, NUKE_STATUS_INTERNAL, "row ring overflow");
+        }
+        slot = row_number % decoder->ring_rows;
+    }
+    size_t offset = slot * h->row_bytes;
+    if (offset + h->row_bytes > decoder->pixels_size) return nukepng_idat_fail(decoder, NUKE_STATUS_INTERNAL, "pixel buffer too small");
+    if (filtered[0] > 4) return nukepng_idat_fail(decoder, NUKE_STATUS_CORRUPT, "IDAT: bad adaptive filter value");
+    uint8_t *row = decoder->pixels + offset;
+    nukepng_unfilter(filtered[0], row, filtered + 1, t->prev, h->row_bytes, t->bpp);
+    memcpy(t->prev, row, h->row_bytes);
+    decoder->last_row_chunk = decoder->walker.index;
+    decoder->progress.rows_done = row_number + 1;
+    return NUKE_STATUS_OK;
+}
+
+/// Inflates `count` bytes of IDAT data and hands out the rows they complete. libpng's verdicts
+/// (png_process_IDAT_data): a zlib error before the last row ends the decode with zlib's
+/// message; after it, and data beyond the rows or after the stream's end, are anomalies.
+static nuke_status nukepng_idat_inflate(nukepng_decoder *decoder, const uint8_t *bytes, size_t count) {
+    nukepng_idat *t = &decoder->idat;
+    const uint32_t height = decoder->header.height;
+    if (count == 0) return NUKE_STATUS_OK;
+    if (t->stream_ended) return nukepng_idat_anomaly(decoder, "Extra compression data");
+    t->zs.next_in = (Bytef *)bytes;
+    t->zs.avail_in = (uInt)count;  // a piece is never longer than its chunk (< 2^31)
+    while (t->zs.avail_in > 0) {
+        size_t room = t->zbuf_capacity - t->zbuf_have;
+        if (room > ((size_t)1 << 30)) room = (size_t)1 << 30;
+        t->zs.next_out = t->zbuf + t->zbuf_have;
+        t->zs.avail_out = (uInt)room;
+        int ret = inflate(&t->zs, Z_NO_FLUSH);
+        t->zbuf_have += room - t->zs.avail_out;
+        if (ret != Z_OK && ret != Z_STREAM_END) {
+            t->stream_ended = 1;
+            char text[NUKE_MESSAGE_CAPACITY];
+            const char *reason = t->zs.msg != NULL ? t->zs.msg : "decompression error";
+            if (decoder->progress.rows_done >= height) return nukepng_idat_anomaly(decoder, reason);
+            snprintf(text, sizeof text, "IDAT: %s", reason);
+            return nukepng_idat_fail(decoder, NUKE_STATUS_CORRUPT, text);
+        }
+        size_t used = 0;
+        while (t->zbuf_have - used >= t->filtered_bytes && decoder->progress.rows_done < height) {
+            nuke_status status = nukepng_idat_row(decoder, t->zbuf + used);
+            if (status != NUKE_STATUS_OK) return status;
+            used += t->filtered_bytes;
+        }
+        if (decoder->progress.rows_done >= height && t->zbuf_have > used) {
+            t->stream_ended = 1;
+            t->zbuf_have = 0;
+            return nukepng_idat_anomaly(decoder, "Extra compressed data in IDAT");
+        }
+        if (used > 0) {
+            memmove(t->zbuf, t->zbuf + used, t->zbuf_have - used);
+            t->zbuf_have -= used;
+        }
+        if (ret == Z_STREAM_END) {
+            t->stream_ended = 1;
+            if (decoder->progress.rows_done < height) {
+                return nukepng_idat_fail(decoder, NUKE_STATUS_CORRUPT, "IDAT: compressed data ends before the last row");
+            }
+            if (t->zs.avail_in > 0) return nukepng_idat_anomaly(decoder, "Extra compression data");
+            return NUKE_STATUS_OK;
+        }
+    }
+    return NUKE_STATUS_OK;
+}
+
+#define NUKEPNG_EXIF NUKEPNG_CHUNK('e', 'X', 'I', 'f')
+
+/// Our path's share of a feed: `piece` bytes the walker just went over (`before` is where it
+/// was). From the first IDAT byte on every chunk comes here, with libpng's rules for what may
+/// follow the image data: IDAT in one run (a later one is only warned about: "Too many IDATs
+/// found"), a complete zlib stream before the next chunk ("Not enough compressed data"), no other critical chunk but
+/// IEND, which needs every row. eXIf after the image data is kept, as libpng's user chunk
+/// callback keeps it; other ancillary chunks are skipped.
+static nuke_status nukepng_idat_piece(nukepng_decoder *decoder, const nukepng_walker *before, const uint8_t *bytes, size_t piece) {
+    nukepng_idat *t = &decoder->idat;
+    const nukepng_walker *walker = &decoder->walker;
+    if (before->after_iend || before->signature_left > 0) return NUKE_STATUS_OK;
+    if (before->header_have < 8) {
+        if (walker->header_have < 8) return NUKE_STATUS_OK;  // the header is not complete yet
+        if (walker->type == NUKEPNG_IDAT) {
+            // libpng's benign error, a warning outside the image data; the stream ended before
+            // the chunk between, so this chunk's data is data after the stream.
+            if (t->after_idat) nuke_diagnostics_add_warning(&decoder->report.diagnostics, "IDAT: Too many IDATs found");
+            return NUKE_STATUS_OK;
+        }
+        if (!t->after_idat) {
+            t->after_idat = 1;
+            if (!t->stream_ended) return nukepng_idat_fail(decoder, NUKE_STATUS_CORRUPT, "IDAT: Not enough compressed data");
+        }
+        if (walker->type == NUKEPNG_IEND) {
+            if (decoder->progress.rows_done != decoder->header.height) {
+                return nukepng_idat_fail(decoder, NUKE_STATUS_CORRUPT, "IDAT: compressed data ends before the last row");
+            }
+            return NUKE_STATUS_OK;  // finished once its CRC checked out
+        }
+        if ((walker->header[4] & 0x20) == 0) {
+            char text[NUKE_MESSAGE_CAPACITY];
+            snprintf(text, sizeof text, "%.4s: critical chunk after the image data", (const char *)walker->header + 4);
+            return nukepng_idat_fail(decoder, NUKE_STATUS_CORRUPT, text);
+        }
+        uint32_t length = nukepng_u32(walker->header);
+        if (walker->type == NUKEPNG_EXIF && decoder->exif == NULL && length >= 8) {
+            // The walker refused it already if it is longer than the metadata limit.
+            free(t->exif);
+            t->exif = malloc(length);
+            if (t->exif == NULL) return nukepng_idat_fail(decoder, NUKE_STATUS_INTERNAL, "out of memory: eXIf");
+            t->exif_size = length;
+            t->exif_have = 0;
+        }
+        return NUKE_STATUS_OK;
+    }
+    // The current chunk's body: its data, then its CRC.
+    size_t data = before->body_left > 4 ? (size_t)(before->body_left - 4 < piece ? before->body_left - 4 : piece) : 0;
+    if (walker->type == NUKEPNG_IDAT) return nukepng_idat_inflate(decoder, bytes, data);
+    if (walker->type == NUKEPNG_IEND && walker->after_iend) {
+        decoder->progress.finished = 1;
+        decoder->progress.passes_done = 7;
+        return NUKE_STATUS_OK;
+    }
+    if (walker->type == NUKEPNG_EXIF && t->exif != NULL) {
+        size_t copy = t->exif_size - t->exif_have < data ? t->exif_size - t->exif_have : data;
+        memcpy(t->exif + t->exif_have, bytes, copy);
+        t->exif_have += copy;
+        if (walker->header_have == 0) {  // the chunk ended
+            const uint8_t *e = t->exif;
+            if (!walker->crc_bad && t->exif_have == t->exif_size &&
+                (memcmp(e, "MM\0*", 4) == 0 || memcmp(e, "II*\0", 4) == 0)) {
+                decoder->exif = t->exif;
+                decoder->exif_size = t->exif_size;
+            } else {
+                free(t->exif);
+            }
+            t->exif = NULL;
+        }
+    }
+    return NUKE_STATUS_OK;
+}
 
 // MARK: - Feeding
 
@@ -519,6 +923,22 @@ nuke_status nukepng_decoder_feed(nukepng_decoder *decoder, const uint8_t *data, 
         const nukepng_walker *walker = &decoder->walker;
         int idat_data = walker->signature_left == 0 && !walker->after_iend && walker->header_have == 8 &&
                         walker->type == NUKEPNG_IDAT;
+        if (decoder->idat.active && (decoder->idat.started || idat_data)) {
+            // Our own image data path: libpng is given nothing more.
+            decoder->idat.started = 1;
+            nuke_status refused;
+            const nukepng_walker before = decoder->walker;
+            size_t piece = nukepng_walker_step(decoder, data + offset, size - offset, &refused);
+            nuke_status status = refused != NUKE_STATUS_OK ? refused : nukepng_idat_piece(decoder, &before, data + offset, piece);
+            if (status != NUKE_STATUS_OK) {
+                decoder->pixels = NULL;
+                decoder->pixels_size = 0;
+                decoder->failed = status;
+                return status;
+            }
+            offset += piece;
+            continue;
+        }
         if (idat_data != decoder->benign_errors_fatal) {
             png_set_benign_errors(decoder->png, !idat_data);
             // IDAT data's CRC is the walker's, with a carry-less multiply where the CPU has one

@@ -14,6 +14,17 @@ extern "C" {
 /// The same CRC computed by zlib's `crc32`, for tests.
 uint32_t nukepng_crc32_reference(uint32_t crc, const uint8_t *_Nullable bytes, size_t count);
 
+/// Leaves this decoder's image data to libpng (call before the header is ready), so that tests
+/// compare the shim's own IDAT path with libpng's on the same file.
+void nukepng_testing_use_libpng_only(nukepng_decoder *_Nonnull decoder);
+
+/// 1 once the header is ready when the shim's own IDAT path reads the image data.
+int nukepng_testing_uses_own_idat(const nukepng_decoder *_Nonnull decoder);
+
+/// Unfilters one row (PNG filter 0...4) with the SSE2 path (`simd`, where built) or byte by byte.
+void nukepng_testing_unfilter(int filter, uint8_t *_Nonnull dst, const uint8_t *_Nonnull src, const uint8_t *_Nonnull prev,
+                              size_t count, int bpp, int simd);
+
 #ifdef __cplusplus
 }
 #endif
