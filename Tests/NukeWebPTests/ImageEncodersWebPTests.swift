@@ -99,6 +99,73 @@ import Testing
         #expect(try animation.frame(at: 1).canvas == blue)
     }
 
+    /// A 64 × 48 textured canvas with a translucent band, and a 6 × 5 square at `(x, y)`.
+    static func canvasWithSquare(x: Int, y: Int, shade: Int) -> Bitmap {
+        Bitmap(width: 64, height: 48, pixelFormat: .rgba8) { out in
+            for py in 0..<48 {
+                for px in 0..<64 {
+                    let p = (py * 64 + px) * 4
+                    let inSquare = (x..<(x + 6)).contains(px) && (y..<(y + 5)).contains(py)
+                    let noise = (px &* 7919 ^ py &* 104_729) % 29
+                    out[p] = UInt8(inSquare ? shade : (px * 3 + noise) % 256)
+                    out[p + 1] = UInt8(inSquare ? 255 - shade : (py * 5 + noise) % 256)
+                    out[p + 2] = UInt8(inSquare ? 40 : (px + py + 2 * noise) % 256)
+                    out[p + 3] = py >= 40 && !inSquare ? 128 : 255
+                }
+            }
+        }
+    }
+
+    /// Frames that change in a small region are stored as small rectangles at even offsets,
+    /// and play back as the frames given, with their durations and loop count.
+    @Test(arguments: [true, false])
+    func animationStoresChangedRectangles(lossless: Bool) throws {
+        let durations = [0.05, 0.1, 0.02, 0.5, 0.07, 0.04, 1.2, 0.03]
+        // Odd offsets, and a last square in the translucent band.
+        let squares = [(3, 7), (9, 10), (15, 13), (21, 16), (27, 19), (33, 22), (39, 25), (45, 39)]
+        let frames = zip(squares, durations).enumerated().map { index, element in
+            ImageFrame(bitmap: Self.canvasWithSquare(x: element.0.0, y: element.0.1, shade: 30 * index), duration: element.1)
+        }
+        let options = ImageEncodingOptions(quality: 0.9, isLossless: lossless)
+        let encoded = try ImageEncoders.WebP(options: options).encode(Image(frames: frames, loopCount: 3))
+        let animation = try #require(try decode(encoded).animation)
+        #expect(animation.frameCount == frames.count)
+        #expect(animation.loopCount == 3)
+        #expect(animation.frameInfos.map(\.duration) == durations)
+        // Frame 0 is the canvas; each other one the rectangle around the square before and the
+        // new one, its corner moved up and left to even coordinates.
+        let rectangles = [[0, 0, 64, 48]] + zip(squares, squares.dropFirst()).map { a, b in
+            let x = min(a.0, b.0) & ~1, y = min(a.1, b.1) & ~1
+            return [x, y, max(a.0, b.0) + 6 - x, max(a.1, b.1) + 5 - y]
+        }
+        #expect(animation.frameInfos.map { [$0.x, $0.y, $0.width, $0.height] } == rectangles)
+        var stills = 0
+        for (index, (frame, played)) in zip(frames, try animation.allFrames(limits: .unlimited)).enumerated() {
+            let still = try ImageEncoders.WebP(options: options).encode(Image(bitmap: frame.bitmap))
+            stills += still.count
+            if lossless {
+                #expect(played.bitmap.converted(to: .rgba8) == frame.bitmap, "frame \(index)")
+            } else {
+                // As close as the frame encoded on its own.
+                let psnr = ImageComparison(played.bitmap, reference: frame.bitmap).psnr
+                let stillPSNR = ImageComparison(try decode(still).image.bitmap, reference: frame.bitmap).psnr
+                #expect(psnr > stillPSNR - 0.5 && psnr > 25, "frame \(index): \(psnr) dB, \(stillPSNR) dB on its own")
+            }
+        }
+        #expect(encoded.count * 3 < stills, "\(encoded.count) bytes against \(stills) for the frames on their own")
+    }
+
+    /// A frame the same as the one before lengthens that one: the timing is kept.
+    @Test func repeatedFramesLengthenThePreviousOne() throws {
+        let a = Self.canvasWithSquare(x: 2, y: 2, shade: 0), b = Self.canvasWithSquare(x: 20, y: 20, shade: 200)
+        let frames = [ImageFrame(bitmap: a, duration: 0.1), ImageFrame(bitmap: a, duration: 0.25), ImageFrame(bitmap: b, duration: 0.04)]
+        let encoded = try ImageEncoders.WebP(options: ImageEncodingOptions(isLossless: true)).encode(Image(frames: frames))
+        let animation = try #require(try decode(encoded).animation)
+        #expect(animation.frameInfos.map(\.duration) == [0.35, 0.04])
+        #expect(animation.loopCount == 0)
+        #expect(try animation.frame(at: 1).canvas == b)
+    }
+
     @Test func defaultEncoderPrefersWebPWhenAsked() throws {
         let image = try fixtureImage("lossy.webp")
         #expect(ImageEncoders.Default().preferredType(for: image) == .jpeg)

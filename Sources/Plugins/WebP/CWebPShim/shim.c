@@ -297,37 +297,124 @@ nuke_status nukewebp_encode(const uint8_t *pixels, int32_t width, int32_t height
     return status;
 }
 
+// MARK: - Animation
+
+// An animated WebP written as the frames arrive (the WebP container specification): `RIFF`
+// size `WEBP`, `VP8X` (canvas, flags), `ANIM` (background, loop count), then one `ANMF` per
+// frame holding the rectangle that changed since the frame before, encoded on its own with
+// WebPEncode. Each frame replaces its rectangle's pixels (no blending, no disposal), so the canvas
+// after frame i is frame i. Only the file so far, the previous canvas and one frame's encoding
+// are held: no frame is kept once it is in the file.
+
+/// The largest value of the container's 24-bit fields (durations in milliseconds).
+static const uint32_t NUKEWEBP_UINT24_MAX = (1u << 24) - 1;
+/// Where the file's fields are: RIFF header 12 bytes, then `VP8X` (8 + 10) and `ANIM` (8 + 6).
+static const size_t NUKEWEBP_VP8X_FLAGS = 12 + 8;
+static const size_t NUKEWEBP_HEADER_SIZE = 12 + 8 + 10 + 8 + 6;
+/// The ANMF payload's own fields before the frame's chunks: x, y, width, height, duration, flags.
+static const size_t NUKEWEBP_ANMF_FIELDS = 16;
+
 struct nukewebp_anim_encoder {
-    WebPAnimEncoder *encoder;
     WebPConfig config;
     int32_t width;
     int32_t height;
+    /// The canvas as the frames so far left it, `width × height × 4` bytes (RGBA); NULL before
+    /// the first frame.
+    uint8_t *previous;
+    /// The file so far (malloc'd), `size` of `capacity` bytes; NULL once handed over.
+    uint8_t *file;
+    size_t size;
+    size_t capacity;
+    /// The last frame written: its timestamp and where its ANMF duration field is. Its duration
+    /// is known when the next changed frame or the end arrives.
+    int32_t last_timestamp;
+    size_t last_duration_at;
+    int32_t frame_count;
+    int has_alpha;
+    int finished;
     nuke_diagnostics diagnostics;
 };
 
+static void put_le16(uint8_t *at, uint32_t value) {
+    at[0] = (uint8_t)value;
+    at[1] = (uint8_t)(value >> 8);
+}
+
+static void put_le24(uint8_t *at, uint32_t value) {
+    put_le16(at, value);
+    at[2] = (uint8_t)(value >> 16);
+}
+
+static void put_le32(uint8_t *at, uint32_t value) {
+    put_le24(at, value);
+    at[3] = (uint8_t)(value >> 24);
+}
+
+static uint32_t get_le32(const uint8_t *at) {
+    return (uint32_t)at[0] | (uint32_t)at[1] << 8 | (uint32_t)at[2] << 16 | (uint32_t)at[3] << 24;
+}
+
+/// Makes room for `more` bytes at the end of the file; 0 when out of memory or past the 4 GiB
+/// a RIFF size can say.
+static int reserve(nukewebp_anim_encoder *encoder, size_t more) {
+    if (more > UINT32_MAX - encoder->size) {
+        nuke_diagnostics_set_message(&encoder->diagnostics, "VP8_ENC_ERROR_FILE_TOO_BIG: the file would be over 4 GiB");
+        return 0;
+    }
+    size_t needed = encoder->size + more;
+    if (needed <= encoder->capacity) return 1;
+    size_t capacity = encoder->capacity + encoder->capacity / 2;
+    if (capacity < needed) capacity = needed;
+    uint8_t *grown = realloc(encoder->file, capacity);
+    if (grown == NULL) {
+        nuke_diagnostics_set_message(&encoder->diagnostics, "out of memory growing the animation's file");
+        return 0;
+    }
+    encoder->file = grown;
+    encoder->capacity = capacity;
+    return 1;
+}
+
 nukewebp_anim_encoder *nukewebp_anim_encoder_create(int32_t width, int32_t height, int32_t loop_count,
                                                     const nukewebp_encode_params *params) {
+    // Frame 0 is the whole canvas, encoded by WebPEncode: its limit is the canvas's.
+    if (width < 1 || width > WEBP_MAX_DIMENSION || height < 1 || height > WEBP_MAX_DIMENSION) return NULL;
+    if (loop_count < 0 || loop_count > 0xffff) return NULL;
     nukewebp_anim_encoder *encoder = calloc(1, sizeof *encoder);
     if (encoder == NULL) return NULL;
-    WebPAnimEncoderOptions options;
-    if (!make_config(&encoder->config, params, &encoder->diagnostics) || !WebPAnimEncoderOptionsInit(&options)) {
-        free(encoder);
-        return NULL;
-    }
-    options.anim_params.loop_count = loop_count;
-    encoder->encoder = WebPAnimEncoderNew(width, height, &options);
-    if (encoder->encoder == NULL) {
+    if (!make_config(&encoder->config, params, &encoder->diagnostics)) {
         free(encoder);
         return NULL;
     }
     encoder->width = width;
     encoder->height = height;
+    encoder->capacity = 64 << 10;
+    encoder->file = malloc(encoder->capacity);
+    if (encoder->file == NULL) {
+        free(encoder);
+        return NULL;
+    }
+    uint8_t *header = encoder->file;
+    memcpy(header, "RIFF\0\0\0\0WEBPVP8X", 16);
+    put_le32(header + 16, 10);
+    // Flags (animation; alpha is set at the end if a frame has it), 3 reserved bytes, the canvas.
+    memset(header + 20, 0, 4);
+    header[NUKEWEBP_VP8X_FLAGS + 0] = 0x02;
+    put_le24(header + 24, (uint32_t)width - 1);
+    put_le24(header + 27, (uint32_t)height - 1);
+    memcpy(header + 30, "ANIM", 4);
+    put_le32(header + 34, 6);
+    // Background colour (B, G, R, A) transparent black, then the loop count (0 = forever).
+    memset(header + 38, 0, 4);
+    put_le16(header + 42, (uint32_t)loop_count);
+    encoder->size = NUKEWEBP_HEADER_SIZE;
     return encoder;
 }
 
 void nukewebp_anim_encoder_destroy(nukewebp_anim_encoder *encoder) {
     if (encoder == NULL) return;
-    WebPAnimEncoderDelete(encoder->encoder);
+    free(encoder->previous);
+    free(encoder->file);
     free(encoder);
 }
 
@@ -335,22 +422,156 @@ const nuke_diagnostics *nukewebp_anim_encoder_diagnostics(const nukewebp_anim_en
     return &encoder->diagnostics;
 }
 
+/// `true` when two RGBA pixels show the same: equal bytes, or (lossy, where the colour under a
+/// transparent pixel is not kept) both fully transparent.
+static int same_pixel(const uint8_t *a, const uint8_t *b, int lossless) {
+    if (memcmp(a, b, 4) == 0) return 1;
+    return !lossless && a[3] == 0 && b[3] == 0;
+}
+
+/// The rectangle of `rgba` that differs from `previous` (`width × height`, RGBA, `previous`
+/// packed), with x and y snapped down to even (ANMF offsets are stored halved) and the size
+/// grown to cover. Returns 0 when nothing differs.
+static int changed_rect(const uint8_t *previous, const uint8_t *rgba, size_t stride, int32_t width, int32_t height,
+                        int lossless, int32_t rect[4]) {
+    const size_t packed = (size_t)width * 4;
+    int32_t top = -1, bottom = -1, left = width, right = -1;
+    for (int32_t y = 0; y < height; y++) {
+        const uint8_t *a = previous + (size_t)y * packed, *b = rgba + (size_t)y * stride;
+        if (memcmp(a, b, packed) == 0) continue;
+        // Lossless: bytes that differ are a change. Lossy: unless only transparent colours do.
+        int differs = lossless;
+        // Only the columns outside the rectangle found so far need looking at.
+        int32_t x = 0;
+        while (x < left && same_pixel(a + 4 * (size_t)x, b + 4 * (size_t)x, lossless)) x++;
+        if (x < left) left = x, differs = 1;
+        x = width - 1;
+        while (x > right && same_pixel(a + 4 * (size_t)x, b + 4 * (size_t)x, lossless)) x--;
+        if (x > right) right = x, differs = 1;
+        for (x = left; !differs && x <= right; x++) differs = !same_pixel(a + 4 * (size_t)x, b + 4 * (size_t)x, lossless);
+        if (!differs) continue;
+        if (top < 0) top = y;
+        bottom = y;
+    }
+    if (top < 0) return 0;
+    rect[0] = left & ~1;
+    rect[1] = top & ~1;
+    rect[2] = right + 1 - rect[0];
+    rect[3] = bottom + 1 - rect[1];
+    return 1;
+}
+
+/// Sets the duration of the last frame written, ending at `timestamp_ms` (clamped to 0…2^24−1).
+static void close_last_frame(nukewebp_anim_encoder *encoder, int32_t timestamp_ms) {
+    int64_t duration = (int64_t)timestamp_ms - encoder->last_timestamp;
+    if (duration < 0) duration = 0;
+    if (duration > NUKEWEBP_UINT24_MAX) duration = NUKEWEBP_UINT24_MAX;
+    put_le24(encoder->file + encoder->last_duration_at, (uint32_t)duration);
+}
+
+/// Appends an ANMF chunk for the rectangle at `rect` holding the `ALPH`/`VP8 `/`VP8L` chunks of
+/// `encoded`, a single-image file from WebPEncode.
+static nuke_status append_frame(nukewebp_anim_encoder *encoder, const int32_t rect[4], const uint8_t *encoded, size_t length) {
+    if (length < 12 || memcmp(encoded, "RIFF", 4) != 0 || memcmp(encoded + 8, "WEBP", 4) != 0) {
+        nuke_diagnostics_set_message(&encoder->diagnostics, "WebPEncode's output does not start with a RIFF WEBP header");
+        return NUKE_STATUS_INTERNAL;
+    }
+    // The image's chunks, which WebPEncode writes together after an optional VP8X.
+    size_t end = 8 + (size_t)get_le32(encoded + 4);
+    if (end > length) end = length;
+    size_t first = 0, last = 0;
+    for (size_t at = 12; at + 8 <= end;) {
+        size_t size = get_le32(encoded + at + 4);
+        if (size > end - at - 8) {
+            nuke_diagnostics_set_message(&encoder->diagnostics, "WebPEncode's output has a chunk past its end");
+            return NUKE_STATUS_INTERNAL;
+        }
+        size_t next = at + 8 + size + (size & 1);
+        if (next > end) next = end;  // A last odd chunk without its padding byte.
+        const uint8_t *fourcc = encoded + at;
+        if (memcmp(fourcc, "ALPH", 4) == 0 || memcmp(fourcc, "VP8 ", 4) == 0 || memcmp(fourcc, "VP8L", 4) == 0) {
+            if (first == 0) first = at;
+            else if (at != last) {
+                nuke_diagnostics_set_message(&encoder->diagnostics, "WebPEncode's output has other chunks between the image's");
+                return NUKE_STATUS_INTERNAL;
+            }
+            last = next;
+        }
+        at = next;
+    }
+    size_t image = last - first;
+    if (first == 0 || image == 0) {
+        nuke_diagnostics_set_message(&encoder->diagnostics, "WebPEncode's output holds no VP8 or VP8L chunk");
+        return NUKE_STATUS_INTERNAL;
+    }
+    size_t payload = NUKEWEBP_ANMF_FIELDS + image;
+    if (!reserve(encoder, 8 + payload + (payload & 1))) return NUKE_STATUS_INTERNAL;
+    uint8_t *chunk = encoder->file + encoder->size;
+    memcpy(chunk, "ANMF", 4);
+    put_le32(chunk + 4, (uint32_t)payload);
+    put_le24(chunk + 8, (uint32_t)rect[0] / 2);
+    put_le24(chunk + 11, (uint32_t)rect[1] / 2);
+    put_le24(chunk + 14, (uint32_t)rect[2] - 1);
+    put_le24(chunk + 17, (uint32_t)rect[3] - 1);
+    put_le24(chunk + 20, 0);  // The duration, set when the frame ends.
+    // Do not blend, do not dispose: the rectangle replaces the canvas's pixels exactly.
+    chunk[23] = 0x02;
+    memcpy(chunk + 8 + NUKEWEBP_ANMF_FIELDS, encoded + first, image);
+    if (payload & 1) chunk[8 + payload] = 0;
+    encoder->last_duration_at = encoder->size + 20;
+    encoder->size += 8 + payload + (payload & 1);
+    return NUKE_STATUS_OK;
+}
+
 nuke_status nukewebp_anim_encoder_add(nukewebp_anim_encoder *encoder, const uint8_t *rgba, size_t stride, int32_t timestamp_ms) {
-    if (encoder->encoder == NULL) {
+    if (encoder->finished) {
         nuke_diagnostics_set_message(&encoder->diagnostics, "the animation was already assembled");
         return NUKE_STATUS_INTERNAL;
     }
+    const size_t packed = (size_t)encoder->width * 4;
+    int32_t rect[4] = {0, 0, encoder->width, encoder->height};
+    if (encoder->frame_count == 0) {
+        // The whole canvas: the decoder starts from transparent black, not from our canvas.
+        if (encoder->previous == NULL) encoder->previous = malloc(packed * (size_t)encoder->height);
+        if (encoder->previous == NULL) {
+            nuke_diagnostics_set_message(&encoder->diagnostics, "out of memory for the animation's canvas");
+            return NUKE_STATUS_INTERNAL;
+        }
+    } else if (!changed_rect(encoder->previous, rgba, stride, encoder->width, encoder->height, encoder->config.lossless, rect)) {
+        // The same canvas again: the last frame lasts until the next change.
+        return NUKE_STATUS_OK;
+    }
+    const uint8_t *origin = rgba + (size_t)rect[1] * stride + (size_t)rect[0] * 4;
     WebPPicture picture;
-    if (!import_picture(&picture, rgba, encoder->width, encoder->height, stride, 1, 1)) {
+    // Lossless encodes ARGB; lossy converts to YUV itself (as for a still image).
+    if (!import_picture(&picture, origin, rect[2], rect[3], stride, 1, encoder->config.lossless)) {
         nuke_diagnostics_set_message(&encoder->diagnostics, "WebPPictureImportRGBA: out of memory");
         WebPPictureFree(&picture);
         return NUKE_STATUS_INTERNAL;
     }
-    int ok = WebPAnimEncoderAdd(encoder->encoder, &picture, timestamp_ms, &encoder->config);
+    WebPMemoryWriter writer;
+    WebPMemoryWriterInit(&writer);
+    picture.writer = WebPMemoryWrite;
+    picture.custom_ptr = &writer;
+    int ok = WebPEncode(&encoder->config, &picture);
+    WebPEncodingError error = picture.error_code;
     WebPPictureFree(&picture);
     if (!ok) {
-        nuke_diagnostics_set_message(&encoder->diagnostics, WebPAnimEncoderGetError(encoder->encoder));
+        nuke_diagnostics_set_message(&encoder->diagnostics, encoding_error_text(error));
+        WebPMemoryWriterClear(&writer);
         return NUKE_STATUS_INTERNAL;
+    }
+    WebPBitstreamFeatures features;
+    if (WebPGetFeatures(writer.mem, writer.size, &features) == VP8_STATUS_OK && features.has_alpha) encoder->has_alpha = 1;
+    if (encoder->frame_count > 0) close_last_frame(encoder, timestamp_ms);
+    nuke_status status = append_frame(encoder, rect, writer.mem, writer.size);
+    WebPMemoryWriterClear(&writer);
+    if (status != NUKE_STATUS_OK) return status;
+    encoder->last_timestamp = timestamp_ms;
+    encoder->frame_count += 1;
+    for (int32_t y = rect[1]; y < rect[1] + rect[3]; y++) {
+        memcpy(encoder->previous + (size_t)y * packed + (size_t)rect[0] * 4, rgba + (size_t)y * stride + (size_t)rect[0] * 4,
+               (size_t)rect[2] * 4);
     }
     return NUKE_STATUS_OK;
 }
@@ -358,23 +579,34 @@ nuke_status nukewebp_anim_encoder_add(nukewebp_anim_encoder *encoder, const uint
 nuke_status nukewebp_anim_encoder_finish(nukewebp_anim_encoder *encoder, int32_t end_ms, uint8_t **output, size_t *output_size) {
     *output = NULL;
     *output_size = 0;
-    if (encoder->encoder == NULL) {
+    if (encoder->finished) {
         nuke_diagnostics_set_message(&encoder->diagnostics, "the animation was already assembled");
         return NUKE_STATUS_INTERNAL;
     }
-    WebPData data;
-    WebPDataInit(&data);
-    if (!WebPAnimEncoderAdd(encoder->encoder, NULL, end_ms, NULL) || !WebPAnimEncoderAssemble(encoder->encoder, &data)) {
-        nuke_diagnostics_set_message(&encoder->diagnostics, WebPAnimEncoderGetError(encoder->encoder));
-        WebPDataClear(&data);
+    if (encoder->frame_count == 0) {
+        nuke_diagnostics_set_message(&encoder->diagnostics, "an animation needs at least one frame");
         return NUKE_STATUS_INTERNAL;
     }
-    // The encoded frames are in the file now: free them before the caller holds the file too.
-    WebPAnimEncoderDelete(encoder->encoder);
-    encoder->encoder = NULL;
-    *output = (uint8_t *)data.bytes;
-    *output_size = data.size;
+    close_last_frame(encoder, end_ms);
+    if (encoder->has_alpha) encoder->file[NUKEWEBP_VP8X_FLAGS] |= 0x10;
+    put_le32(encoder->file + 4, (uint32_t)(encoder->size - 8));
+    // The canvas is not needed any more: free it before the caller holds the file.
+    free(encoder->previous);
+    encoder->previous = NULL;
+    uint8_t *file = encoder->file;
+    if (encoder->capacity > encoder->size) {
+        uint8_t *shrunk = realloc(file, encoder->size);
+        if (shrunk != NULL) file = shrunk;
+    }
+    encoder->file = NULL;
+    encoder->finished = 1;
+    *output = file;
+    *output_size = encoder->size;
     return NUKE_STATUS_OK;
+}
+
+void nukewebp_anim_output_free(void *output) {
+    free(output);
 }
 
 void nukewebp_buffer_free(void *buffer) {

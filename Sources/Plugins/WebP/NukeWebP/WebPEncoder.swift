@@ -21,8 +21,13 @@ extension ImageEncoders {
     /// (smallest); default 4, as `cwebp`. Quality 0…1 maps to libwebp's 0…100; for lossless it
     /// is the effort.
     ///
-    /// The corresponding libwebp functions are `WebPEncode`, `WebPMuxAssemble` and
-    /// `WebPAnimEncoderAssemble`.
+    /// An animation is written as its frames arrive: each frame's rectangle that changed since the
+    /// frame before is encoded on its own and appended to the file, which replaces those pixels
+    /// when played (no blending or disposal), so only the file, the previous canvas and one
+    /// frame's encoding are held. A frame the same as the one before lengthens that one instead.
+    /// Animations carry no metadata.
+    ///
+    /// The corresponding libwebp functions are `WebPEncode` and `WebPMuxAssemble`.
     public struct WebP: AnimatedImageEncoding, Sendable {
         public var options: ImageEncodingOptions
 
@@ -106,8 +111,8 @@ extension ImageEncoders {
 }
 
 extension ImageEncoders.WebP {
-    /// Adds whole-canvas frames to libwebp's animation encoder, which finds the changed
-    /// rectangles and the blending itself.
+    /// Adds whole-canvas frames to the shim's animation writer, which encodes the rectangle that
+    /// changed in each and appends it to the file.
     struct AnimationWriter {
         private let encoder: OwnedAnimEncoder
         private let canvas: ImageSize
@@ -118,7 +123,7 @@ extension ImageEncoders.WebP {
             var params = encoder.parameters(hasAlpha: true)
             guard let made = nukewebp_anim_encoder_create(Int32(canvas.width), Int32(canvas.height), Int32(min(max(loopCount, 0), 65_535)), &params) else {
                 throw ImageCodecError(.encodingFailed, stage: .encoding, format: .webp, codec: WebPLibrary.codecName,
-                                      message: "libwebp refused an animation of \(canvas) (WebPAnimEncoderNew; sizes are 1…16383)")
+                                      message: "cannot encode an animation of \(canvas) as WebP (sizes are 1…16383)")
             }
             self.encoder = OwnedAnimEncoder(made)
             self.canvas = canvas
@@ -144,11 +149,11 @@ extension ImageEncoders.WebP {
             var size = 0
             let status = nukewebp_anim_encoder_finish(encoder.pointer, Int32(milliseconds), &output, &size)
             guard status == NUKE_STATUS_OK, let output else {
-                nukewebp_buffer_free(output)
+                nukewebp_anim_output_free(output)
                 throw failure("assembling the animation")
             }
-            // The file as libwebp assembled it, not a copy: an animation's output is held once.
-            return Data(bytesNoCopy: output, count: size, deallocator: .custom { bytes, _ in nukewebp_buffer_free(bytes) })
+            // The file as the writer grew it, not a copy: an animation's output is held once.
+            return Data(bytesNoCopy: output, count: size, deallocator: .custom { bytes, _ in nukewebp_anim_output_free(bytes) })
         }
 
         private func failure(_ what: String) -> ImageCodecError {
@@ -157,7 +162,7 @@ extension ImageEncoders.WebP {
         }
     }
 
-    /// The one owner of a libwebp animation encoder.
+    /// The one owner of the shim's animation writer.
     final class OwnedAnimEncoder {
         let pointer: OpaquePointer
         init(_ pointer: OpaquePointer) { self.pointer = pointer }

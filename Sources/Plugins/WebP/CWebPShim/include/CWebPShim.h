@@ -120,31 +120,43 @@ nuke_status nukewebp_encode(const uint8_t *_Nonnull pixels, int32_t width, int32
                             uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull output_size,
                             nuke_diagnostics *_Nonnull diagnostics);
 
-/// An animated WebP encoder (`WebPAnimEncoder`).
+/// An animated WebP writer: each frame's changed rectangle encoded with WebPEncode and appended
+/// to the file as an `ANMF` chunk as it arrives, so that only the file, the previous canvas and
+/// one frame's encoding are held.
 typedef struct nukewebp_anim_encoder nukewebp_anim_encoder;
 
-/// Creates an animation encoder for a `width × height` canvas; NULL when libwebp refuses.
+/// Creates an animation writer for a `width × height` canvas (1…16383 each) looping
+/// `loop_count` times (0…65535, 0 = forever); NULL for other sizes, invalid settings or when out
+/// of memory.
 nukewebp_anim_encoder *_Nullable nukewebp_anim_encoder_create(int32_t width, int32_t height, int32_t loop_count,
                                                               const nukewebp_encode_params *_Nonnull params);
 
-/// Frees the encoder.
+/// Frees the writer and the file it holds (not one `finish` handed over).
 void nukewebp_anim_encoder_destroy(nukewebp_anim_encoder *_Nullable encoder);
 
-/// The encoder's diagnostics.
+/// The writer's diagnostics.
 const nuke_diagnostics *_Nonnull nukewebp_anim_encoder_diagnostics(const nukewebp_anim_encoder *_Nonnull encoder);
 
-/// Adds a whole-canvas RGBA frame (straight alpha) shown from `timestamp_ms`.
+/// Adds a whole-canvas RGBA frame (straight alpha) shown from `timestamp_ms`, which ends the
+/// frame before (durations over 2^24 − 1 ms are clamped).
 ///
-/// The corresponding libwebp function is `WebPAnimEncoderAdd`.
+/// The rectangle that differs from the previous canvas is encoded (x and y rounded down to even,
+/// as `ANMF` stores them), and replaces those pixels when played: no blending, no disposal. The
+/// first frame is the whole canvas. A frame the same as the one before adds no `ANMF`: the one
+/// before lasts longer instead. Lossy treats fully transparent pixels as the same whatever their
+/// colour.
+///
+/// The corresponding libwebp function is `WebPEncode`.
 nuke_status nukewebp_anim_encoder_add(nukewebp_anim_encoder *_Nonnull encoder, const uint8_t *_Nonnull rgba, size_t stride,
                                       int32_t timestamp_ms);
 
-/// Ends the animation at `end_ms` and writes the file into `*output` (free with
-/// `nukewebp_buffer_free`). The encoder's frames are freed then; later calls fail.
-///
-/// The corresponding libwebp functions are `WebPAnimEncoderAssemble` and `WebPMuxSetAnimationParams`.
+/// Ends the last frame at `end_ms` and hands over the file in `*output` (free with
+/// `nukewebp_anim_output_free`). Later calls fail.
 nuke_status nukewebp_anim_encoder_finish(nukewebp_anim_encoder *_Nonnull encoder, int32_t end_ms,
                                          uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull output_size);
+
+/// Frees a file `nukewebp_anim_encoder_finish` handed over.
+void nukewebp_anim_output_free(void *_Nullable output);
 
 /// Frees a buffer the shim returned.
 void nukewebp_buffer_free(void *_Nullable buffer);
