@@ -21,6 +21,22 @@ import Testing
         #expect(ImageProcessors.ColorConversion(to: .profile(Data("abc".utf8))).identifier == "nukecodecs/color?to=icc:3:e71fa2190541574b,from=none")
     }
 
+    /// Nuke's `unit:` parameters: points are converted to pixels at creation with their scale, so a
+    /// resize to 64 points at 3× is the 192-pixel resize (the same identifier, the same output).
+    @Test func pointsAreConvertedToPixelsWithTheirScale() throws {
+        let points = ImageProcessors.Resize(width: 64, height: 48, unit: .points(scale: 3), crop: true)
+        #expect(points == ImageProcessors.Resize(size: ImageSize(width: 192, height: 144), crop: true))
+        #expect(points.identifier == "com.github.kean/nuke/resize?s=192x144,cm=aspectFill,crop=true,upscale=false")
+        #expect(ImageProcessors.Resize(width: 10.4, height: 0.1, unit: .pixels) == ImageProcessors.Resize(size: ImageSize(width: 10, height: 1)))
+        #expect(ImageProcessors.Resize(width: 33.5, height: 20, unit: .points(scale: 1.5)).width == 50)
+        let corners = ImageProcessors.RoundedCorners(radius: 8, unit: .points(scale: 2), border: .init(color: .black, width: 1, unit: .points(scale: 2)))
+        #expect(corners == ImageProcessors.RoundedCorners(radius: 16, border: .init(color: .black, width: 2)))
+        #expect(ImageProcessors.RoundedCorners(radius: 8, unit: .pixels) == ImageProcessors.RoundedCorners(radius: 8))
+        let bitmap = Bitmap(width: 300, height: 200, pixelFormat: .rgba8, bytes: [UInt8](repeating: 128, count: 300 * 200 * 4))
+        #expect(try points.process(bitmap).width == 192)
+        #expect(try points.process(bitmap).height == 144)
+    }
+
     @Test func differentParametersHaveDifferentIdentifiers() {
         let border = ImageProcessingOptions.Border(color: .black, width: 2)
         let processors: [any ImageProcessing] = [

@@ -35,6 +35,13 @@ extension ImageProcessors {
             self.init(width: size.width, height: size.height, contentMode: contentMode, crop: crop, upscale: upscale)
         }
 
+        /// Creates a resize to `width` × `height` in `unit`s, as Nuke's `Resize(size:unit:...)`: with
+        /// `.points(scale:)` each side is `scale` times as many pixels (rounded, at least 1).
+        public init(width: Double, height: Double, unit: ImageProcessingOptions.Unit,
+                    contentMode: ImageProcessingOptions.ContentMode = .aspectFill, crop: Bool = false, upscale: Bool = false) {
+            self.init(width: unit.wholePixels(width), height: unit.wholePixels(height), contentMode: contentMode, crop: crop, upscale: upscale)
+        }
+
         /// Scales the image to `width` pixels wide, its height following the aspect ratio.
         public init(width: Int, upscale: Bool = false) {
             self.init(width: width, height: nil, contentMode: .aspectFit, crop: false, upscale: upscale)

@@ -12,8 +12,14 @@ extension ImageProcessors {
 
         /// Rounds the corners to `radius` pixels (0 or more, else a trap).
         public init(radius: Double, border: ImageProcessingOptions.Border? = nil) {
+            self.init(radius: radius, unit: .pixels, border: border)
+        }
+
+        /// Rounds the corners to `radius` in `unit`s, as Nuke's `RoundedCorners(radius:unit:border:)`
+        /// (`.points(scale:)`: `scale` pixels per point).
+        public init(radius: Double, unit: ImageProcessingOptions.Unit, border: ImageProcessingOptions.Border? = nil) {
             precondition(radius >= 0 && radius.isFinite, "RoundedCorners: the radius is 0 or more")
-            self.radius = radius
+            self.radius = unit.pixels(radius)
             self.border = border
         }
 
