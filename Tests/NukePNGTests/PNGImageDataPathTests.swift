@@ -148,6 +148,22 @@ import Testing
         }
     }
 
+    /// Two Paeth rows unfiltered together: the second's row above is the first's output.
+    @Test func paethRowPairsFollowTheSpecification() {
+        var generator = SystemRandomNumberGenerator()
+        for bpp in 1...4 {
+            for count in [bpp, bpp * 2, bpp * 31, bpp * 400] {
+                let random = { (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+                let prev = random(), src0 = random(), src1 = random()
+                let row0 = Self.specification(filter: 4, src: src0, prev: prev, bpp: bpp)
+                let row1 = Self.specification(filter: 4, src: src1, prev: row0, bpp: bpp)
+                var dst0 = [UInt8](repeating: 0, count: count), dst1 = dst0
+                nukepng_testing_paeth_pair(&dst0, src0, prev, &dst1, src1, count, Int32(bpp))
+                #expect(dst0 == row0 && dst1 == row1, "\(bpp) bytes per pixel, \(count) bytes")
+            }
+        }
+    }
+
     static func specification(filter: Int, src: [UInt8], prev: [UInt8], bpp: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: src.count)
         for i in 0..<src.count {

@@ -636,6 +636,44 @@ static inline __attribute__((always_inline)) void nukepng_pixel_store(uint8_t *p
     else memcpy(p, &value, bpp);
 }
 
+/// One pixel of Paeth: `x` (the filtered bytes) plus the predictor of `a` (left), `b` (above)
+/// and `c` (above left), all 16-bit lanes of 0...255. With p = a + b − c: |p − a| = |b − c| and
+/// b − c come from the row above alone, so only d = a − c, |p − b| = |d| and |p − c| =
+/// |d + (b − c)| wait on the pixel to the left. The predictor is c + d (a), c + (b − c) (b) or c,
+/// and x + c is also known early.
+static inline __attribute__((always_inline)) __m128i nukepng_paeth_step(__m128i a, __m128i b, __m128i c, __m128i x) {
+    const __m128i zero = _mm_setzero_si128();
+    __m128i e = _mm_sub_epi16(b, c);
+    __m128i pa = _mm_max_epi16(e, _mm_sub_epi16(zero, e));
+    __m128i base = _mm_add_epi16(x, c);
+    __m128i d = _mm_sub_epi16(a, c);
+    __m128i de = _mm_add_epi16(d, e);
+    __m128i pb = _mm_max_epi16(d, _mm_sub_epi16(zero, d));
+    __m128i pc = _mm_max_epi16(de, _mm_sub_epi16(zero, de));
+    __m128i not_a = _mm_or_si128(_mm_cmpgt_epi16(pa, pb), _mm_cmpgt_epi16(pa, pc));
+    __m128i b_or_c = _mm_andnot_si128(_mm_cmpgt_epi16(pb, pc), e);
+    __m128i offset = _mm_or_si128(_mm_and_si128(not_a, b_or_c), _mm_andnot_si128(not_a, d));
+    return _mm_and_si128(_mm_add_epi16(base, offset), _mm_set1_epi16(0xff));
+}
+
+/// Paeth on two rows at once, the second's row above being the first's output: pixel i of both
+/// rows per step, so the two chains of pixels that each wait on their left neighbour run side by
+/// side (a row alone is bound by that chain's latency, not by the work).
+static inline __attribute__((always_inline)) void nukepng_paeth_pair(uint8_t *dst0, const uint8_t *src0, const uint8_t *prev0,
+                                                                     uint8_t *dst1, const uint8_t *src1, size_t count, size_t bpp) {
+    const __m128i zero = _mm_setzero_si128();
+    __m128i a0 = zero, c0 = zero, a1 = zero, c1 = zero;
+    for (size_t i = 0; i + bpp <= count; i += bpp) {
+        __m128i b0 = nukepng_pixel_load(prev0 + i, bpp, count - i);
+        a0 = nukepng_paeth_step(a0, b0, c0, nukepng_pixel_load(src0 + i, bpp, count - i));
+        nukepng_pixel_store(dst0 + i, a0, bpp, count - i);
+        c0 = b0;
+        a1 = nukepng_paeth_step(a1, a0, c1, nukepng_pixel_load(src1 + i, bpp, count - i));
+        nukepng_pixel_store(dst1 + i, a1, bpp, count - i);
+        c1 = a0;
+    }
+}
+
 /// Sub, Average and Paeth for 3- or 4-byte pixels, one pixel per step in SSE2 (each pixel
 /// depends on the one to its left); Up, 16 bytes per step. The same arithmetic as
 /// nukepng_unfilter_bytes, lane by lane: Paeth picks a where |b − c| is the least of the three
@@ -670,22 +708,9 @@ static inline __attribute__((always_inline)) void nukepng_unfilter_pixels(int fi
         }
         break;
     case 4:
-        // With p = a + b − c: |p − a| = |b − c| and b − c come from the row above alone, so
-        // only d = a − c, |p − b| = |d| and |p − c| = |d + (b − c)| wait on the pixel to
-        // its left. The predictor is c + d (a), c + (b − c) (b) or c, and x + c is also known early.
         for (size_t i = 0; i + bpp <= count; i += bpp) {
             __m128i b = nukepng_pixel_load(prev + i, bpp, count - i);
-            __m128i e = _mm_sub_epi16(b, c);
-            __m128i pa = _mm_max_epi16(e, _mm_sub_epi16(zero, e));
-            __m128i base = _mm_add_epi16(nukepng_pixel_load(src + i, bpp, count - i), c);
-            __m128i d = _mm_sub_epi16(a, c);
-            __m128i de = _mm_add_epi16(d, e);
-            __m128i pb = _mm_max_epi16(d, _mm_sub_epi16(zero, d));
-            __m128i pc = _mm_max_epi16(de, _mm_sub_epi16(zero, de));
-            __m128i not_a = _mm_or_si128(_mm_cmpgt_epi16(pa, pb), _mm_cmpgt_epi16(pa, pc));
-            __m128i b_or_c = _mm_andnot_si128(_mm_cmpgt_epi16(pb, pc), e);
-            __m128i offset = _mm_or_si128(_mm_and_si128(not_a, b_or_c), _mm_andnot_si128(not_a, d));
-            a = _mm_and_si128(_mm_add_epi16(base, offset), low);
+            a = nukepng_paeth_step(a, b, c, nukepng_pixel_load(src + i, bpp, count - i));
             nukepng_pixel_store(dst + i, a, bpp, count - i);
             c = b;
         }
@@ -720,6 +745,22 @@ int nukepng_testing_uses_own_idat(const nukepng_decoder *decoder) {
     return decoder->idat.active;
 }
 
+void nukepng_testing_paeth_pair(uint8_t *dst0, const uint8_t *src0, const uint8_t *prev0, uint8_t *dst1, const uint8_t *src1,
+                                 size_t count, int bpp) {
+#if defined(__SSE2__)
+    if (bpp == 3) {
+        nukepng_paeth_pair(dst0, src0, prev0, dst1, src1, count, 3);
+        return;
+    }
+    if (bpp == 4) {
+        nukepng_paeth_pair(dst0, src0, prev0, dst1, src1, count, 4);
+        return;
+    }
+#endif
+    nukepng_unfilter_bytes(4, dst0, src0, prev0, count, (size_t)bpp);
+    nukepng_unfilter_bytes(4, dst1, src1, dst0, count, (size_t)bpp);
+}
+
 void nukepng_testing_unfilter(int filter, uint8_t *dst, const uint8_t *src, const uint8_t *prev, size_t count, int bpp, int simd) {
     if (simd) nukepng_unfilter(filter, dst, src, prev, count, bpp);
     else nukepng_unfilter_bytes(filter, dst, src, prev, count, (size_t)bpp);
@@ -744,11 +785,9 @@ static nuke_status nukepng_idat_anomaly(nukepng_decoder *decoder, const char *wh
     return NUKE_STATUS_OK;
 }
 
-/// Unfilters the next row into the pixels (or the ring's slot), as the row callback places it.
-static nuke_status nukepng_idat_row(nukepng_decoder *decoder, const uint8_t *filtered) {
+/// Where row `row_number` goes: the pixels, or the ring's slot, as the row callback places it.
+static nuke_status nukepng_idat_target(nukepng_decoder *decoder, uint32_t row_number, uint8_t **row) {
     const nukepng_header *h = &decoder->header;
-    nukepng_idat *t = &decoder->idat;
-    const uint32_t row_number = decoder->progress.rows_done;
     if (decoder->pixels == NULL) return nukepng_idat_fail(decoder, NUKE_STATUS_INTERNAL, "a row arrived before the pixel buffer");
     size_t slot = row_number;
     if (decoder->ring_rows > 0) {
@@ -759,12 +798,33 @@ static nuke_status nukepng_idat_row(nukepng_decoder *decoder, const uint8_t *fil
     }
     size_t offset = slot * h->row_bytes;
     if (offset + h->row_bytes > decoder->pixels_size) return nukepng_idat_fail(decoder, NUKE_STATUS_INTERNAL, "pixel buffer too small");
+    *row = decoder->pixels + offset;
+    return NUKE_STATUS_OK;
+}
+
+/// Unfilters the next `rows` (1, or 2 when both are Paeth rows of 3- or 4-byte pixels) from
+/// `filtered` (each row its filter byte, then its bytes) into their places.
+static nuke_status nukepng_idat_rows(nukepng_decoder *decoder, const uint8_t *filtered, int rows) {
+    const nukepng_header *h = &decoder->header;
+    nukepng_idat *t = &decoder->idat;
+    const uint32_t first = decoder->progress.rows_done;
+    uint8_t *row = NULL, *second = NULL;
+    nuke_status status = nukepng_idat_target(decoder, first, &row);
+    if (status == NUKE_STATUS_OK && rows == 2) status = nukepng_idat_target(decoder, first + 1, &second);
+    if (status != NUKE_STATUS_OK) return status;
     if (filtered[0] > 4) return nukepng_idat_fail(decoder, NUKE_STATUS_CORRUPT, "IDAT: bad adaptive filter value");
-    uint8_t *row = decoder->pixels + offset;
+#if defined(__SSE2__)
+    if (rows == 2) {
+        const uint8_t *next = filtered + t->filtered_bytes;
+        if (t->bpp == 3) nukepng_paeth_pair(row, filtered + 1, t->prev, second, next + 1, h->row_bytes, 3);
+        else nukepng_paeth_pair(row, filtered + 1, t->prev, second, next + 1, h->row_bytes, 4);
+        row = second;
+    } else
+#endif
     nukepng_unfilter(filtered[0], row, filtered + 1, t->prev, h->row_bytes, t->bpp);
     memcpy(t->prev, row, h->row_bytes);
     decoder->last_row_chunk = decoder->walker.index;
-    decoder->progress.rows_done = row_number + 1;
+    decoder->progress.rows_done = first + (uint32_t)rows;
     return NUKE_STATUS_OK;
 }
 
@@ -795,9 +855,16 @@ static nuke_status nukepng_idat_inflate(nukepng_decoder *decoder, const uint8_t 
         }
         size_t used = 0;
         while (t->zbuf_have - used >= t->filtered_bytes && decoder->progress.rows_done < height) {
-            nuke_status status = nukepng_idat_row(decoder, t->zbuf + used);
+            // Two Paeth rows of 3- or 4-byte pixels together where both are here (SSE2 builds).
+            const uint8_t *filtered = t->zbuf + used;
+            int rows = 1;
+#if defined(__SSE2__)
+            if ((t->bpp == 3 || t->bpp == 4) && filtered[0] == 4 && t->zbuf_have - used >= 2 * t->filtered_bytes &&
+                decoder->progress.rows_done + 1 < height && filtered[t->filtered_bytes] == 4) rows = 2;
+#endif
+            nuke_status status = nukepng_idat_rows(decoder, filtered, rows);
             if (status != NUKE_STATUS_OK) return status;
-            used += t->filtered_bytes;
+            used += (size_t)rows * t->filtered_bytes;
         }
         if (decoder->progress.rows_done >= height && t->zbuf_have > used) {
             t->stream_ended = 1;

@@ -21,6 +21,10 @@ void nukepng_testing_use_libpng_only(nukepng_decoder *_Nonnull decoder);
 /// 1 once the header is ready when the shim's own IDAT path reads the image data.
 int nukepng_testing_uses_own_idat(const nukepng_decoder *_Nonnull decoder);
 
+/// Unfilters two Paeth rows, the second below the first (`prev0` is the row above the first).
+void nukepng_testing_paeth_pair(uint8_t *_Nonnull dst0, const uint8_t *_Nonnull src0, const uint8_t *_Nonnull prev0,
+                                uint8_t *_Nonnull dst1, const uint8_t *_Nonnull src1, size_t count, int bpp);
+
 /// Unfilters one row (PNG filter 0...4) with the SSE2 path (`simd`, where built) or byte by byte.
 void nukepng_testing_unfilter(int filter, uint8_t *_Nonnull dst, const uint8_t *_Nonnull src, const uint8_t *_Nonnull prev,
                               size_t count, int bpp, int simd);
