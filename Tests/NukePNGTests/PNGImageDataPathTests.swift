@@ -148,6 +148,29 @@ import Testing
         }
     }
 
+    /// The shim's Adler-32 against zlib's, for every length up to 600 from every start value
+    /// class, and for long inputs (several of zlib's 5552-byte reduction blocks), all-0xFF ones
+    /// included (the largest sums).
+    @Test func adler32MatchesZlib() {
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let ones = [UInt8](repeating: 0xFF, count: 70_000)
+        var mismatches = 0
+        for bytes in [random, ones] {
+            bytes.withUnsafeBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                for seed: UInt32 in [1, 0xFFF0_FFF0, 0x1234_5678 % 65521] {
+                    for length in Array(0...600) + [5551, 5552, 5553, 11_104, 33_333, 70_000] {
+                        let start = length % 7
+                        let count = min(length, bytes.count - start)
+                        if nukepng_testing_adler32(seed, base + start, count) != nukepng_adler32_reference(seed, base + start, count) { mismatches += 1 }
+                    }
+                }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
     /// Two Paeth rows unfiltered together: the second's row above is the first's output.
     @Test func paethRowPairsFollowTheSpecification() {
         var generator = SystemRandomNumberGenerator()

@@ -14,6 +14,10 @@ extern "C" {
 /// The same CRC computed by zlib's `crc32`, for tests.
 uint32_t nukepng_crc32_reference(uint32_t crc, const uint8_t *_Nullable bytes, size_t count);
 
+/// The shim's Adler-32 (SSE2 where built), and zlib's `adler32`, for tests.
+uint32_t nukepng_testing_adler32(uint32_t adler, const uint8_t *_Nullable bytes, size_t count);
+uint32_t nukepng_adler32_reference(uint32_t adler, const uint8_t *_Nullable bytes, size_t count);
+
 /// Leaves this decoder's image data to libpng (call before the header is ready), so that tests
 /// compare the shim's own IDAT path with libpng's on the same file.
 void nukepng_testing_use_libpng_only(nukepng_decoder *_Nonnull decoder);
