@@ -386,6 +386,9 @@ def versions(args):
     load = os.getloadavg()
     lines.append("- machine: %s, %d CPUs; every worker pinned to core %s; load average at start %.2f %.2f %.2f" % (
         cpu, os.cpu_count() or 0, args.core, *load))
+    if os.environ.get("GLIBC_TUNABLES"):
+        # Inherited by every worker alike (the thumbnail service's --heap-keep-megabytes sets the same).
+        lines.append("- every worker ran with GLIBC_TUNABLES=%s" % os.environ["GLIBC_TUNABLES"])
     return lines
 
 

@@ -17,6 +17,7 @@ public enum ServiceMain {
             FileHandle.standardError.write(Data("ThumbnailService: \(error)\n(--help lists the settings)\n".utf8))
             exit(64)
         }
+        HeapTuning.keepFreedBlocks(upToMegabytes: settings.heapKeepMegabytes)
         let format = settings.logFormat
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler = format == "json" ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)

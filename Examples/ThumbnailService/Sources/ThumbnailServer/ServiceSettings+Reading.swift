@@ -113,6 +113,7 @@ struct SettingsReading {
         var notReady = s.maxWaiting
         int("notReadyWaiting", &notReady, 1...100_000)
         s.notReadyWaiting = notReady
+        int("heapKeepMegabytes", &s.heapKeepMegabytes, 0...1024)
         if let format = raw("logFormat") {
             if ["text", "json"].contains(format) { s.logFormat = format } else { problem("logFormat", "\"\(format)\" is not text or json") }
         }

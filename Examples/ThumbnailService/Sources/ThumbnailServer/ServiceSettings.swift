@@ -63,6 +63,11 @@ public struct ServiceSettings: Sendable {
     public var notReadyWaiting: Int?
     /// `text` (swift-log's key=value lines) or `json` (one object a line).
     public var logFormat = "text"
+    /// Freed memory blocks up to this many MiB stay in the process's heap for the next decode
+    /// (glibc's M_MMAP_THRESHOLD; M_TRIM_THRESHOLD twice it) instead of going back to the kernel
+    /// and being faulted in and zeroed again: libjpeg's coefficient buffer of a progressive photograph
+    /// is tens of MiB per decode. 0 leaves glibc's defaults.
+    public var heapKeepMegabytes = 64
 
     public init() {}
 
@@ -80,7 +85,7 @@ public struct ServiceSettings: Sendable {
         "maxConnectionsPerClient", "maxConnections", "maxUploadBytes", "headerTimeout", "minimumUploadRate",
         "helperPoolSize", "helperPrewarm", "sourceDirectory", "origins", "allowedPrivateNetworks",
         "maxSourceBytes", "sourceTimeout", "maxRedirects", "signingKey", "signingSalt", "allowUnsigned",
-        "defaultFormat", "defaultQuality", "cacheMaxAge", "drainDelay", "notReadyWaiting", "logFormat",
+        "defaultFormat", "defaultQuality", "cacheMaxAge", "drainDelay", "notReadyWaiting", "logFormat", "heapKeepMegabytes",
     ]
 
     /// The prefix of every environment variable: `THUMBNAIL_PORT`.

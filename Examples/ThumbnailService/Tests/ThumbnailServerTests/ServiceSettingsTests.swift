@@ -17,6 +17,17 @@ import Testing
         #expect(settings.allowedPrivateNetworks == [IPNetwork("10.1.0.0/16")!])
     }
 
+    /// The heap setting: 64 MiB by default, 0 for glibc's own, refused beyond 1 GiB; glibc takes it.
+    @Test func heapKeepMegabytes() throws {
+        #expect(try ServiceSettings.load(arguments: ["ThumbnailService"], environment: [:]).heapKeepMegabytes == 64)
+        #expect(try ServiceSettings.load(arguments: ["ThumbnailService", "--heap-keep-megabytes", "0"], environment: [:]).heapKeepMegabytes == 0)
+        #expect(try ServiceSettings.load(arguments: ["ThumbnailService"], environment: ["THUMBNAIL_HEAP_KEEP_MEGABYTES": "16"]).heapKeepMegabytes == 16)
+        #expect(throws: ServiceSettings.Invalid.self) {
+            _ = try ServiceSettings.load(arguments: ["ThumbnailService", "--heap-keep-megabytes", "4096"], environment: [:])
+        }
+        #expect(HeapTuning.keepFreedBlocks(upToMegabytes: 64))
+    }
+
     @Test func everyProblemAtOnce() {
         #expect {
             _ = try ServiceSettings.load(
