@@ -101,7 +101,9 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--memory-case"
         let before = procStatus("VmRSS") - data.count
         let target = mode == "isolated" ? nil : ImageSize(width: 256, height: 256)
         do {
-            let image = try IsolatedDecoding.decode(ImageDecodingContext(data: data, targetSize: target, limits: .unlimited), pool: pool).image
+            // The same decode as the in-process case's (aspect fit).
+            let context = ImageDecodingContext(data: data, targetSize: target, contentMode: .aspectFit, limits: .unlimited)
+            let image = try IsolatedDecoding.decode(context, pool: pool).image
             guard let header = ImageHeader(data) else { exit(3) }
             helperEnded()
             let host = procStatus("VmHWM") - before

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,6 +189,37 @@ int nukeiso_write_all(int fd, const void *bytes, size_t length) {
         }
         p += n;
         length -= (size_t)n;
+    }
+    return 0;
+}
+
+int nukeiso_write_message(int fd, uint8_t kind, const void *payload, size_t length) {
+    if (length > UINT32_MAX) return -EMSGSIZE;
+    uint8_t header[5] = {kind, (uint8_t)length, (uint8_t)(length >> 8), (uint8_t)(length >> 16), (uint8_t)(length >> 24)};
+    // The header and the payload in one call, without copying the payload behind the header.
+    struct iovec parts[2] = {{header, sizeof header}, {(void *)payload, length}};
+    struct iovec *next = parts;
+    int count = length > 0 ? 2 : 1;
+    while (count > 0) {
+        struct msghdr message = {0};
+        message.msg_iov = next;
+        message.msg_iovlen = (size_t)count;
+        ssize_t n = sendmsg(fd, &message, MSG_NOSIGNAL);
+        if (n < 0 && errno == ENOTSOCK) n = writev(fd, next, count);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        size_t sent = (size_t)n;
+        while (count > 0 && sent >= next->iov_len) {
+            sent -= next->iov_len;
+            next++;
+            count--;
+        }
+        if (count > 0) {
+            next->iov_base = (uint8_t *)next->iov_base + sent;
+            next->iov_len -= sent;
+        }
     }
     return 0;
 }

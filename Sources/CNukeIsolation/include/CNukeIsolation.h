@@ -57,6 +57,10 @@ int64_t nukeiso_rss(pid_t pid);
 /// Writes all `length` bytes, retrying on EINTR and short writes.
 int nukeiso_write_all(int fd, const void *_Nonnull bytes, size_t length);
 
+/// Writes one message: `kind`, `length` as 32 bits little-endian, then the payload, in one
+/// call without copying the payload (retrying on EINTR and short writes). Returns 0 or -errno.
+int nukeiso_write_message(int fd, uint8_t kind, const void *_Nullable payload, size_t length);
+
 /// Reads exactly `length` bytes, waiting at most until `deadline_ms` on the monotonic clock
 /// (-1: no deadline). Returns 0, 1 at end of file, 2 when the deadline passed, or -errno.
 int nukeiso_read_all(int fd, void *_Nonnull bytes, size_t length, int64_t deadline_ms);

@@ -42,7 +42,7 @@ enum IsolationHelper {
     }
 
     static func run(_ options: Options) -> Never {
-        let readable = prepare(options)
+        let readable = prepare(options, rehearses: false)
         becomeHelper(options, readable: readable)
     }
 
@@ -51,7 +51,7 @@ enum IsolationHelper {
     /// and `.wait` (how a copy ended: the copies are this process's children, so only it can
     /// reap them) until the host closes the socket.
     static func runZygote(_ options: Options) -> Never {
-        let readable = prepare(options)
+        let readable = prepare(options, rehearses: true)
         var ready = WireWriter()
         ready.int(Int(nukeiso_thread_count()))
         guard send(WireMessage(.ready, ready.data)) else { exit(0) }
@@ -80,9 +80,10 @@ enum IsolationHelper {
         exit(0)
     }
 
-    /// What helpers and zygotes do first: read the host's warm-up samples and decode them; returns
+    /// What helpers and zygotes do first: read the host's warm-up samples and decode them (a
+    /// zygote also `rehearses` a decode, which pays off once it has forked a few helpers); returns
     /// the paths the sandbox leaves readable.
-    private static func prepare(_ options: Options) -> [String] {
+    private static func prepare(_ options: Options, rehearses: Bool) -> [String] {
         // glib stamps its log lines with the local time: without TZ it reads /etc/localtime.
         setenv("TZ", "UTC0", 1)
         // The host's first message: tiny files it encoded, to decode here.
@@ -95,6 +96,7 @@ enum IsolationHelper {
         // thread (a zygote's copies always are).
         let landlock = options.usesLandlock && nukeiso_landlock_abi() > 0
         let prepared = warmUp(filesStayReadable: !options.sandboxed || landlock, samples: samples, formats: formats)
+        if rehearses { rehearse(samples.filter { prepared.contains($0.key) }) }
         // Text needs fonts: fontconfig's configured folders (FONTCONFIG_FILE, an app's own) stay
         // readable, as they are in process.
         var count = 0
@@ -145,7 +147,10 @@ enum IsolationHelper {
         ready.bytes(status.encoded())
         guard send(WireMessage(.ready, ready.data)) else { exit(0) }
         serve()
-        exit(0)
+        // Straight out: the libraries' exit handlers and destructors would page in and run code
+        // of every codec (about 4 ms of CPU per helper, beside the next decode) for a process
+        // whose memory the kernel is about to drop anyway.
+        _exit(0)
     }
 
     /// Everything that reads files lazily, done before the sandbox forbids opening them: the
@@ -189,6 +194,53 @@ enum IsolationHelper {
         }
         _ = String(describing: 1.5)
         return prepared
+    }
+
+    /// Runs what serving a decode runs, on the warm-up samples and without the host, so that the
+    /// Swift runtime instantiates the generic types and resolves the protocol conformances a
+    /// decode needs here, once, in the zygote every helper is a copy of, rather than in each
+    /// helper while the host waits for its answer (about 0.3 ms per decode: a conformance is
+    /// found by scanning every loaded library's conformance records).
+    ///
+    /// Only the warm-up samples are decoded, into the process's own memory: nothing here has
+    /// seen an untrusted byte.
+    private static func rehearse(_ samples: [ImageType: Data]) {
+        let request = IsolatedDecodeRequest(context: ImageDecodingContext(data: Data()), limits: IsolationLimits(), wantsPreviews: true,
+                                            servesFrames: false)
+        guard let decoded = try? IsolatedDecodeRequest(decoding: request.encoded()) else { return }
+        // A full decode and a thumbnail (the scaling plans, the resampler).
+        for (sample, target) in samples.values.flatMap({ [($0, nil), ($0, ImageSize(width: 1, height: 1))] }) {
+            var context = decoded.context(data: sample, allocator: .heap)
+            context.targetSize = target
+            guard let (made, _) = ImageDecoderRegistry.shared.incrementalDecoder(for: context) else { continue }
+            var decoder: (any IncrementalImageDecoding)? = made
+            decoder?.setWantsPreviews(true)
+            decoder?.push(sample)
+            decoder?.finish()
+            var failure: ImageCodecError?
+            events: for _ in 0..<64 {
+                do {
+                    guard let event = try decoder?.next() else { break }
+                    switch event {
+                    case .needsMoreData: break events
+                    case .header(let header): _ = header.encoded()
+                    case .preview(let container), .final(let container):
+                        var writer = WireWriter()
+                        writer.bytes(WireImage(container: container).encoded())
+                        writer.int(0)
+                        _ = writer.data
+                        if case .final = event { break events }
+                    }
+                } catch {
+                    failure = (error as? ImageCodecError) ?? ImageCodecError(.decoderFailed, stage: .decoding, format: nil, message: "\(error)")
+                    break
+                }
+            }
+            decoder = nil
+            _ = failure?.encoded()
+        }
+        _ = ImageCodecError(.noCodec, stage: .registry, message: "rehearsal").encoded()
+        SharedMemoryAllocator.rehearse()
     }
 
     // MARK: - Serving
@@ -364,7 +416,7 @@ enum IsolationHelper {
 
     /// ``send(_:)`` for a caller that holds the channel's lock.
     static func sendUnlocked(_ message: WireMessage) -> Bool {
-        message.framed.withUnsafeBytes { nukeiso_write_all(socket, $0.baseAddress!, $0.count) } == 0
+        message.write(to: socket) == 0
     }
 
     /// ``receive(limit:)`` for a caller that holds the channel's lock.

@@ -50,6 +50,15 @@ enum SharedMemoryAllocator {
         }
     }
 
+    /// Adds a buffer and removes it, so that the runtime makes the table's types before any
+    /// untrusted byte (``IsolationHelper`` rehearses a decode in the zygote).
+    static func rehearse() {
+        buffers.withLock { buffers in
+            buffers[0] = Buffer(id: 0, capacity: 0)
+            buffers[0] = nil
+        }
+    }
+
     /// The id of the host's buffer starting at `address`; `nil` when the address is not one.
     static func bufferID(at address: UnsafeRawPointer?) -> Int? {
         guard let address else { return nil }

@@ -15,7 +15,8 @@ import Synchronization
 /// A decode takes a fresh helper (a spare started ahead of demand, or a new one, up to
 /// ``IsolationConfiguration/maximumHelpers`` at once; beyond that it waits). When the decode ends
 /// the helper ends too and the pool starts a spare in its place, off the caller's path
-/// (``IsolationConfiguration/spareHelpers``): no helper ever sees two decodes' data, so code an
+/// (``IsolationConfiguration/spareHelpers``; at checkout rather than at the end while decodes
+/// keep finding no spare ready): no helper ever sees two decodes' data, so code an
 /// attacker ran in one learns nothing of the next upload and can change nothing the host holds.
 /// A helper that crashed, timed out or was killed is reaped. ``shutdown()`` ends every spare; so
 /// does releasing the pool.
@@ -43,7 +44,14 @@ public final class HelperPool: Sendable {
         /// Spares being started, and used helpers being reaped, in the background.
         var replenishing = 0
         var retiring = 0
+        /// Checkouts that start their replacement spare at once rather than when their decode
+        /// ends: set after a decode found no spare ready (demand outran the spares).
+        var earlySpareStarts = 0
     }
+
+    /// How many checkouts after a decode found no spare ready start their replacement beside
+    /// their decode.
+    private static let earlyStartsAfterShortfall = 8
 
     private let state = Mutex(State())
 
@@ -191,7 +199,7 @@ public final class HelperPool: Sendable {
 
     func checkOut() throws(ImageCodecError) -> HelperProcess {
         while true {
-            enum Next { case helper(HelperProcess), spawn, wait, closed }
+            enum Next { case helper(HelperProcess, startsSpareNow: Bool), spawn, wait, closed }
             let next: Next = state.withLock { state in
                 if state.isShutDown { return .closed }
                 // At most `maximumHelpers` decodes at once; spares do not count until they decode.
@@ -199,19 +207,26 @@ public final class HelperPool: Sendable {
                 if let helper = state.idle.popLast() {
                     state.busy += 1
                     state.busyPIDs.insert(helper.pid)
-                    return .helper(helper)
+                    let early = state.earlySpareStarts > 0
+                    if early { state.earlySpareStarts -= 1 }
+                    return .helper(helper, startsSpareNow: early)
                 }
+                state.earlySpareStarts = Self.earlyStartsAfterShortfall
                 // A spare on its way is sooner than a new start.
                 if state.replenishing > 0 { return .wait }
                 state.busy += 1
                 return .spawn
             }
             switch next {
-            case .helper(let helper) where helper.isBroken:
+            case .helper(let helper, _) where helper.isBroken:
                 helper.kill()
                 discard(helper)
-            case .helper(let helper):
-                replenish()
+            case .helper(let helper, let startsSpareNow):
+                // The spare that replaces this helper starts when its decode ends (checkIn): a
+                // fork and a sandbox beside the decode compete with it for the processors (the
+                // scheduler tends to put the zygote on the decoding helper's core) and slow it
+                // by about a millisecond. While demand outruns the spares, it starts now.
+                if startsSpareNow { replenish() }
                 return helper
             case .closed: throw ImageCodecError(.cancelled, stage: .registry, codec: "NukeIsolation", message: "the helper pool was shut down")
             case .wait: usleep(200)

@@ -96,7 +96,7 @@ final class HelperProcess: Sendable {
             throw setupError("cannot start the helper \(configuration.helper.path): \(String(cString: strerror(-pid)))")
         }
         do {
-            try write(WireMessage(.warmUp, WarmUpSamples.payload(for: configuration.warmUpFormats)).framed, to: socket)
+            try write(WireMessage(.warmUp, WarmUpSamples.payload(for: configuration.warmUpFormats)), to: socket)
             return (pid, socket, try receive(socket: socket, deadline: nukeiso_now_ms() + 10_000) { $0 == .ready ? 64 << 10 : 0 })
         } catch {
             kill(pid: pid, socket: socket, zygote: nil)
@@ -120,7 +120,7 @@ final class HelperProcess: Sendable {
     // MARK: - Messages
 
     func send(_ message: WireMessage) throws(Failure) {
-        try Self.write(message.framed, to: socket)
+        try Self.write(message, to: socket)
     }
 
     /// The helper's next message, at most `bound(kind)` bytes long.
@@ -128,8 +128,8 @@ final class HelperProcess: Sendable {
         try Self.receive(socket: socket, deadline: deadline, bound: bound)
     }
 
-    static func write(_ data: Data, to socket: Int32) throws(Failure) {
-        let result = data.withUnsafeBytes { raw in nukeiso_write_all(socket, raw.baseAddress!, raw.count) }
+    static func write(_ message: WireMessage, to socket: Int32) throws(Failure) {
+        let result = message.write(to: socket)
         guard result == 0 else { throw Failure(kind: .closed, reason: "writing to the helper: \(String(cString: strerror(-result)))") }
     }
 

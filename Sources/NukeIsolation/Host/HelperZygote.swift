@@ -97,7 +97,7 @@ final class HelperZygote: Sendable {
         socket.withLock { socket -> Data? in
             guard socket >= 0 else { return nil }
             do throws(HelperProcess.Failure) {
-                try HelperProcess.write(message.framed, to: socket)
+                try HelperProcess.write(message, to: socket)
                 if let descriptor, nukeiso_send_fd(socket, descriptor) != 0 {
                     throw HelperProcess.Failure(kind: .closed, reason: "sending a socket")
                 }

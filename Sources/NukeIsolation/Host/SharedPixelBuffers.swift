@@ -22,7 +22,8 @@ import Synchronization
 /// Nothing crosses from one upload to another:
 /// - a buffer is lent again only after the helper it was lent to has been reaped (each helper
 ///   serves one decode), so no process that ever held its descriptor can still write it;
-/// - whatever a buffer held is zeroed before it is lent again;
+/// - whatever a buffer held is zeroed before it is lent again: when it falls idle, off the path of
+///   the decode that borrows it next;
 /// - its size is sealed (`F_SEAL_SHRINK`, `F_SEAL_GROW`, then `F_SEAL_SEAL`) before a helper sees
 ///   it, so no helper can make the host fault or seal the host out of its own buffer.
 ///
@@ -43,6 +44,8 @@ final class SharedPixelBuffers: Sendable {
         case image(Lease)
         /// The image was released; waits for its helper to be reaped.
         case released(Lease)
+        /// Idle, being zeroed before it can be lent again.
+        case zeroing
     }
 
     private struct Buffer {
@@ -163,18 +166,50 @@ final class SharedPixelBuffers: Sendable {
     }
 
     private func released(_ id: Int) {
-        let unmap: [Buffer] = state.withLock { state in
-            guard let buffer = state.buffers[id], case .image(let lease) = buffer.use else { return [] }
+        let (unmap, dirty): ([Buffer], [Int]) = state.withLock { state in
+            guard let buffer = state.buffers[id], case .image(let lease) = buffer.use else { return ([], []) }
             state.buffers[id]?.use = state.ended.contains(lease) ? .idle : .released(lease)
-            return Self.evict(&state, budget: budget)
+            return (Self.evict(&state, budget: budget), Self.startZeroing(&state))
         }
         Self.destroy(unmap)
+        zero(dirty)
+    }
+
+    /// Marks the idle buffers that may hold someone's data as being zeroed (``zero(_:)`` does
+    /// it), so that zeroing happens when a buffer falls idle, off the path of the decode that
+    /// borrows it next.
+    private static func startZeroing(_ state: inout State) -> [Int] {
+        var ids: [Int] = []
+        for (id, buffer) in state.buffers where buffer.dirty > 0 {
+            guard case .idle = buffer.use else { continue }
+            state.buffers[id]?.use = .zeroing
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// Zeroes the buffers ``startZeroing(_:)`` marked (no one else touches them meanwhile), then
+    /// makes them idle.
+    private func zero(_ ids: [Int]) {
+        guard !ids.isEmpty else { return }
+        let targets: [(id: Int, address: UInt, dirty: Int)] = state.withLock { state in
+            ids.compactMap { id in state.buffers[id].map { (id, $0.address, $0.dirty) } }
+        }
+        for target in targets {
+            memset(UnsafeMutableRawPointer(bitPattern: target.address)!, 0, target.dirty)
+        }
+        state.withLock { state in
+            for target in targets {
+                state.buffers[target.id]?.dirty = 0
+                state.buffers[target.id]?.use = .idle
+            }
+        }
     }
 
     /// `lease`'s helper has been reaped: what it was lent and did not hand over is idle again, and
     /// so are its released images' buffers.
     func ended(_ lease: Lease) {
-        let unmap: [Buffer] = state.withLock { state in
+        let (unmap, dirty): ([Buffer], [Int]) = state.withLock { state in
             state.ended.insert(lease)
             state.lentBytes[lease] = nil
             for (id, buffer) in state.buffers {
@@ -194,9 +229,10 @@ final class SharedPixelBuffers: Sendable {
                 return nil
             })
             state.ended = state.ended.filter { live.contains($0) || $0 == lease }
-            return Self.evict(&state, budget: budget)
+            return (Self.evict(&state, budget: budget), Self.startZeroing(&state))
         }
         Self.destroy(unmap)
+        zero(dirty)
     }
 
     /// Unmaps the least recently used idle buffers until the idle ones fit the budget.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+internal import CNukeIsolation
 import NukeCore
 
 /// One message between the host and a helper: a kind byte, a 32-bit length, the payload.
@@ -29,12 +30,10 @@ struct WireMessage {
         self.payload = payload
     }
 
-    /// The message as sent: kind, length, payload.
-    var framed: Data {
-        var data = Data([kind.rawValue])
-        withUnsafeBytes(of: UInt32(payload.count).littleEndian) { data.append(contentsOf: $0) }
-        data.append(payload)
-        return data
+    /// Sends the message (kind, length, payload) on `socket`, the payload without a copy;
+    /// returns 0 or -errno.
+    func write(to socket: Int32) -> Int32 {
+        payload.withUnsafeBytes { nukeiso_write_message(socket, kind.rawValue, $0.baseAddress, $0.count) }
     }
 }
 
