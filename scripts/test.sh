@@ -10,7 +10,9 @@ cd "$root"
 # Every package install-deps.sh names can be installed on this machine, as on a fresh one.
 "$root/scripts/check-install-deps.sh"
 swift build --build-tests
-swift test --skip-build 2>&1 | tee "${TMPDIR:-/tmp}/nukecodecs-test.log"
+# The log in the checkout (out/ is ignored): a fixed name in /tmp is another user's file on a shared machine.
+mkdir -p "$root/out"
+swift test --skip-build 2>&1 | tee "$root/out/test.log"
 # Every bomb in Tests/BombCorpus rejected with less than 1 MB allocated (every malloc counted).
 "$(swift build --show-bin-path)/NukeBombAllocations"
 "$root/scripts/integration.sh"
