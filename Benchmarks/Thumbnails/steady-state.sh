@@ -17,6 +17,8 @@
 # `apt-get download` and unpacked with `dpkg-deb -x` into the cache (never installed). The cache
 # directory is $NUKE_BENCH_CACHE/steady, or out/benchmarks/steady.
 set -euo pipefail
+# ldconfig is in /sbin, which a user's PATH on Debian lacks.
+PATH="$PATH:/usr/sbin:/sbin"
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 HELP_LINES='2,18p'

@@ -16,6 +16,8 @@
 #   --binary PATH: stage an existing build instead (CI passes its debug build, which links the
 #   Swift runtime from the toolchain: the listed packages then exclude it).
 set -euo pipefail
+# ldconfig is in /sbin, which a user's PATH on Debian lacks.
+PATH="$PATH:/usr/sbin:/sbin"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 stage="${TMPDIR:-/tmp}/thumbnail-rootfs"
 check=no
