@@ -644,15 +644,20 @@ uint32_t nukepng_testing_adler32(uint32_t adler, const uint8_t *bytes, size_t co
     return nukepng_adler32(adler, bytes, count);
 }
 
-uint32_t nukepng_adler32_reference(uint32_t adler, const uint8_t *bytes, size_t count) {
-    uLong value = adler;
+/// zlib's `checksum` (crc32 or adler32, which take a uInt length) over any count, in pieces.
+static uint32_t nukepng_zlib_checksum(uLong (*checksum)(uLong, const Bytef *, uInt), uint32_t start, const uint8_t *bytes, size_t count) {
+    uLong value = start;
     while (count > 0) {
         uInt piece = count > 0x40000000u ? 0x40000000u : (uInt)count;
-        value = adler32(value, bytes, piece);
+        value = checksum(value, bytes, piece);
         bytes += piece;
         count -= piece;
     }
     return (uint32_t)value;
+}
+
+uint32_t nukepng_adler32_reference(uint32_t adler, const uint8_t *bytes, size_t count) {
+    return nukepng_zlib_checksum(adler32, adler, bytes, count);
 }
 
 /// libpng's Paeth predictor, byte by byte.
@@ -1454,13 +1459,5 @@ uint32_t nukepng_crc32(uint32_t crc, const uint8_t *bytes, size_t count) {
 }
 
 uint32_t nukepng_crc32_reference(uint32_t crc, const uint8_t *bytes, size_t count) {
-    // zlib's crc32 takes a uInt length: feed huge inputs in pieces.
-    uLong value = crc;
-    while (count > 0) {
-        uInt piece = count > 0x40000000u ? 0x40000000u : (uInt)count;
-        value = crc32(value, bytes, piece);
-        bytes += piece;
-        count -= piece;
-    }
-    return (uint32_t)value;
+    return nukepng_zlib_checksum(crc32, crc, bytes, count);
 }
