@@ -74,382 +74,391 @@ func openSocketsAndSharedMemory() -> (sockets: Int, mappings: Int) {
     return (sockets, maps.split(separator: "\n").filter { $0.contains("nuke-pixels") }.count)
 }
 
-@Suite(.serialized, .enabled(if: IsolationTestPaths.helperExists))
-struct IsolatedDecodingTests {
-    @Test(arguments: ["jpeg/baseline-420.jpg", "png/rgba-8.png", "png/rgb-16.png", "jpeg/progressive-160x120.jpg"])
-    func decodesLikeInProcess(_ path: String) throws {
-        let data = try IsolationTestPaths.fixture(path)
-        let pool = IsolationTestPaths.pool()
-        defer { pool.shutdown() }
-        let isolated = try IsolatedDecoding.decode(ImageDecodingContext(data: data, prefersHighBitDepth: true), pool: pool)
-        let local = try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data, prefersHighBitDepth: true))
-        #expect(isolated.image.bitmap == local.image.bitmap)
-        #expect(isolated.type == local.type)
-        #expect(isolated.image.orientation == local.image.orientation)
-        #expect(isolated.image.iccProfile == local.image.iccProfile)
-        #expect(pool.status.isSandboxed == true, "\(pool.status)")
-    }
+/// Every suite that starts helpers or maps lent pixel memory, run one suite and one test at a
+/// time. `nothingIsLeftBehind` counts the sockets and mappings of the whole test process, so no
+/// other pool may start or end beside it (run beside the attack suites, it once saw their 20
+/// mappings before it and none after).
+@Suite(.serialized)
+enum IsolationSuites {}
 
-    @Test func decodeToSizeAndErrorsCrossTheBoundary() throws {
-        let pool = IsolationTestPaths.pool()
-        defer { pool.shutdown() }
-        let data = try IsolationTestPaths.fixture("jpeg/baseline-420.jpg")
-        let context = ImageDecodingContext(data: data, targetSize: ImageSize(width: 16, height: 16))
-        let isolated = try IsolatedDecoding.decode(context, pool: pool)
-        #expect(isolated.image.bitmap == (try ImageDecoderRegistry.shared.decode(context)).image.bitmap)
-        #expect(isolated.userInfo[.originalSizeKey] as? ImageSize != nil)
-        let truncated = try IsolationTestPaths.fixture("jpeg/truncated-half.jpg")
-        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(truncated, pool: pool) }
-        #expect(error.code == .incomplete)
-        #expect(error.format == .jpeg)
-        #expect(error.codec?.contains("libjpeg-turbo") == true)
-        // A decoder's error is not a helper's failure.
-        #expect(pool.status.replaced == 0)
-    }
-
-    /// An input over 1 MiB for a codec that consumes its input as it arrives goes over in
-    /// 256 KiB slices; the decode, to size or not, and a truncated input's error are the same as
-    /// in process.
-    @Test(arguments: [ImageType.jpeg, .png])
-    func largeInputsGoOverInSlices(_ type: ImageType) throws {
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        let bytes = (0..<(900 * 700 * 3)).map { _ in
-            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: seed >> 56)
+extension IsolationSuites {
+    @Suite(.serialized, .enabled(if: IsolationTestPaths.helperExists))
+    struct IsolatedDecodingTests {
+        @Test(arguments: ["jpeg/baseline-420.jpg", "png/rgba-8.png", "png/rgb-16.png", "jpeg/progressive-160x120.jpg"])
+        func decodesLikeInProcess(_ path: String) throws {
+            let data = try IsolationTestPaths.fixture(path)
+            let pool = IsolationTestPaths.pool()
+            defer { pool.shutdown() }
+            let isolated = try IsolatedDecoding.decode(ImageDecodingContext(data: data, prefersHighBitDepth: true), pool: pool)
+            let local = try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data, prefersHighBitDepth: true))
+            #expect(isolated.image.bitmap == local.image.bitmap)
+            #expect(isolated.type == local.type)
+            #expect(isolated.image.orientation == local.image.orientation)
+            #expect(isolated.image.iccProfile == local.image.iccProfile)
+            #expect(pool.status.isSandboxed == true, "\(pool.status)")
         }
-        let noise = Bitmap(width: 900, height: 700, pixelFormat: .rgb8, bytes: bytes)
-        let data = try ImageEncoderRegistry.shared.encode(Image(bitmap: noise), as: type, options: ImageEncodingOptions(quality: 0.98))
-        #expect(data.count > 4 * 256 << 10)
-        let pool = IsolationTestPaths.pool()
-        defer { pool.shutdown() }
-        for target in [nil, ImageSize(width: 100, height: 100)] {
-            let context = ImageDecodingContext(data: data, targetSize: target)
+
+        @Test func decodeToSizeAndErrorsCrossTheBoundary() throws {
+            let pool = IsolationTestPaths.pool()
+            defer { pool.shutdown() }
+            let data = try IsolationTestPaths.fixture("jpeg/baseline-420.jpg")
+            let context = ImageDecodingContext(data: data, targetSize: ImageSize(width: 16, height: 16))
             let isolated = try IsolatedDecoding.decode(context, pool: pool)
             #expect(isolated.image.bitmap == (try ImageDecoderRegistry.shared.decode(context)).image.bitmap)
+            #expect(isolated.userInfo[.originalSizeKey] as? ImageSize != nil)
+            let truncated = try IsolationTestPaths.fixture("jpeg/truncated-half.jpg")
+            let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(truncated, pool: pool) }
+            #expect(error.code == .incomplete)
+            #expect(error.format == .jpeg)
+            #expect(error.codec?.contains("libjpeg-turbo") == true)
+            // A decoder's error is not a helper's failure.
+            #expect(pool.status.replaced == 0)
         }
-        let truncated = data.prefix(data.count - 700 * 1000)
-        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(truncated, pool: pool) }
-        #expect(error.code == .incomplete)
-        #expect(error.format == type)
-        #expect(pool.status.replaced == 0)
-    }
 
-    /// Each misbehaviour ends in its error; the host survives and the next decode gets a new helper.
-    @Test(arguments: [
-        ("S", ImageCodecError.Code.crashed, "SIGSEGV"),
-        ("A", .crashed, "SIGABRT"),
-        ("N", .sandboxViolation, "socket"),
-        ("K", .sandboxViolation, "clone"),
-        ("F", .decoderFailed, "Permission denied"),
-    ])
-    func misbehaviourEndsInAnError(_ command: String, _ code: ImageCodecError.Code, _ words: String) throws {
-        let pool = IsolationTestPaths.pool()
-        defer { pool.shutdown() }
-        let data = IsolationTestPaths.command(Character(command))
-        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(data, pool: pool) }
-        #expect(error.code == code, "\(error)")
-        #expect(error.message.contains(words), "\(error)")
-        if code != .decoderFailed {
-            #expect(error.message.contains("9-byte"), "\(error)")
+        /// An input over 1 MiB for a codec that consumes its input as it arrives goes over in
+        /// 256 KiB slices; the decode, to size or not, and a truncated input's error are the same as
+        /// in process.
+        @Test(arguments: [ImageType.jpeg, .png])
+        func largeInputsGoOverInSlices(_ type: ImageType) throws {
+            var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+            let bytes = (0..<(900 * 700 * 3)).map { _ in
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: seed >> 56)
+            }
+            let noise = Bitmap(width: 900, height: 700, pixelFormat: .rgb8, bytes: bytes)
+            let data = try ImageEncoderRegistry.shared.encode(Image(bitmap: noise), as: type, options: ImageEncodingOptions(quality: 0.98))
+            #expect(data.count > 4 * 256 << 10)
+            let pool = IsolationTestPaths.pool()
+            defer { pool.shutdown() }
+            for target in [nil, ImageSize(width: 100, height: 100)] {
+                let context = ImageDecodingContext(data: data, targetSize: target)
+                let isolated = try IsolatedDecoding.decode(context, pool: pool)
+                #expect(isolated.image.bitmap == (try ImageDecoderRegistry.shared.decode(context)).image.bitmap)
+            }
+            let truncated = data.prefix(data.count - 700 * 1000)
+            let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(truncated, pool: pool) }
+            #expect(error.code == .incomplete)
+            #expect(error.format == type)
+            #expect(pool.status.replaced == 0)
         }
-        // Still decoding afterwards.
-        let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
-        #expect(ok.image.width == 3)
-    }
 
-    @Test func aHangIsKilledAtTheWallTimeLimit() throws {
-        let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(2), cpuTime: nil))
-        defer { pool.shutdown() }
-        let started = ContinuousClock.now
-        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("L"), pool: pool) }
-        #expect(error.code == .timedOut, "\(error)")
-        #expect(ContinuousClock.now - started < .seconds(15))
-        #expect(pool.status.replaced == 1)
-    }
-
-    @Test func aSpinIsKilledAtTheCPULimit() throws {
-        let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(30), cpuTime: .seconds(1)))
-        defer { pool.shutdown() }
-        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("L"), pool: pool) }
-        #expect(error.code == .limitExceeded, "\(error)")
-        #expect(error.message.contains("CPU time"), "\(error)")
-    }
-
-    @Test func unboundedAllocationStopsAtTheAddressSpaceLimit() throws {
-        let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(30), addressSpace: 768 << 20))
-        defer { pool.shutdown() }
-        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("M"), pool: pool) }
-        #expect([ImageCodecError.Code.decoderFailed, .crashed].contains(error.code), "\(error)")
-        if error.code == .decoderFailed { #expect(error.message.contains("out of memory"), "\(error)") }
-        let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
-        #expect(ok.image.width == 3)
-    }
-
-    @Test func aHelperKilledFromOutside() async throws {
-        let pool = IsolationTestPaths.pool()
-        defer { pool.shutdown() }
-        // "H" sleeps far longer than the test can be delayed on a loaded machine (the wall limit is 20 s),
-        // so the helper is still decoding when it is killed; a 3 s sleep could finish first under load.
-        let decode = Task.detached { try IsolatedDecoding.decode(IsolationTestPaths.command("H"), pool: pool) }
-        var victims: [Int32] = []
-        let deadline = ContinuousClock.now + .seconds(120)
-        while victims.isEmpty, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            victims = pool.status.busyPIDs
+        /// Each misbehaviour ends in its error; the host survives and the next decode gets a new helper.
+        @Test(arguments: [
+            ("S", ImageCodecError.Code.crashed, "SIGSEGV"),
+            ("A", .crashed, "SIGABRT"),
+            ("N", .sandboxViolation, "socket"),
+            ("K", .sandboxViolation, "clone"),
+            ("F", .decoderFailed, "Permission denied"),
+        ])
+        func misbehaviourEndsInAnError(_ command: String, _ code: ImageCodecError.Code, _ words: String) throws {
+            let pool = IsolationTestPaths.pool()
+            defer { pool.shutdown() }
+            let data = IsolationTestPaths.command(Character(command))
+            let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(data, pool: pool) }
+            #expect(error.code == code, "\(error)")
+            #expect(error.message.contains(words), "\(error)")
+            if code != .decoderFailed {
+                #expect(error.message.contains("9-byte"), "\(error)")
+            }
+            // Still decoding afterwards.
+            let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+            #expect(ok.image.width == 3)
         }
-        try #require(!victims.isEmpty)
-        try await Task.sleep(for: .milliseconds(300))
-        for pid in victims { kill(pid, SIGKILL) }
-        let result = await decode.result
-        guard case .failure(let failure) = result, let error = failure as? ImageCodecError else {
-            Issue.record("expected an error, got \(result)")
-            return
-        }
-        #expect(error.code == .helperLost, "\(error)")
-        #expect(error.message.contains("SIGKILL"), "\(error)")
-    }
 
-    @Test func manyConcurrentDecodes() async throws {
-        let pool = IsolationTestPaths.pool(helpers: 3)
-        defer { pool.shutdown() }
-        let jpeg = try IsolationTestPaths.fixture("jpeg/baseline-420.jpg")
-        let expected = try ImageDecoderRegistry.shared.decode(jpeg).image.bitmap
-        let outcomes = await withTaskGroup(of: (Int, Result<Bitmap, ImageCodecError>).self) { group in
-            for index in 0..<24 {
-                group.addTask {
-                    let data = index % 6 == 5 ? IsolationTestPaths.command("S") : jpeg
-                    do {
-                        return (index, .success(try IsolatedDecoding.decode(data, pool: pool).image.bitmap))
-                    } catch {
-                        return (index, .failure(error as! ImageCodecError))
+        @Test func aHangIsKilledAtTheWallTimeLimit() throws {
+            let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(2), cpuTime: nil))
+            defer { pool.shutdown() }
+            let started = ContinuousClock.now
+            let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("L"), pool: pool) }
+            #expect(error.code == .timedOut, "\(error)")
+            #expect(ContinuousClock.now - started < .seconds(15))
+            #expect(pool.status.replaced == 1)
+        }
+
+        @Test func aSpinIsKilledAtTheCPULimit() throws {
+            let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(30), cpuTime: .seconds(1)))
+            defer { pool.shutdown() }
+            let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("L"), pool: pool) }
+            #expect(error.code == .limitExceeded, "\(error)")
+            #expect(error.message.contains("CPU time"), "\(error)")
+        }
+
+        @Test func unboundedAllocationStopsAtTheAddressSpaceLimit() throws {
+            let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(30), addressSpace: 768 << 20))
+            defer { pool.shutdown() }
+            let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("M"), pool: pool) }
+            #expect([ImageCodecError.Code.decoderFailed, .crashed].contains(error.code), "\(error)")
+            if error.code == .decoderFailed { #expect(error.message.contains("out of memory"), "\(error)") }
+            let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+            #expect(ok.image.width == 3)
+        }
+
+        @Test func aHelperKilledFromOutside() async throws {
+            let pool = IsolationTestPaths.pool()
+            defer { pool.shutdown() }
+            // "H" sleeps far longer than the test can be delayed on a loaded machine (the wall limit is 20 s),
+            // so the helper is still decoding when it is killed; a 3 s sleep could finish first under load.
+            let decode = Task.detached { try IsolatedDecoding.decode(IsolationTestPaths.command("H"), pool: pool) }
+            var victims: [Int32] = []
+            let deadline = ContinuousClock.now + .seconds(120)
+            while victims.isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                victims = pool.status.busyPIDs
+            }
+            try #require(!victims.isEmpty)
+            try await Task.sleep(for: .milliseconds(300))
+            for pid in victims { kill(pid, SIGKILL) }
+            let result = await decode.result
+            guard case .failure(let failure) = result, let error = failure as? ImageCodecError else {
+                Issue.record("expected an error, got \(result)")
+                return
+            }
+            #expect(error.code == .helperLost, "\(error)")
+            #expect(error.message.contains("SIGKILL"), "\(error)")
+        }
+
+        @Test func manyConcurrentDecodes() async throws {
+            let pool = IsolationTestPaths.pool(helpers: 3)
+            defer { pool.shutdown() }
+            let jpeg = try IsolationTestPaths.fixture("jpeg/baseline-420.jpg")
+            let expected = try ImageDecoderRegistry.shared.decode(jpeg).image.bitmap
+            let outcomes = await withTaskGroup(of: (Int, Result<Bitmap, ImageCodecError>).self) { group in
+                for index in 0..<24 {
+                    group.addTask {
+                        let data = index % 6 == 5 ? IsolationTestPaths.command("S") : jpeg
+                        do {
+                            return (index, .success(try IsolatedDecoding.decode(data, pool: pool).image.bitmap))
+                        } catch {
+                            return (index, .failure(error as! ImageCodecError))
+                        }
+                    }
+                }
+                var all: [(Int, Result<Bitmap, ImageCodecError>)] = []
+                for await outcome in group { all.append(outcome) }
+                return all
+            }
+            #expect(outcomes.count == 24)
+            for (index, outcome) in outcomes {
+                switch outcome {
+                case .success(let bitmap): #expect(index % 6 != 5 && bitmap == expected)
+                case .failure(let error): #expect(index % 6 == 5 && error.code == .crashed, "\(error)")
+                }
+            }
+            #expect(pool.status.busy == 0)
+        }
+
+        @Test func nothingIsLeftBehind() throws {
+            let before = openSocketsAndSharedMemory()
+            do {
+                let pool = IsolationTestPaths.pool(helpers: 2)
+                for command in ["I", "S", "N", "I"] {
+                    _ = try? IsolatedDecoding.decode(IsolationTestPaths.command(Character(command)), pool: pool)
+                }
+                let image = try IsolatedDecoding.decode(try IsolationTestPaths.fixture("png/rgba-8.png"), pool: pool)
+                withExtendedLifetime(image) {
+                    #expect(openSocketsAndSharedMemory().mappings >= 1, "the image lives in shared memory")
+                }
+                pool.shutdown()
+            }
+            #expect(childProcesses().isEmpty, "\(childProcesses())")
+            let after = openSocketsAndSharedMemory()
+            #expect(after.sockets == before.sockets)
+            #expect(after.mappings == before.mappings)
+        }
+
+        /// Helpers are copies of the pool's zygote, which ends with the pool.
+        @Test func helpersAreCopiesOfTheZygote() throws {
+            let pool = IsolationTestPaths.pool(helpers: 2)
+            try pool.prewarm(2)
+            let status = pool.status
+            let zygote = try #require(status.zygotePID, "\(status.zygoteNote ?? "no zygote")")
+            #expect(status.idlePIDs.count == 2)
+            for helper in status.idlePIDs { #expect(parent(of: helper) == zygote) }
+            #expect(status.isSandboxed == true)
+            let image = try IsolatedDecoding.decode(try IsolationTestPaths.fixture("png/rgba-8.png"), pool: pool)
+            #expect(image.image.bitmap == (try ImageDecoderRegistry.shared.decode(try IsolationTestPaths.fixture("png/rgba-8.png")).image.bitmap))
+            pool.shutdown()
+            #expect(childProcesses().isEmpty, "\(childProcesses())")
+        }
+
+        /// A zygote killed from outside takes its idle helpers with it; the next decode starts a
+        /// new zygote and succeeds.
+        @Test func aKilledZygoteIsReplaced() throws {
+            let pool = IsolationTestPaths.pool(helpers: 1)
+            defer { pool.shutdown() }
+            try pool.prewarm(1)
+            let first = try #require(pool.status.zygotePID)
+            let helper = try #require(pool.status.idlePIDs.first)
+            kill(first, SIGKILL)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while kill(helper, 0) == 0, ContinuousClock.now < deadline { usleep(10_000) }
+            let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+            #expect(ok.image.width == 3)
+            let second = try #require(pool.status.zygotePID)
+            #expect(second != first)
+            #expect(pool.status.replaced == 1)
+        }
+
+        @Test func withoutAZygoteHelpersArePrograms() throws {
+            let pool = HelperPool(configuration: IsolationConfiguration(helper: .executable(path: IsolationTestPaths.helper), maximumHelpers: 1,
+                                                                        startsHelpersFromZygote: false))
+            defer { pool.shutdown() }
+            let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+            #expect(ok.image.width == 3)
+            try pool.prewarm(1)
+            #expect(pool.status.zygotePID == nil)
+            #expect(!pool.status.idlePIDs.isEmpty && pool.status.idlePIDs.allSatisfy { parent(of: $0) == getpid() }, "\(pool.status)")
+        }
+
+        /// Each decode has a helper of its own, which ends with it: an upload's helper never sees
+        /// another's data. Pixels lie in buffers this process lends (zeroed, and only once the helper
+        /// that last held one has ended) and keeps for reuse.
+        @Test func oneHelperPerDecodeAndSealedPixels() throws {
+            func png(_ seed: UInt8) throws -> (data: Data, bitmap: Bitmap) {
+                let bytes = (0..<(48 * 32 * 4)).map { UInt8(truncatingIfNeeded: $0 &* Int(seed) &+ Int(seed)) }
+                let bitmap = Bitmap(width: 48, height: 32, pixelFormat: .rgba8, bytes: bytes)
+                return (try ImageEncoderRegistry.shared.encode(Image(bitmap: bitmap), as: .png), bitmap)
+            }
+            let (a, b) = (try png(3), try png(5))
+            let pool = IsolationTestPaths.pool(helpers: 2)
+            defer { pool.shutdown() }
+            let before = openSocketsAndSharedMemory().mappings
+            var pids: Set<Int32> = []
+            var first: ImageContainer? = try IsolatedDecoding.decode(a.data, pool: pool)
+            let second = try IsolatedDecoding.decode(b.data, pool: pool)
+            #expect(first?.image.bitmap == a.bitmap, "the first image is intact after a second decode")
+            #expect(second.image.bitmap == b.bitmap)
+            let mapped = openSocketsAndSharedMemory().mappings
+            #expect(mapped == before + 2)
+            first = nil
+            // The released buffer is kept: once its helper has ended, the next decode of that size,
+            // in a new helper, reuses it.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while pool.status.ending > 0, ContinuousClock.now < deadline { usleep(1_000) }
+            let third = try IsolatedDecoding.decode(b.data, pool: pool)
+            #expect(third.image.bitmap == b.bitmap)
+            #expect(second.image.bitmap == b.bitmap, "the held image is intact after its neighbour's buffer was reused")
+            #expect(openSocketsAndSharedMemory().mappings == mapped, "the third decode mapped nothing new")
+            for _ in 0..<4 {
+                try pool.prewarm(1)
+                let helper = try #require(pool.status.idlePIDs.first)
+                #expect(pids.insert(helper).inserted, "helper \(helper) served an earlier decode")
+                _ = try IsolatedDecoding.decode(a.data, pool: pool)
+                let deadline = ContinuousClock.now + .seconds(10)
+                while kill(helper, 0) == 0, parent(of: helper) != nil, ContinuousClock.now < deadline { usleep(2_000) }
+                #expect(parent(of: helper) == nil, "helper \(helper) still runs after its decode")
+            }
+            // Previews come through sealed copies.
+            let progressive = try IsolationTestPaths.fixture("jpeg/progressive-160x120.jpg")
+            let expected = try ImageDecoderRegistry.shared.decode(progressive)
+            #expect(try IsolatedDecoding.decode(progressive, pool: pool).image.bitmap == expected.image.bitmap)
+        }
+
+        /// An animation decoded in a helper plays in the host: frames decoded on demand in a helper,
+        /// composited here, equal to the in-process frames, seeks included; the helper goes back to
+        /// the pool when the iterator is released.
+        @Test(arguments: ["gif/mixed-disposal.gif", "gif/dispose-previous.gif", "apng/anim-blend-over.png"])
+        func animationsPlayThroughTheBoundary(_ path: String) throws {
+            let data = try IsolationTestPaths.fixture(path)
+            let pool = IsolationTestPaths.pool(helpers: 1)
+            defer { pool.shutdown() }
+            let isolated = try IsolatedDecoding.decode(data, pool: pool)
+            let local = try ImageDecoderRegistry.shared.decode(data)
+            let animation = try #require(isolated.animation, "the isolated container keeps the animation")
+            let expected = try #require(local.animation)
+            #expect(animation.frameInfos == expected.frameInfos)
+            #expect(animation.loopCount == expected.loopCount && animation.canvasSize == expected.canvasSize)
+            do {
+                let frames = try animation.makeIterator()
+                let reference = try expected.makeIterator()
+                while let frame = try frames.next() {
+                    #expect(frame.canvas == (try reference.next())?.canvas, "frame \(frame.index)")
+                }
+                #expect(frames.nextIndex == expected.frameCount)
+                #expect(pool.status.busy == 1, "the iterator holds its helper")
+                try frames.seek(to: 1)
+                #expect(try frames.next()?.canvas == (try expected.frame(at: 1)).canvas)
+            }
+            #expect(pool.status.busy == 0, "the helper ended with the iterator: \(pool.status)")
+            #expect(try animation.frame(at: expected.frameCount - 1).canvas == (try expected.frame(at: expected.frameCount - 1)).canvas)
+        }
+
+        /// A helper busy in a decode ends when its host dies, instead of running on.
+        @Test func aHelperDoesNotOutliveItsHost() throws {
+            let host = Process()
+            host.executableURL = URL(fileURLWithPath: IsolationTestPaths.helper)
+            host.arguments = ["--host-then-die"]
+            let output = Pipe()
+            host.standardOutput = output
+            try host.run()
+            // The helper inherited the pipe: read the line, not to the end of the file.
+            var text = ""
+            while !text.hasSuffix("\n") {
+                let piece = output.fileHandleForReading.availableData
+                if piece.isEmpty { break }
+                text += String(decoding: piece, as: UTF8.self)
+            }
+            let helper = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), "the host printed \(text)")
+            func isRunning() -> Bool {
+                guard let stat = try? String(contentsOfFile: "/proc/\(helper)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { return false }
+                return !stat[stat.index(after: close)...].hasPrefix(" Z")
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while isRunning(), ContinuousClock.now < deadline { usleep(20_000) }
+            #expect(!isRunning(), "helper \(helper) still runs after its host died")
+            if isRunning() { kill(helper, SIGKILL) }
+        }
+
+        /// A registry policy sends the formats it names to helpers, previews included.
+        @Test func registryPolicyAndProgressiveSessions() async throws {
+            let registry = ImageDecoderRegistry(codecs: ImageCodecs.linked)
+            let pool = IsolationTestPaths.pool()
+            defer { pool.shutdown() }
+            let registrations = IsolatedDecoding.install(on: registry, policy: .formats([.jpeg]), pool: pool)
+            #expect(registrations.count == 1)
+            let truncated = try IsolationTestPaths.fixture("jpeg/truncated-half.jpg")
+            let error = try #require(throws: ImageCodecError.self) { try registry.decode(truncated) }
+            #expect(error.codec?.contains("isolated") == true, "\(error)")
+            #expect(error.attempts.count == 1, "an isolated failure is not retried in process")
+
+            // A download: chunks pushed one by one, previews drained after each.
+            let data = try IsolationTestPaths.fixture("jpeg/progressive-160x120.jpg")
+            let local = try ImageDecoderRegistry.shared.decode(data).image.bitmap
+            let head = data.prefix(64)
+            var (decoder, codec) = try #require(registry.incrementalDecoder(for: ImageDecodingContext(data: head, isCompleted: false)))
+            #expect(codec.name.contains("isolated"))
+            let step = max(1, data.count / 16)
+            var previews = 0
+            var final: ImageContainer?
+            var offset = 0
+            while offset < data.count {
+                decoder.push(data[offset..<min(offset + step, data.count)])
+                offset += step
+                if offset >= data.count { decoder.finish() }
+                loop: while true {
+                    switch try decoder.next() {
+                    case .needsMoreData: break loop
+                    case .header: continue
+                    case .preview(let preview): previews += 1; #expect(preview.isPreview)
+                    case .final(let container): final = container; break loop
                     }
                 }
             }
-            var all: [(Int, Result<Bitmap, ImageCodecError>)] = []
-            for await outcome in group { all.append(outcome) }
-            return all
-        }
-        #expect(outcomes.count == 24)
-        for (index, outcome) in outcomes {
-            switch outcome {
-            case .success(let bitmap): #expect(index % 6 != 5 && bitmap == expected)
-            case .failure(let error): #expect(index % 6 == 5 && error.code == .crashed, "\(error)")
+            #expect(previews >= 2)
+            #expect(final?.image.bitmap == local)
+
+            // Through a session too.
+            let session = ImageDecodingSession(configuration: .init(registry: registry))
+            session.append(data)
+            session.finish()
+            var sessionFinal: ImageContainer?
+            for await event in session.events {
+                if case .final(let container, _) = event { sessionFinal = container }
             }
+            #expect(sessionFinal?.image.bitmap == local)
+            #expect(pool.status.started >= 1)
         }
-        #expect(pool.status.busy == 0)
-    }
-
-    @Test func nothingIsLeftBehind() throws {
-        let before = openSocketsAndSharedMemory()
-        do {
-            let pool = IsolationTestPaths.pool(helpers: 2)
-            for command in ["I", "S", "N", "I"] {
-                _ = try? IsolatedDecoding.decode(IsolationTestPaths.command(Character(command)), pool: pool)
-            }
-            let image = try IsolatedDecoding.decode(try IsolationTestPaths.fixture("png/rgba-8.png"), pool: pool)
-            withExtendedLifetime(image) {
-                #expect(openSocketsAndSharedMemory().mappings >= 1, "the image lives in shared memory")
-            }
-            pool.shutdown()
-        }
-        #expect(childProcesses().isEmpty, "\(childProcesses())")
-        let after = openSocketsAndSharedMemory()
-        #expect(after.sockets == before.sockets)
-        #expect(after.mappings == before.mappings)
-    }
-
-    /// Helpers are copies of the pool's zygote, which ends with the pool.
-    @Test func helpersAreCopiesOfTheZygote() throws {
-        let pool = IsolationTestPaths.pool(helpers: 2)
-        try pool.prewarm(2)
-        let status = pool.status
-        let zygote = try #require(status.zygotePID, "\(status.zygoteNote ?? "no zygote")")
-        #expect(status.idlePIDs.count == 2)
-        for helper in status.idlePIDs { #expect(parent(of: helper) == zygote) }
-        #expect(status.isSandboxed == true)
-        let image = try IsolatedDecoding.decode(try IsolationTestPaths.fixture("png/rgba-8.png"), pool: pool)
-        #expect(image.image.bitmap == (try ImageDecoderRegistry.shared.decode(try IsolationTestPaths.fixture("png/rgba-8.png")).image.bitmap))
-        pool.shutdown()
-        #expect(childProcesses().isEmpty, "\(childProcesses())")
-    }
-
-    /// A zygote killed from outside takes its idle helpers with it; the next decode starts a
-    /// new zygote and succeeds.
-    @Test func aKilledZygoteIsReplaced() throws {
-        let pool = IsolationTestPaths.pool(helpers: 1)
-        defer { pool.shutdown() }
-        try pool.prewarm(1)
-        let first = try #require(pool.status.zygotePID)
-        let helper = try #require(pool.status.idlePIDs.first)
-        kill(first, SIGKILL)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while kill(helper, 0) == 0, ContinuousClock.now < deadline { usleep(10_000) }
-        let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
-        #expect(ok.image.width == 3)
-        let second = try #require(pool.status.zygotePID)
-        #expect(second != first)
-        #expect(pool.status.replaced == 1)
-    }
-
-    @Test func withoutAZygoteHelpersArePrograms() throws {
-        let pool = HelperPool(configuration: IsolationConfiguration(helper: .executable(path: IsolationTestPaths.helper), maximumHelpers: 1,
-                                                                    startsHelpersFromZygote: false))
-        defer { pool.shutdown() }
-        let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
-        #expect(ok.image.width == 3)
-        try pool.prewarm(1)
-        #expect(pool.status.zygotePID == nil)
-        #expect(!pool.status.idlePIDs.isEmpty && pool.status.idlePIDs.allSatisfy { parent(of: $0) == getpid() }, "\(pool.status)")
-    }
-
-    /// Each decode has a helper of its own, which ends with it: an upload's helper never sees
-    /// another's data. Pixels lie in buffers this process lends (zeroed, and only once the helper
-    /// that last held one has ended) and keeps for reuse.
-    @Test func oneHelperPerDecodeAndSealedPixels() throws {
-        func png(_ seed: UInt8) throws -> (data: Data, bitmap: Bitmap) {
-            let bytes = (0..<(48 * 32 * 4)).map { UInt8(truncatingIfNeeded: $0 &* Int(seed) &+ Int(seed)) }
-            let bitmap = Bitmap(width: 48, height: 32, pixelFormat: .rgba8, bytes: bytes)
-            return (try ImageEncoderRegistry.shared.encode(Image(bitmap: bitmap), as: .png), bitmap)
-        }
-        let (a, b) = (try png(3), try png(5))
-        let pool = IsolationTestPaths.pool(helpers: 2)
-        defer { pool.shutdown() }
-        let before = openSocketsAndSharedMemory().mappings
-        var pids: Set<Int32> = []
-        var first: ImageContainer? = try IsolatedDecoding.decode(a.data, pool: pool)
-        let second = try IsolatedDecoding.decode(b.data, pool: pool)
-        #expect(first?.image.bitmap == a.bitmap, "the first image is intact after a second decode")
-        #expect(second.image.bitmap == b.bitmap)
-        let mapped = openSocketsAndSharedMemory().mappings
-        #expect(mapped == before + 2)
-        first = nil
-        // The released buffer is kept: once its helper has ended, the next decode of that size,
-        // in a new helper, reuses it.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while pool.status.ending > 0, ContinuousClock.now < deadline { usleep(1_000) }
-        let third = try IsolatedDecoding.decode(b.data, pool: pool)
-        #expect(third.image.bitmap == b.bitmap)
-        #expect(second.image.bitmap == b.bitmap, "the held image is intact after its neighbour's buffer was reused")
-        #expect(openSocketsAndSharedMemory().mappings == mapped, "the third decode mapped nothing new")
-        for _ in 0..<4 {
-            try pool.prewarm(1)
-            let helper = try #require(pool.status.idlePIDs.first)
-            #expect(pids.insert(helper).inserted, "helper \(helper) served an earlier decode")
-            _ = try IsolatedDecoding.decode(a.data, pool: pool)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while kill(helper, 0) == 0, parent(of: helper) != nil, ContinuousClock.now < deadline { usleep(2_000) }
-            #expect(parent(of: helper) == nil, "helper \(helper) still runs after its decode")
-        }
-        // Previews come through sealed copies.
-        let progressive = try IsolationTestPaths.fixture("jpeg/progressive-160x120.jpg")
-        let expected = try ImageDecoderRegistry.shared.decode(progressive)
-        #expect(try IsolatedDecoding.decode(progressive, pool: pool).image.bitmap == expected.image.bitmap)
-    }
-
-    /// An animation decoded in a helper plays in the host: frames decoded on demand in a helper,
-    /// composited here, equal to the in-process frames, seeks included; the helper goes back to
-    /// the pool when the iterator is released.
-    @Test(arguments: ["gif/mixed-disposal.gif", "gif/dispose-previous.gif", "apng/anim-blend-over.png"])
-    func animationsPlayThroughTheBoundary(_ path: String) throws {
-        let data = try IsolationTestPaths.fixture(path)
-        let pool = IsolationTestPaths.pool(helpers: 1)
-        defer { pool.shutdown() }
-        let isolated = try IsolatedDecoding.decode(data, pool: pool)
-        let local = try ImageDecoderRegistry.shared.decode(data)
-        let animation = try #require(isolated.animation, "the isolated container keeps the animation")
-        let expected = try #require(local.animation)
-        #expect(animation.frameInfos == expected.frameInfos)
-        #expect(animation.loopCount == expected.loopCount && animation.canvasSize == expected.canvasSize)
-        do {
-            let frames = try animation.makeIterator()
-            let reference = try expected.makeIterator()
-            while let frame = try frames.next() {
-                #expect(frame.canvas == (try reference.next())?.canvas, "frame \(frame.index)")
-            }
-            #expect(frames.nextIndex == expected.frameCount)
-            #expect(pool.status.busy == 1, "the iterator holds its helper")
-            try frames.seek(to: 1)
-            #expect(try frames.next()?.canvas == (try expected.frame(at: 1)).canvas)
-        }
-        #expect(pool.status.busy == 0, "the helper ended with the iterator: \(pool.status)")
-        #expect(try animation.frame(at: expected.frameCount - 1).canvas == (try expected.frame(at: expected.frameCount - 1)).canvas)
-    }
-
-    /// A helper busy in a decode ends when its host dies, instead of running on.
-    @Test func aHelperDoesNotOutliveItsHost() throws {
-        let host = Process()
-        host.executableURL = URL(fileURLWithPath: IsolationTestPaths.helper)
-        host.arguments = ["--host-then-die"]
-        let output = Pipe()
-        host.standardOutput = output
-        try host.run()
-        // The helper inherited the pipe: read the line, not to the end of the file.
-        var text = ""
-        while !text.hasSuffix("\n") {
-            let piece = output.fileHandleForReading.availableData
-            if piece.isEmpty { break }
-            text += String(decoding: piece, as: UTF8.self)
-        }
-        let helper = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), "the host printed \(text)")
-        func isRunning() -> Bool {
-            guard let stat = try? String(contentsOfFile: "/proc/\(helper)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            return !stat[stat.index(after: close)...].hasPrefix(" Z")
-        }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while isRunning(), ContinuousClock.now < deadline { usleep(20_000) }
-        #expect(!isRunning(), "helper \(helper) still runs after its host died")
-        if isRunning() { kill(helper, SIGKILL) }
-    }
-
-    /// A registry policy sends the formats it names to helpers, previews included.
-    @Test func registryPolicyAndProgressiveSessions() async throws {
-        let registry = ImageDecoderRegistry(codecs: ImageCodecs.linked)
-        let pool = IsolationTestPaths.pool()
-        defer { pool.shutdown() }
-        let registrations = IsolatedDecoding.install(on: registry, policy: .formats([.jpeg]), pool: pool)
-        #expect(registrations.count == 1)
-        let truncated = try IsolationTestPaths.fixture("jpeg/truncated-half.jpg")
-        let error = try #require(throws: ImageCodecError.self) { try registry.decode(truncated) }
-        #expect(error.codec?.contains("isolated") == true, "\(error)")
-        #expect(error.attempts.count == 1, "an isolated failure is not retried in process")
-
-        // A download: chunks pushed one by one, previews drained after each.
-        let data = try IsolationTestPaths.fixture("jpeg/progressive-160x120.jpg")
-        let local = try ImageDecoderRegistry.shared.decode(data).image.bitmap
-        let head = data.prefix(64)
-        var (decoder, codec) = try #require(registry.incrementalDecoder(for: ImageDecodingContext(data: head, isCompleted: false)))
-        #expect(codec.name.contains("isolated"))
-        let step = max(1, data.count / 16)
-        var previews = 0
-        var final: ImageContainer?
-        var offset = 0
-        while offset < data.count {
-            decoder.push(data[offset..<min(offset + step, data.count)])
-            offset += step
-            if offset >= data.count { decoder.finish() }
-            loop: while true {
-                switch try decoder.next() {
-                case .needsMoreData: break loop
-                case .header: continue
-                case .preview(let preview): previews += 1; #expect(preview.isPreview)
-                case .final(let container): final = container; break loop
-                }
-            }
-        }
-        #expect(previews >= 2)
-        #expect(final?.image.bitmap == local)
-
-        // Through a session too.
-        let session = ImageDecodingSession(configuration: .init(registry: registry))
-        session.append(data)
-        session.finish()
-        var sessionFinal: ImageContainer?
-        for await event in session.events {
-            if case .final(let container, _) = event { sessionFinal = container }
-        }
-        #expect(sessionFinal?.image.bitmap == local)
-        #expect(pool.status.started >= 1)
     }
 }
 
@@ -466,7 +475,7 @@ enum SVGCrashCorpus {
     }
 }
 
-extension IsolatedDecodingTests {
+extension IsolationSuites.IsolatedDecodingTests {
     /// In the same serialized suite as the others: its helpers must not be counted by them.
     @Test(.enabled(if: !SVGCrashCorpus.files.isEmpty))
     func svgCrashCorpusEndsInImagesOrErrors() throws {
@@ -505,7 +514,7 @@ enum HEIFCorpus {
     }()
 }
 
-extension IsolatedDecodingTests {
+extension IsolationSuites.IsolatedDecodingTests {
     @Test(.enabled(if: !HEIFCorpus.files.isEmpty))
     func heifCorpusEndsInImagesOrErrors() throws {
         let pool = IsolationTestPaths.pool(IsolationLimits(wallTime: .seconds(10), cpuTime: .seconds(10)), helpers: 2)

@@ -4,147 +4,151 @@ import NukePixels
 import NukeIsolation
 import Testing
 
-/// The sandbox against code an attacker runs in a helper: each attack a compromised helper would
-/// try, made from inside the real sandbox (the test helper's probe decoder calls it), must be
-/// refused — with Landlock and without it (the fallback), as the user running the tests and, when
-/// that is root, as an unprivileged user too.
-@Suite(.serialized, .enabled(if: IsolationTestPaths.helperExists))
-struct SandboxAttackTests {
-    /// Issue 26's list: the network (sockets, io_uring), signals to the host and anyone else,
-    /// kernel surfaces (bpf, perf, user namespaces, mounts, keys, modules, reboot), reading or
-    /// writing the host (process_vm_*, pidfd_getfd, ptrace, /proc/PID/mem), files outside the
-    /// fonts, programs and processes, privileges, and what the host left open.
-    static let attacks = [
-        "socket-inet", "socket-unix", "socketpair", "io_uring_setup",
-        "kill-host", "kill-parent", "kill-group", "kill-everyone", "tkill-host", "tgkill-host", "rt_sigqueueinfo-host",
-        "pidfd_open-host", "pidfd_send_signal", "pidfd_getfd", "process_vm_readv-host", "process_vm_writev-host",
-        "ptrace-host", "prlimit-host", "bpf", "perf_event_open", "userfaultfd", "unshare-user", "setns", "mount", "keyctl",
-        "init_module", "reboot", "sethostname", "setuid-root", "chroot", "execve", "fork",
-        "open-passwd", "open-host-mem", "open-tmp-write", "fcntl-setown", "ioctl-tiocsti", "prctl-dumpable",
-        "capabilities", "root", "inherited-descriptors",
-    ]
+extension IsolationSuites {
+    /// The sandbox against code an attacker runs in a helper: each attack a compromised helper would
+    /// try, made from inside the real sandbox (the test helper's probe decoder calls it), must be
+    /// refused — with Landlock and without it (the fallback), as the user running the tests and, when
+    /// that is root, as an unprivileged user too.
+    @Suite(.serialized, .enabled(if: IsolationTestPaths.helperExists))
+    struct SandboxAttackTests {
+        /// Issue 26's list: the network (sockets, io_uring), signals to the host and anyone else,
+        /// kernel surfaces (bpf, perf, user namespaces, mounts, keys, modules, reboot), reading or
+        /// writing the host (process_vm_*, pidfd_getfd, ptrace, /proc/PID/mem), files outside the
+        /// fonts, programs and processes, privileges, and what the host left open.
+        static let attacks = [
+            "socket-inet", "socket-unix", "socketpair", "io_uring_setup",
+            "kill-host", "kill-parent", "kill-group", "kill-everyone", "tkill-host", "tgkill-host", "rt_sigqueueinfo-host",
+            "pidfd_open-host", "pidfd_send_signal", "pidfd_getfd", "process_vm_readv-host", "process_vm_writev-host",
+            "ptrace-host", "prlimit-host", "bpf", "perf_event_open", "userfaultfd", "unshare-user", "setns", "mount", "keyctl",
+            "init_module", "reboot", "sethostname", "setuid-root", "chroot", "execve", "fork",
+            "open-passwd", "open-host-mem", "open-tmp-write", "fcntl-setown", "ioctl-tiocsti", "prctl-dumpable",
+            "capabilities", "root", "inherited-descriptors",
+        ]
 
-    struct Outcome {
-        var code: String
-        var message: String
-    }
-
-    /// Runs the test helper as a probe host (`prefix` before it: `setpriv` to change user) and
-    /// reads its lines.
-    static func probe(landlock: Bool, prefix: [String] = []) throws -> (outcomes: [String: Outcome], sandbox: String) {
-        let process = Process()
-        let command = prefix + [IsolationTestPaths.helper, "--probe-host"] + (landlock ? [] : ["--no-landlock"]) + ["--attacks"] + attacks
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        var outcomes: [String: Outcome] = [:]
-        var sandbox = ""
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: "\t", maxSplits: 2).map(String.init)
-            guard fields.count >= 2 else { continue }
-            if fields[0] == "sandbox" { sandbox = fields[1]; continue }
-            outcomes[fields[0]] = Outcome(code: fields[1], message: fields.count > 2 ? fields[2] : "")
+        struct Outcome {
+            var code: String
+            var message: String
         }
-        return (outcomes, sandbox)
-    }
 
-    static func expectEveryAttackRefused(_ result: (outcomes: [String: Outcome], sandbox: String), _ label: String) {
-        #expect(result.sandbox.contains("seccomp allow-list"), "\(label): \(result.sandbox)")
-        for attack in attacks {
-            guard let outcome = result.outcomes[attack] else {
-                Issue.record("\(label): \(attack) has no outcome")
-                continue
+        /// Runs the test helper as a probe host (`prefix` before it: `setpriv` to change user) and
+        /// reads its lines.
+        static func probe(landlock: Bool, prefix: [String] = []) throws -> (outcomes: [String: Outcome], sandbox: String) {
+            let process = Process()
+            let command = prefix + [IsolationTestPaths.helper, "--probe-host"] + (landlock ? [] : ["--no-landlock"]) + ["--attacks"] + attacks
+            process.executableURL = URL(fileURLWithPath: command[0])
+            process.arguments = Array(command.dropFirst())
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            var outcomes: [String: Outcome] = [:]
+            var sandbox = ""
+            for line in text.split(separator: "\n") {
+                let fields = line.split(separator: "\t", maxSplits: 2).map(String.init)
+                guard fields.count >= 2 else { continue }
+                if fields[0] == "sandbox" { sandbox = fields[1]; continue }
+                outcomes[fields[0]] = Outcome(code: fields[1], message: fields.count > 2 ? fields[2] : "")
             }
-            // Refused by the filter (the helper ends: a sandbox violation) or by the kernel (the
-            // call fails and the probe reports it).
-            let refused = outcome.code == ImageCodecError.Code.sandboxViolation.rawValue
-                || (outcome.code == ImageCodecError.Code.decoderFailed.rawValue && outcome.message.contains(": refused ("))
-            #expect(refused, "\(label): \(attack) was not refused: \(outcome.code): \(outcome.message)")
+            return (outcomes, sandbox)
         }
-    }
 
-    static let isRoot = getuid() == 0
-    static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    /// An unprivileged user needs to reach the test helper (every folder above it searchable).
-    static let unprivilegedCanRun: Bool = {
-        guard isRoot, setpriv != nil else { return false }
-        var url = URL(fileURLWithPath: IsolationTestPaths.helper)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-                  let mode = attributes[.posixPermissions] as? Int, mode & 0o001 != 0 else { return false }
+        static func expectEveryAttackRefused(_ result: (outcomes: [String: Outcome], sandbox: String), _ label: String) {
+            #expect(result.sandbox.contains("seccomp allow-list"), "\(label): \(result.sandbox)")
+            for attack in attacks {
+                guard let outcome = result.outcomes[attack] else {
+                    Issue.record("\(label): \(attack) has no outcome")
+                    continue
+                }
+                // Refused by the filter (the helper ends: a sandbox violation) or by the kernel (the
+                // call fails and the probe reports it).
+                let refused = outcome.code == ImageCodecError.Code.sandboxViolation.rawValue
+                    || (outcome.code == ImageCodecError.Code.decoderFailed.rawValue && outcome.message.contains(": refused ("))
+                #expect(refused, "\(label): \(attack) was not refused: \(outcome.code): \(outcome.message)")
+            }
         }
-        return true
-    }()
 
-    @Test(arguments: [true, false])
-    func everyAttackIsRefusedAsTheTestsUser(landlock: Bool) throws {
-        let result = try Self.probe(landlock: landlock)
-        Self.expectEveryAttackRefused(result, "\(Self.isRoot ? "root" : "user"), Landlock \(landlock ? "on" : "off")")
-        if Self.isRoot { #expect(result.sandbox.contains("uid 65534 (started as root)"), "\(result.sandbox)") }
-        if !landlock { #expect(result.sandbox.contains("files: none"), "\(result.sandbox)") }
-    }
+        static let isRoot = getuid() == 0
+        static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        /// An unprivileged user needs to reach the test helper (every folder above it searchable).
+        static let unprivilegedCanRun: Bool = {
+            guard isRoot, setpriv != nil else { return false }
+            var url = URL(fileURLWithPath: IsolationTestPaths.helper)
+            while url.path != "/" {
+                url.deleteLastPathComponent()
+                guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+                      let mode = attributes[.posixPermissions] as? Int, mode & 0o001 != 0 else { return false }
+            }
+            return true
+        }()
 
-    @Test(.enabled(if: unprivilegedCanRun, "needs root (to become nobody with setpriv) and a build folder others can reach"),
-          arguments: [true, false])
-    func everyAttackIsRefusedAsAnUnprivilegedUser(landlock: Bool) throws {
-        let prefix = [Self.setpriv!, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"]
-        let result = try Self.probe(landlock: landlock, prefix: prefix)
-        Self.expectEveryAttackRefused(result, "nobody, Landlock \(landlock ? "on" : "off")")
-        #expect(!result.sandbox.contains("started as root"), "\(result.sandbox)")
+        @Test(arguments: [true, false])
+        func everyAttackIsRefusedAsTheTestsUser(landlock: Bool) throws {
+            let result = try Self.probe(landlock: landlock)
+            Self.expectEveryAttackRefused(result, "\(Self.isRoot ? "root" : "user"), Landlock \(landlock ? "on" : "off")")
+            if Self.isRoot { #expect(result.sandbox.contains("uid 65534 (started as root)"), "\(result.sandbox)") }
+            if !landlock { #expect(result.sandbox.contains("files: none"), "\(result.sandbox)") }
+        }
+
+        @Test(.enabled(if: unprivilegedCanRun, "needs root (to become nobody with setpriv) and a build folder others can reach"),
+              arguments: [true, false])
+        func everyAttackIsRefusedAsAnUnprivilegedUser(landlock: Bool) throws {
+            let prefix = [Self.setpriv!, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"]
+            let result = try Self.probe(landlock: landlock, prefix: prefix)
+            Self.expectEveryAttackRefused(result, "nobody, Landlock \(landlock ? "on" : "off")")
+            #expect(!result.sandbox.contains("started as root"), "\(result.sandbox)")
+        }
     }
 }
 
-/// A compromised helper's messages, made by hand (the test helper's `--fake-helper` mode), sent
-/// to a real host: sizes past the limits or past what cannot overflow, images in buffers it was
-/// not lent or that are too small, a terabyte of pixel memory asked for, a million frames, a
-/// 1 GiB message announced, unknown messages. Each is refused before the host allocates what it
-/// announces, the helper is killed, and the decode ends in `.sandboxViolation` (or, for a helper
-/// that hangs up half-way, an error saying it stopped answering).
-@Suite(.serialized, .enabled(if: IsolationTestPaths.helperExists))
-struct HostileHelperTests {
-    static func pool(_ scenario: String) -> HelperPool {
-        HelperPool(configuration: IsolationConfiguration(
-            helper: .executable(path: IsolationTestPaths.helper, arguments: ["--fake-helper", scenario]),
-            limits: IsolationLimits(wallTime: .seconds(10)), maximumHelpers: 1, spareHelpers: 0, startsHelpersFromZygote: false))
-    }
+extension IsolationSuites {
+    /// A compromised helper's messages, made by hand (the test helper's `--fake-helper` mode), sent
+    /// to a real host: sizes past the limits or past what cannot overflow, images in buffers it was
+    /// not lent or that are too small, a terabyte of pixel memory asked for, a million frames, a
+    /// 1 GiB message announced, unknown messages. Each is refused before the host allocates what it
+    /// announces, the helper is killed, and the decode ends in `.sandboxViolation` (or, for a helper
+    /// that hangs up half-way, an error saying it stopped answering).
+    @Suite(.serialized, .enabled(if: IsolationTestPaths.helperExists))
+    struct HostileHelperTests {
+        static func pool(_ scenario: String) -> HelperPool {
+            HelperPool(configuration: IsolationConfiguration(
+                helper: .executable(path: IsolationTestPaths.helper, arguments: ["--fake-helper", scenario]),
+                limits: IsolationLimits(wallTime: .seconds(10)), maximumHelpers: 1, spareHelpers: 0, startsHelpersFromZygote: false))
+        }
 
-    static func residentBytes() -> Int {
-        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
-        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
+        static func residentBytes() -> Int {
+            let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+            let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        }
 
-    /// The fake helper's encoding is right: an honest answer decodes.
-    @Test func anHonestFakeDecodes() throws {
-        let pool = Self.pool("honest")
-        defer { pool.shutdown() }
-        let image = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
-        #expect(image.image.width == 3 && image.image.height == 2)
-    }
+        /// The fake helper's encoding is right: an honest answer decodes.
+        @Test func anHonestFakeDecodes() throws {
+            let pool = Self.pool("honest")
+            defer { pool.shutdown() }
+            let image = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+            #expect(image.image.width == 3 && image.image.height == 2)
+        }
 
-    @Test(arguments: ["huge-width", "overflowing-size", "buffer-not-lent", "image-larger-than-buffer", "terabyte-allocation",
-                      "many-frames", "gigabyte-message", "unknown-kind", "negative-header"])
-    func aHostileMessageIsRefused(_ scenario: String) throws {
-        let pool = Self.pool(scenario)
-        defer { pool.shutdown() }
-        let before = Self.residentBytes()
-        let started = ContinuousClock.now
-        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool) }
-        #expect(error.code == .sandboxViolation, "\(scenario): \(error)")
-        #expect(error.message.contains("was killed"), "\(scenario): \(error)")
-        #expect(ContinuousClock.now - started < .seconds(5), "\(scenario): refused at once, not at the wall-time limit")
-        #expect(Self.residentBytes() - before < 64 << 20, "\(scenario): the host allocated what the helper announced")
-    }
+        @Test(arguments: ["huge-width", "overflowing-size", "buffer-not-lent", "image-larger-than-buffer", "terabyte-allocation",
+                          "many-frames", "gigabyte-message", "unknown-kind", "negative-header"])
+        func aHostileMessageIsRefused(_ scenario: String) throws {
+            let pool = Self.pool(scenario)
+            defer { pool.shutdown() }
+            let before = Self.residentBytes()
+            let started = ContinuousClock.now
+            let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool) }
+            #expect(error.code == .sandboxViolation, "\(scenario): \(error)")
+            #expect(error.message.contains("was killed"), "\(scenario): \(error)")
+            #expect(ContinuousClock.now - started < .seconds(5), "\(scenario): refused at once, not at the wall-time limit")
+            #expect(Self.residentBytes() - before < 64 << 20, "\(scenario): the host allocated what the helper announced")
+        }
 
-    @Test func aMessageCutShortEndsTheDecode() throws {
-        let pool = Self.pool("truncated-message")
-        defer { pool.shutdown() }
-        let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool) }
-        #expect([ImageCodecError.Code.crashed, .sandboxViolation].contains(error.code), "\(error)")
+        @Test func aMessageCutShortEndsTheDecode() throws {
+            let pool = Self.pool("truncated-message")
+            defer { pool.shutdown() }
+            let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool) }
+            #expect([ImageCodecError.Code.crashed, .sandboxViolation].contains(error.code), "\(error)")
+        }
     }
 }
