@@ -243,9 +243,8 @@ struct Conversion: Sendable {
             result.bytesOut = try ImageFiles.write(to: output) { stream in
                 if let animation = decoded.animation, case .encoded(let type) = format,
                    let encoder = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options) as? any AnimatedImageEncoding {
-                    // Frames drawn, processed and encoded one at a time.
-                    let data = try encoder.encode(animation)
-                    try data.withUnsafeBytes { try stream.write($0) }
+                    // Frames drawn, processed, encoded and written one at a time.
+                    try encoder.encode(animation, to: &stream)
                 } else {
                     try format.write(image, options: options, to: &stream)
                 }

@@ -166,6 +166,33 @@ import Testing
         #expect(try animation.frame(at: 1).canvas == b)
     }
 
+    /// Streamed, the animation is the same file, handed over a frame at a time: the stream never
+    /// gets more than one frame's chunk at once, and only the header is written again, at the end.
+    @Test(arguments: [true, false])
+    func streamedAnimationIsTheSameFileWrittenAsItGrows(lossless: Bool) throws {
+        let durations = [0.05, 0.1, 0.02, 0.5, 0.07, 0.04, 1.2, 0.03]
+        let frames = durations.enumerated().map { index, duration in
+            ImageFrame(bitmap: Self.canvasWithSquare(x: 3 + 6 * index, y: 7 + 3 * index, shade: 30 * index), duration: duration)
+        }
+        let source = try ImageEncoders.WebP(options: ImageEncodingOptions(isLossless: true)).encode(Image(frames: frames, loopCount: 2))
+        let animation = try #require(try decode(source).animation)
+        let encoder = ImageEncoders.WebP(options: ImageEncodingOptions(quality: 0.9, isLossless: lossless))
+        let whole = try encoder.encode(animation)
+
+        var stream = RecordingStream(data: Data("prefix".utf8))
+        try encoder.encode(animation, to: &stream)
+        #expect(stream.data == Data("prefix".utf8) + whole)
+        // The header once the first frame is in, each frame but the last as the next one comes,
+        // the last frame's chunk at the end; then the 44-byte header again, at the stream's start.
+        #expect(stream.writes.count == 1 + 7 + 1, "\(stream.writes)")
+        #expect(stream.writes.first == 44)
+        #expect(stream.writes.last! < whole.count / 8, "\(stream.writes) of \(whole.count) bytes")
+        #expect(stream.overwrites.count == 1 && stream.overwrites[0].offset == 6 && stream.overwrites[0].count == 44, "\(stream.overwrites)")
+        let played = try #require(try decode(whole).animation)
+        #expect(played.frameInfos.map(\.duration) == durations)
+        #expect(played.loopCount == 2)
+    }
+
     @Test func defaultEncoderPrefersWebPWhenAsked() throws {
         let image = try fixtureImage("lossy.webp")
         #expect(ImageEncoders.Default().preferredType(for: image) == .jpeg)
@@ -196,5 +223,26 @@ extension Bitmap {
             if a[i] != b[i] || a[i + 1] != b[i + 1] || a[i + 2] != b[i + 2] || a[i + 3] != b[i + 3] { count += 1 }
         }
         return count
+    }
+}
+
+/// A ``DataOutputStream`` that records the size of each write and each overwrite.
+struct RecordingStream: SeekableImageOutputStream {
+    var data: Data
+    var writes: [Int] = []
+    var overwrites: [(offset: Int, count: Int)] = []
+
+    var position: Int { data.count }
+
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        writes.append(bytes.count)
+        data.append(contentsOf: bytes)
+    }
+
+    mutating func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        overwrites.append((offset, bytes.count))
+        var stream = DataOutputStream(data: data)
+        stream.overwrite(bytes, at: offset)
+        data = stream.data
     }
 }

@@ -18,3 +18,16 @@ public struct DataOutputStream: ImageOutputStream, Sendable {
         data.append(contentsOf: bytes)
     }
 }
+
+extension DataOutputStream: SeekableImageOutputStream {
+    public var position: Int { data.count }
+
+    public mutating func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        precondition(offset >= 0 && bytes.count <= data.count - offset, "overwrite past the end of the stream")
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        data.withUnsafeMutableBytes { target in
+            (target.baseAddress! + offset).copyMemory(from: source, byteCount: bytes.count)
+        }
+    }
+}
+

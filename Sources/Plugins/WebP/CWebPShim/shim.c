@@ -304,7 +304,9 @@ nuke_status nukewebp_encode(const uint8_t *pixels, int32_t width, int32_t height
 // frame holding the rectangle that changed since the frame before, encoded on its own with
 // WebPEncode. Each frame replaces its rectangle's pixels (no blending, no disposal), so the canvas
 // after frame i is frame i. Only the file so far, the previous canvas and one frame's encoding
-// are held: no frame is kept once it is in the file.
+// are held: no frame is kept once it is in the file. A caller that writes the file out as it
+// grows (nukewebp_anim_encoder_settled, _take) holds only the last frame's chunk, whose duration
+// is not known yet, and patches the header at the end (nukewebp_anim_encoder_header).
 
 /// The largest value of the container's 24-bit fields (durations in milliseconds).
 static const uint32_t NUKEWEBP_UINT24_MAX = (1u << 24) - 1;
@@ -321,13 +323,19 @@ struct nukewebp_anim_encoder {
     /// The canvas as the frames so far left it, `width × height × 4` bytes (RGBA); NULL before
     /// the first frame.
     uint8_t *previous;
-    /// The file so far (malloc'd), `size` of `capacity` bytes; NULL once handed over.
+    /// The file so far (malloc'd) from byte `base` on, `size` of `capacity` bytes; NULL once
+    /// handed over. The `base` bytes before it were taken by the caller (_take).
     uint8_t *file;
+    size_t base;
     size_t size;
     size_t capacity;
-    /// The last frame written: its timestamp and where its ANMF duration field is. Its duration
-    /// is known when the next changed frame or the end arrives.
+    /// The header as it will be once the file is finished: its RIFF size and VP8X flags are set
+    /// by _finish, here and (while nothing was taken) in `file`.
+    uint8_t header[12 + 8 + 10 + 8 + 6];
+    /// The last frame written: its timestamp, where its ANMF chunk starts and where its duration
+    /// field is, in `file`. Its duration is known when the next changed frame or the end arrives.
     int32_t last_timestamp;
+    size_t last_frame_at;
     size_t last_duration_at;
     int32_t frame_count;
     int has_alpha;
@@ -357,7 +365,7 @@ static uint32_t get_le32(const uint8_t *at) {
 /// Makes room for `more` bytes at the end of the file; 0 when out of memory or past the 4 GiB
 /// a RIFF size can say.
 static int reserve(nukewebp_anim_encoder *encoder, size_t more) {
-    if (more > UINT32_MAX - encoder->size) {
+    if (more > UINT32_MAX - encoder->base - encoder->size) {
         nuke_diagnostics_set_message(&encoder->diagnostics, "VP8_ENC_ERROR_FILE_TOO_BIG: the file would be over 4 GiB");
         return 0;
     }
@@ -408,6 +416,7 @@ nukewebp_anim_encoder *nukewebp_anim_encoder_create(int32_t width, int32_t heigh
     memset(header + 38, 0, 4);
     put_le16(header + 42, (uint32_t)loop_count);
     encoder->size = NUKEWEBP_HEADER_SIZE;
+    memcpy(encoder->header, header, NUKEWEBP_HEADER_SIZE);
     return encoder;
 }
 
@@ -518,6 +527,7 @@ static nuke_status append_frame(nukewebp_anim_encoder *encoder, const int32_t re
     chunk[23] = 0x02;
     memcpy(chunk + 8 + NUKEWEBP_ANMF_FIELDS, encoded + first, image);
     if (payload & 1) chunk[8 + payload] = 0;
+    encoder->last_frame_at = encoder->size;
     encoder->last_duration_at = encoder->size + 20;
     encoder->size += 8 + payload + (payload & 1);
     return NUKE_STATUS_OK;
@@ -588,8 +598,9 @@ nuke_status nukewebp_anim_encoder_finish(nukewebp_anim_encoder *encoder, int32_t
         return NUKE_STATUS_INTERNAL;
     }
     close_last_frame(encoder, end_ms);
-    if (encoder->has_alpha) encoder->file[NUKEWEBP_VP8X_FLAGS] |= 0x10;
-    put_le32(encoder->file + 4, (uint32_t)(encoder->size - 8));
+    if (encoder->has_alpha) encoder->header[NUKEWEBP_VP8X_FLAGS] |= 0x10;
+    put_le32(encoder->header + 4, (uint32_t)(encoder->base + encoder->size - 8));
+    if (encoder->base == 0) memcpy(encoder->file, encoder->header, NUKEWEBP_HEADER_SIZE);
     // The canvas is not needed any more: free it before the caller holds the file.
     free(encoder->previous);
     encoder->previous = NULL;
@@ -603,6 +614,26 @@ nuke_status nukewebp_anim_encoder_finish(nukewebp_anim_encoder *encoder, int32_t
     *output = file;
     *output_size = encoder->size;
     return NUKE_STATUS_OK;
+}
+
+size_t nukewebp_anim_encoder_settled(const nukewebp_anim_encoder *encoder, const uint8_t **bytes) {
+    *bytes = encoder->file;
+    if (encoder->file == NULL || encoder->finished) return 0;
+    return encoder->frame_count > 0 ? encoder->last_frame_at : 0;
+}
+
+void nukewebp_anim_encoder_take(nukewebp_anim_encoder *encoder, size_t count) {
+    if (encoder->file == NULL || encoder->finished || encoder->frame_count == 0 || count > encoder->last_frame_at) return;
+    memmove(encoder->file, encoder->file + count, encoder->size - count);
+    encoder->base += count;
+    encoder->size -= count;
+    encoder->last_frame_at -= count;
+    encoder->last_duration_at -= count;
+}
+
+const uint8_t *nukewebp_anim_encoder_header(const nukewebp_anim_encoder *encoder, size_t *size) {
+    *size = NUKEWEBP_HEADER_SIZE;
+    return encoder->header;
 }
 
 void nukewebp_anim_output_free(void *output) {

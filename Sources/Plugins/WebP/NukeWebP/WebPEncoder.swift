@@ -87,6 +87,23 @@ extension ImageEncoders {
             return try writer.finish()
         }
 
+        /// Encodes every frame of `animation` as an animated WebP into `stream`, one frame at a
+        /// time: each frame's chunk goes to the stream once the next frame has set its duration,
+        /// and the header's RIFF size and flags are written over at the end. Only the last frame's
+        /// chunk and the previous canvas are held.
+        ///
+        /// - Throws: The frame decoder's errors, `.encodingFailed`, or the stream's error.
+        public func encode(_ animation: ImageAnimation, to stream: inout some SeekableImageOutputStream) throws {
+            let origin = stream.position
+            let iterator = try animation.makeIterator()
+            var writer = try AnimationWriter(canvas: animation.canvasSize, loopCount: animation.loopCount, encoder: self)
+            while let frame = try iterator.next() {
+                try writer.append(frame.canvas, duration: frame.info.duration)
+                try writer.writeSettled(to: &stream)
+            }
+            try writer.finish(to: &stream, origin: origin)
+        }
+
         func parameters(hasAlpha: Bool) -> nukewebp_encode_params {
             var params = nukewebp_encode_params()
             params.quality = Float(min(max(options.quality, 0), 1) * 100)
@@ -154,6 +171,26 @@ extension ImageEncoders.WebP {
             }
             // The file as the writer grew it, not a copy: an animation's output is held once.
             return Data(bytesNoCopy: output, count: size, deallocator: .custom { bytes, _ in nukewebp_anim_output_free(bytes) })
+        }
+
+        /// Writes the part of the file no later frame changes (all but the last frame's chunk and
+        /// the header's size and flags) to `stream`, and drops it.
+        func writeSettled(to stream: inout some ImageOutputStream) throws {
+            var bytes: UnsafePointer<UInt8>?
+            let count = nukewebp_anim_encoder_settled(encoder.pointer, &bytes)
+            guard count > 0, let bytes else { return }
+            try stream.write(UnsafeRawBufferPointer(start: bytes, count: count))
+            nukewebp_anim_encoder_take(encoder.pointer, count)
+        }
+
+        /// Ends the animation: writes the rest of the file to `stream`, then the finished header
+        /// over the file's first bytes, at `origin`.
+        func finish(to stream: inout some SeekableImageOutputStream, origin: Int) throws {
+            let rest = try finish()
+            try rest.withUnsafeBytes { try stream.write($0) }
+            var size = 0
+            let header = nukewebp_anim_encoder_header(encoder.pointer, &size)
+            try stream.overwrite(UnsafeRawBufferPointer(start: header, count: size), at: origin)
         }
 
         private func failure(_ what: String) -> ImageCodecError {

@@ -150,8 +150,22 @@ const nuke_diagnostics *_Nonnull nukewebp_anim_encoder_diagnostics(const nukeweb
 nuke_status nukewebp_anim_encoder_add(nukewebp_anim_encoder *_Nonnull encoder, const uint8_t *_Nonnull rgba, size_t stride,
                                       int32_t timestamp_ms);
 
-/// Ends the last frame at `end_ms` and hands over the file in `*output` (free with
-/// `nukewebp_anim_output_free`). Later calls fail.
+/// The bytes at the front of the file held that no later call changes, except the header's
+/// RIFF size and VP8X flags (see `nukewebp_anim_encoder_header`): everything before the last
+/// frame's chunk, whose duration is set by the next frame or the end. `*bytes` is valid until
+/// the next call on the writer. 0 before the first frame and after `finish`.
+size_t nukewebp_anim_encoder_settled(const nukewebp_anim_encoder *_Nonnull encoder, const uint8_t *_Nullable *_Nonnull bytes);
+
+/// Drops the first `count` bytes of the file held (at most what `settled` returned), once the
+/// caller has written them out: the writer then holds only the rest. Other counts do nothing.
+void nukewebp_anim_encoder_take(nukewebp_anim_encoder *_Nonnull encoder, size_t count);
+
+/// The file's first `*size` bytes as they are once `finish` has run: a caller that took the
+/// start of the file writes these over it.
+const uint8_t *_Nonnull nukewebp_anim_encoder_header(const nukewebp_anim_encoder *_Nonnull encoder, size_t *_Nonnull size);
+
+/// Ends the last frame at `end_ms` and hands over the file held in `*output` (free with
+/// `nukewebp_anim_output_free`): the whole file, or what follows the bytes taken. Later calls fail.
 nuke_status nukewebp_anim_encoder_finish(nukewebp_anim_encoder *_Nonnull encoder, int32_t end_ms,
                                          uint8_t *_Nullable *_Nonnull output, size_t *_Nonnull output_size);
 

@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NukeCore
 
 /// A system call of ``FileOutputStream`` failed.
 public struct FileOutputStreamError: Error, Sendable, Equatable, CustomStringConvertible {

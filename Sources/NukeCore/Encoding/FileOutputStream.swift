@@ -5,7 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NukeCore
 
 /// An ``ImageOutputStream`` that writes to a file descriptor through a 64 KiB buffer.
 ///
@@ -27,6 +26,9 @@ public final class FileOutputStream: ImageOutputStream {
     public private(set) var bytesWritten = 0
 
     private let closesOnDeinit: Bool
+    /// The descriptor's offset when the stream started, where ``position`` 0 is; -1 when it
+    /// cannot seek (a pipe).
+    private let origin: off_t
     private let buffer = UnsafeMutableRawPointer.allocate(byteCount: FileOutputStream.bufferSize, alignment: 16)
     private var buffered = 0
 
@@ -55,6 +57,7 @@ public final class FileOutputStream: ImageOutputStream {
         self.fileDescriptor = fileDescriptor
         self.path = path
         self.closesOnDeinit = closesOnDeinit
+        self.origin = lseek(fileDescriptor, 0, SEEK_CUR)
     }
 
     deinit {
@@ -119,6 +122,37 @@ public final class FileOutputStream: ImageOutputStream {
                 throw FileOutputStreamError(path: path, operation: "write", code: errno)
             }
             next += written
+            remaining -= written
+        }
+    }
+}
+
+extension FileOutputStream: SeekableImageOutputStream {
+    public var position: Int { bytesWritten }
+
+    /// Writes `bytes` over earlier ones: in the buffer when they are still there, otherwise with
+    /// `pwrite` at their offset in the file.
+    ///
+    /// - Throws: ``FileOutputStreamError`` with `ESPIPE` when the descriptor cannot seek.
+    public func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(FileOutputStreamError) {
+        precondition(offset >= 0 && bytes.count <= bytesWritten - offset, "overwrite past the end of the stream")
+        guard var next = bytes.baseAddress, !bytes.isEmpty else { return }
+        let bufferStart = bytesWritten - buffered
+        if offset >= bufferStart {
+            (buffer + (offset - bufferStart)).copyMemory(from: next, byteCount: bytes.count)
+            return
+        }
+        guard origin >= 0 else { throw FileOutputStreamError(path: path, operation: "seek", code: ESPIPE) }
+        try flush()
+        var at = origin + off_t(offset), remaining = bytes.count
+        while remaining > 0 {
+            let written = pwrite(fileDescriptor, next, remaining, at)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw FileOutputStreamError(path: path, operation: "write", code: errno)
+            }
+            next += written
+            at += off_t(written)
             remaining -= written
         }
     }
