@@ -100,12 +100,12 @@ let package = Package(
         // Runs inside the decode plan: a leading resize becomes the decode's target size.
         .target(name: "NukeProcessing", dependencies: ["NukeCore", "NukePixels"], path: "Sources/NukeProcessing", swiftSettings: swiftSettings),
         .testTarget(
-            name: "NukeProcessingTests", dependencies: ["NukeProcessing", "NukeCore", "NukePixels", "NukeNetpbm", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP"],
+            name: "NukeProcessingTests", dependencies: ["NukeProcessing", "NukeCore", "NukePixels", "NukeNetpbm", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeColor"],
             path: "Tests/NukeProcessingTests", swiftSettings: swiftSettings
         ),
         // Ratios: a 12 MP JPEG filled against fitted to 256 × 256, a 1 MP blur against Pillow's, the
         // peak memory of a 500-frame GIF resized to an animated WebP.
-        .executableTarget(name: "NukeProcessingBenchmark", dependencies: ["NukeProcessing", "NukeCore", "NukePixels", "NukeJPEG", "NukeGIF", "NukeWebP"], path: "Benchmarks/ProcessingBenchmark", swiftSettings: swiftSettings),
+        .executableTarget(name: "NukeProcessingBenchmark", dependencies: ["NukeProcessing", "NukeCore", "NukePixels", "NukeJPEG", "NukeGIF", "NukeWebP", "NukeColor"], path: "Benchmarks/ProcessingBenchmark", swiftSettings: swiftSettings),
 
         // MARK: - Isolation (decoding in sandboxed helper processes; links no codec library)
         .target(name: "CNukeIsolation", path: "Sources/CNukeIsolation"),

@@ -16,6 +16,7 @@
 // Usage: swift run -c release NukeProcessingBenchmark [--jpeg PATH] [--rounds N]
 // Without --jpeg, a synthetic 4000 × 3000 photo-like image is encoded with libjpeg (quality 85).
 import Foundation
+import NukeColor
 import NukeCore
 import NukeGIF
 import NukeJPEG
@@ -130,6 +131,38 @@ let times = try medians([{
 let (fit, fill) = (times[0], times[1])
 report("12 MP JPEG → 256×256 fill ÷ fit", fill / fit, goal: 1.05,
        detail: String(format: "fill %.1f ms → %@, fit %.1f ms → %@, median of %d", fill * 1000, "\(fillSize)", fit * 1000, "\(fitSize)", rounds))
+
+// MARK: - The output stage in the plan
+
+// The same photograph stored on its side (EXIF orientation 6) with a non-sRGB ICC profile (the
+// one Fixtures/jpeg/icc.jpg carries), filled to a box and converted to sRGB: the plan (moves with
+// the orientation as one copy, then the colour on the pixels kept) against the steps in order
+// (the output stage on the whole decode, then the resize's crop). Same pixels (the tests check).
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/jpeg/icc.jpg")
+if let iccSource = FileManager.default.contents(atPath: fixtures.path),
+   let profile = try registry.decode(iccSource).image.colorInfo.iccProfile {
+    let stored = photo(width: 3000, height: 4000)
+    let oriented = try ImageEncoders.JPEG(options: ImageEncodingOptions(quality: 0.85))
+        .encode(Image(bitmap: stored, orientation: .right, colorInfo: ColorInfo(iccProfile: profile)))
+    for side in [256, 1600] {
+        let processors: [any ImageProcessing] = [ImageProcessors.Resize(size: ImageSize(width: side, height: side), crop: true)]
+        var context = registry.makeContext(for: oriented)
+        context.colorConversion = .sRGB
+        var (stepsOutput, planOutput) = (Bitmap.empty, Bitmap.empty)
+        let times = try medians([{
+            let decoded = try registry.decode(context.planned(for: processors))
+            stepsOutput = try ImageProcessors.Composition(processors).process(decoded, context: ImageProcessingContext()).image.bitmap
+        }, {
+            planOutput = try registry.decode(context, processors: processors).image.bitmap
+        }])
+        let same = stepsOutput == planOutput
+        report("4000×3000 JPEG, orientation 6, ICC → \(side)×\(side) fill, plan ÷ steps", times[1] / times[0], goal: 1.0,
+               detail: String(format: "plan %.1f ms, steps %.1f ms, %@", times[1] * 1000, times[0] * 1000, same ? "same pixels" : "PIXELS DIFFER"))
+    }
+} else {
+    print("✗  Fixtures/jpeg/icc.jpg not found: the output-stage case did not run")
+}
 
 // MARK: - Peak memory of a long animation, processed lazily
 

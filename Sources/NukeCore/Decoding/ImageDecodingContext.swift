@@ -62,6 +62,14 @@ public struct ImageDecodingContext: Sendable {
     /// in ``ImageContainer/UserInfoKey/colorConversionKey``. Default `nil`: pixels in the file's
     /// colour, its profile reported.
     public var colorConversion: ImageColorTarget?
+    /// Leave the output stage (``appliesOrientation``, ``colorConversion``,
+    /// ``prefersPremultipliedAlpha``) to the caller: the decode is planned as they ask (a box
+    /// turned for the orientation, a CMYK JPEG converted as it decodes), but the image comes back
+    /// as decoded, with its ``Image/orientation``. The caller finishes it with
+    /// ``ImageContainer/finishOutputStage(for:)``, after steps of its own that only move pixels
+    /// (NukeProcessing's crops, turns and flips, run with the orientation as one copy), so the
+    /// colour is converted on the pixels kept. Default `false`.
+    public var defersOutputStage: Bool = false
 
     /// How a scaled decode covers ``targetSize``.
     public enum ContentMode: Sendable, Hashable {

@@ -15,7 +15,8 @@ struct ImageOutputStage: IncrementalImageDecoding {
 
     /// `decoder` behind the stage, or `decoder` itself when `context` asks for nothing.
     static func wrapping(_ decoder: any IncrementalImageDecoding, context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        guard context.appliesOrientation || context.prefersPremultipliedAlpha || context.colorConversion != nil else { return decoder }
+        guard !context.defersOutputStage,
+              context.appliesOrientation || context.prefersPremultipliedAlpha || context.colorConversion != nil else { return decoder }
         return ImageOutputStage(inner: decoder, context: context)
     }
 
@@ -38,20 +39,31 @@ struct ImageOutputStage: IncrementalImageDecoding {
 
     private func finished(_ container: ImageContainer) throws(ImageCodecError) -> ImageContainer {
         var container = container
-        if context.appliesOrientation { container.applyOrientation() }
-        if let target = context.colorConversion, container.userInfo[.colorConversionKey] == nil {
-            guard let manager = ImageColorManagement.current else {
-                throw ImageCodecError(.unsupported, stage: .decoding, format: container.type,
-                                      message: "converting colour to \(target) needs a colour manager: link NukeColor (Little CMS)")
-            }
-            try manager.convert(&container, to: target)
-        }
-        if context.prefersPremultipliedAlpha { container.premultiplyAlpha() }
+        try container.finishOutputStage(for: context)
         return container
     }
 }
 
 extension ImageContainer {
+    /// Runs the output stage `context` asks for on this container: the orientation (unless
+    /// already applied), the colour conversion (unless the decoder converted) and premultiplied
+    /// alpha, in that order. What a decode with ``ImageDecodingContext/defersOutputStage`` leaves
+    /// to its caller; every other decode has run it.
+    ///
+    /// - Throws: ``ImageCodecError`` `.unsupported` when a colour conversion is asked for and no
+    ///   colour manager is linked, or the manager's error.
+    public mutating func finishOutputStage(for context: ImageDecodingContext) throws(ImageCodecError) {
+        if context.appliesOrientation { applyOrientation() }
+        if let target = context.colorConversion, userInfo[.colorConversionKey] == nil {
+            guard let manager = ImageColorManagement.current else {
+                throw ImageCodecError(.unsupported, stage: .decoding, format: type,
+                                      message: "converting colour to \(target) needs a colour manager: link NukeColor (Little CMS)")
+            }
+            try manager.convert(&self, to: target)
+        }
+        if context.prefersPremultipliedAlpha { premultiplyAlpha() }
+    }
+
     /// Turns every frame upright and records the orientation applied
     /// (``UserInfoKey/appliedOrientationKey``); the image then says ``ImageOrientation/up``.
     /// The output stage's step, for frames decoded outside it (an ``ImageAnimation``'s).

@@ -29,6 +29,30 @@ public enum ImageOrientation: UInt8, Sendable, Hashable, CaseIterable {
     /// `true` when displaying swaps width and height (values 5–8).
     public var swapsDimensions: Bool { rawValue >= 5 }
 
+    /// Where moving one pixel right (`x`) and one row down (`y`) in the displayed image goes in
+    /// the stored one, as (column, row) steps: the columns of the map from displayed to stored
+    /// coordinates.
+    package var steps: (x: (Int, Int), y: (Int, Int)) {
+        switch self {
+        case .up: ((1, 0), (0, 1))
+        case .upMirrored: ((-1, 0), (0, 1))
+        case .down: ((-1, 0), (0, -1))
+        case .downMirrored: ((1, 0), (0, -1))
+        case .leftMirrored: ((0, 1), (1, 0))
+        case .right: ((0, -1), (1, 0))
+        case .rightMirrored: ((0, -1), (-1, 0))
+        case .left: ((0, 1), (-1, 0))
+        }
+    }
+
+    /// The stored pixel (column, row) a `width × height` stored image shows at its displayed
+    /// origin: the corner the steps start from.
+    package func origin(width: Int, height: Int) -> (Int, Int) {
+        let (sx, sy) = steps
+        // A step that goes left (or up) from anywhere starts at the last column (or row).
+        return (sx.0 < 0 || sy.0 < 0 ? width - 1 : 0, sx.1 < 0 || sy.1 < 0 ? height - 1 : 0)
+    }
+
     /// Reads the orientation from an EXIF block (a TIFF header and IFD0).
     ///
     /// Accepts the block with or without the `Exif\0\0` prefix of a JPEG APP1 segment, in

@@ -2,8 +2,8 @@ import NukeCore
 
 extension ImageDecoderRegistry {
     /// Decodes with the plan `processors` allow (``NukeCore/ImageDecodingContext/planned(for:)``:
-    /// a leading resize becomes the decode's target size) and runs them on the result, after the
-    /// output stage (orientation, colour): Nuke's decode-then-process, in one call.
+    /// a leading resize becomes the decode's target size) and runs them on the result: Nuke's
+    /// decode-then-process, in one call.
     ///
     /// ```swift
     /// let thumbnail = try ImageDecoderRegistry.shared.decode(context, processors: [
@@ -12,20 +12,42 @@ extension ImageDecoderRegistry {
     /// ])
     /// ```
     ///
+    /// The output stage (orientation, colour, premultiplied alpha) and the processors run in one
+    /// plan: the processors at the start that only move pixels — the crop of a fill already
+    /// decoded to cover its box, crops placed by size, turns and flips — run with the orientation
+    /// as one copy of the pixels they keep; then the colour is converted, on those pixels only;
+    /// then the other processors run, those that work pixel by pixel (a flatten) in their order
+    /// after the moves. The output is the same as each step run on its own, in order.
+    ///
     /// An animation's first frame is the container's image, processed; its
     /// ``NukeCore/ImageContainer/animation`` becomes the animation with every frame processed
     /// lazily (``NukeCore/ImageAnimation/processed(by:orientation:)``, turned upright and
-    /// converted to ``NukeCore/ImageDecodingContext/colorConversion`` first), ready for an
-    /// animated encoder.
+    /// converted to ``NukeCore/ImageDecodingContext/colorConversion`` in the same way), ready for
+    /// an animated encoder.
     ///
     /// - Throws: ``NukeCore/ImageCodecError`` from the decode or a processor.
     public func decode(_ context: ImageDecodingContext, processors: [any ImageProcessing]) throws -> ImageContainer {
-        let planned = context.planned(for: processors)
+        var planned = context.planned(for: processors)
+        guard !processors.isEmpty else { return try decode(planned) }
+        planned.defersOutputStage = true
         var container = try decode(planned)
-        guard !processors.isEmpty else { return container }
-        let processingContext = ImageProcessingContext(decodingContext: planned, isCompleted: true)
-        let orientation = container.userInfo[.appliedOrientationKey] as? ImageOrientation ?? .up
-        container = try ImageProcessors.Composition(processors).process(container, context: processingContext)
+        let orientation = planned.appliesOrientation ? container.image.orientation : .up
+        if container.image.frames.count == 1, container.image.width > 0, container.image.height > 0 {
+            // The moves first, with the orientation; then the colour, on the pixels kept.
+            let bitmap = container.image.bitmap
+            let (moves, rest) = PixelMoves.fold(storedSize: ImageSize(width: bitmap.width, height: bitmap.height),
+                                                orientation: orientation, processors: processors)
+            container.image.bitmap = moves.apply(to: bitmap)
+            if orientation != .up {
+                container.image.orientation = .up
+                container.userInfo[.appliedOrientationKey] = orientation
+            }
+            try container.finishOutputStage(for: planned)
+            container = try ImageProcessors.Composition(rest).process(container, context: ImageProcessingContext(decodingContext: planned, isCompleted: true))
+        } else {
+            try container.finishOutputStage(for: planned)
+            container = try ImageProcessors.Composition(processors).process(container, context: ImageProcessingContext(decodingContext: planned, isCompleted: true))
+        }
         if let animation = container.animation {
             // The frames come from the animation, not the output stage: its colour step, here.
             let color: [any ImageProcessing] = planned.colorConversion.map { [ImageProcessors.ColorConversion(to: $0)] } ?? []

@@ -47,9 +47,14 @@ final class ProcessedFrameDecoder: AnimationFrameDecoding {
         try source.rewind()
     }
 
-    /// A canvas turned upright and processed, as the compositor takes frames: 8-bit RGBA, straight alpha.
+    /// A canvas turned upright and processed, as the compositor takes frames: 8-bit RGBA, straight
+    /// alpha. The processors at the start that only move pixels run with the orientation as one
+    /// copy (``PixelMoves``).
     static func process(_ canvas: Bitmap, orientation: ImageOrientation, processor: ImageProcessors.Composition) throws -> Bitmap {
-        let processed = try processor.process(canvas.oriented(orientation))
+        guard canvas.width > 0, canvas.height > 0 else { return try processor.process(canvas).unpremultiplied().converted(to: .rgba8) }
+        let (moves, rest) = PixelMoves.fold(storedSize: ImageSize(width: canvas.width, height: canvas.height),
+                                            orientation: orientation, processors: processor.processors)
+        let processed = try ImageProcessors.Composition(rest).process(moves.apply(to: canvas))
         return processed.unpremultiplied().converted(to: .rgba8)
     }
 }

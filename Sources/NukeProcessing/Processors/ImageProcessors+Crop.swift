@@ -41,9 +41,18 @@ extension ImageProcessors {
             region = .size(size, gravity)
         }
 
-        /// The rectangle cut out of an image of `size`; `nil` when a rectangle is not inside it.
+        /// The rectangle cut out of `bitmap`; `nil` when a rectangle is not inside it.
         func rect(in bitmap: Bitmap) -> ImageRect? {
             let size = ImageSize(width: bitmap.width, height: bitmap.height)
+            if case .size(let target, .entropy) = region {
+                return bitmap.mostDetailedRect(width: min(target.width, size.width), height: min(target.height, size.height))
+            }
+            return placedRect(in: size)
+        }
+
+        /// The rectangle cut out of an image of `size` when its pixels do not place it: `nil` for
+        /// the entropy gravity, or when a rectangle is not inside the image.
+        func placedRect(in size: ImageSize) -> ImageRect? {
             switch region {
             case .rect(let rect):
                 return rect.isInside(size) ? rect : nil
@@ -56,7 +65,7 @@ extension ImageProcessors {
                 case .bottom: return ImageRect(x: cx, y: size.height - h, width: w, height: h)
                 case .left: return ImageRect(x: 0, y: cy, width: w, height: h)
                 case .right: return ImageRect(x: size.width - w, y: cy, width: w, height: h)
-                case .entropy: return bitmap.mostDetailedRect(width: w, height: h)
+                case .entropy: return nil
                 }
             }
         }

@@ -20,7 +20,12 @@ extension ImageProcessors {
         }
 
         public func process(_ bitmap: Bitmap) throws -> Bitmap {
-            bitmap.oriented(direction == .horizontal ? .upMirrored : .downMirrored)
+            bitmap.oriented(orientation)
+        }
+
+        /// The EXIF orientation whose display is this mirror image of the stored pixels.
+        var orientation: ImageOrientation {
+            direction == .horizontal ? .upMirrored : .downMirrored
         }
 
         public var identifier: String { "com.github.kean/nuke/flip?direction=\(direction.rawValue)" }

@@ -82,12 +82,16 @@ extension ImageProcessors {
         public func process(_ bitmap: Bitmap) throws -> Bitmap {
             guard bitmap.width > 0, bitmap.height > 0 else { return bitmap }
             let size = ImageSize(width: bitmap.width, height: bitmap.height)
-            var output = bitmap.scaled(to: scaledSize(for: size))
-            if crop, contentMode == .aspectFill {
-                let w = min(output.width, box.width), h = min(output.height, box.height)
-                output = output.cropped(to: ImageRect(x: (output.width - w) / 2, y: (output.height - h) / 2, width: w, height: h))
-            }
-            return output
+            let output = bitmap.scaled(to: scaledSize(for: size))
+            return output.cropped(to: croppedRect(in: ImageSize(width: output.width, height: output.height)))
+        }
+
+        /// The part of the image scaled to `size` that is kept: with `crop` and `.aspectFill`, the
+        /// box around the centre; otherwise all of it.
+        func croppedRect(in size: ImageSize) -> ImageRect {
+            guard crop, contentMode == .aspectFill else { return ImageRect(x: 0, y: 0, width: size.width, height: size.height) }
+            let w = min(size.width, box.width), h = min(size.height, box.height)
+            return ImageRect(x: (size.width - w) / 2, y: (size.height - h) / 2, width: w, height: h)
         }
 
         /// The box and content mode: a fill decodes to cover the box, a fit to fit inside it.

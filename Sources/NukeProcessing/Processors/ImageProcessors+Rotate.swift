@@ -14,12 +14,16 @@ extension ImageProcessors {
         }
 
         public func process(_ bitmap: Bitmap) throws -> Bitmap {
-            // The EXIF orientation whose display is this turn of the stored pixels.
+            bitmap.oriented(orientation)
+        }
+
+        /// The EXIF orientation whose display is this turn of the stored pixels.
+        var orientation: ImageOrientation {
             switch quarterTurns {
-            case 1: bitmap.oriented(.right)
-            case 2: bitmap.oriented(.down)
-            case 3: bitmap.oriented(.left)
-            default: bitmap
+            case 1: .right
+            case 2: .down
+            case 3: .left
+            default: .up
             }
         }
 

@@ -1,5 +1,3 @@
-import NukeCore
-
 /// A rectangle of pixels: its top-left corner and size.
 public struct ImageRect: Sendable, Hashable, CustomStringConvertible {
     /// The left edge, in pixels from the image's left.
