@@ -75,7 +75,9 @@ struct Conversion: Sendable {
     /// Decodes a file read in pieces, without keeping it: `head` holds its first bytes (enough for
     /// the header), `read` gives the rest. With `read` `nil`, `head` is the whole file and the
     /// registry falls through its candidates on failure.
-    func decode(head data: Data, reading read: (() throws -> Data?)?) throws -> Decoded {
+    ///
+    /// With `file`, the codec reads the whole file from there itself (`head` is its first bytes).
+    func decode(head data: Data, reading read: (() throws -> Data?)?, file: ImageFileSource? = nil) throws -> Decoded {
         if case .encoded(let type) = format {
             // Fail before decoding when the output format has no encoder.
             _ = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options)
@@ -83,6 +85,7 @@ struct Conversion: Sendable {
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.prefersHighBitDepth = keepsHighBitDepth
         context.allocator = allocator
+        context.file = file
         if isUntrusted {
             context.limits = .untrusted
             context.isStrict = true
@@ -202,6 +205,14 @@ struct Conversion: Sendable {
         return !codecs.isEmpty && codecs.allSatisfy { !$0.info.capabilities.contains(.progressive) }
     }
 
+    /// Whether every linked decoder of `head`'s format reads files itself
+    /// (``NukeCore/ImageCodecCapabilities/readsFiles``).
+    static func readsFiles(_ head: Data) -> Bool {
+        guard let type = ImageType(head) else { return false }
+        let codecs = ImageCodecs.linked.filter { $0.info.type == type && $0.info.capabilities.contains(.decode) }
+        return !codecs.isEmpty && codecs.allSatisfy { $0.info.capabilities.contains(.readsFiles) }
+    }
+
     /// Reads `input`, converts it and writes `output`; failures are in the result.
     func run(input: String, output: String) -> Result {
         var result = Result(input: input, output: output)
@@ -227,9 +238,13 @@ struct Conversion: Sendable {
             } else {
                 let reader = try ImageFiles.Reader(path: input)
                 let head = try reader.head()
-                if Self.needsWholeFile(head) {
-                    // Its codec decodes only complete files (TIFF, HEIF): one read of the file's
-                    // size rather than pieces appended to a growing buffer.
+                if Self.needsWholeFile(head), Self.readsFiles(head), let file = ImageFileSource(path: input) {
+                    // Its codec reads the file where it needs to (TIFF): the file is never held.
+                    result.bytesIn = file.size
+                    decoded = try decode(head: head, reading: nil, file: file)
+                } else if Self.needsWholeFile(head) {
+                    // Its codec decodes only complete files (HEIF): one read of the file's size
+                    // rather than pieces appended to a growing buffer.
                     let data = try ImageFiles.read(input)
                     result.bytesIn = data.count
                     decoded = try decode(head: data, reading: nil)

@@ -70,6 +70,12 @@ public struct ImageDecodingContext: Sendable {
     /// (NukeProcessing's crops, turns and flips, run with the orientation as one copy), so the
     /// colour is converted on the pixels kept. Default `false`.
     public var defersOutputStage: Bool = false
+    /// The whole file, open, for a codec that reads files by their offsets
+    /// (``ImageCodecCapabilities/readsFiles``: NukeTIFF): it reads the bytes it needs from here,
+    /// and ``data`` need only hold enough to recognise the format. The file is then never held
+    /// whole in memory. Set it only for such a codec (``ImageCodecInfo/capabilities``); other
+    /// decoders read ``data``. Default `nil`.
+    public var file: ImageFileSource?
 
     /// How a scaled decode covers ``targetSize``.
     public enum ContentMode: Sendable, Hashable {

@@ -165,12 +165,16 @@ public struct ImageCodecCapabilities: OptionSet, Sendable, Hashable, CustomStrin
     public static let animation = ImageCodecCapabilities(rawValue: 1 << 4)
     /// Decodes or encodes 16 bits per channel.
     public static let highBitDepth = ImageCodecCapabilities(rawValue: 1 << 5)
+    /// Reads a complete file from ``ImageDecodingContext/file`` where it is given, a part at a
+    /// time, instead of holding it whole.
+    public static let readsFiles = ImageCodecCapabilities(rawValue: 1 << 6)
 
     /// The names of the capabilities present, in a fixed order.
     public var names: [String] {
         let all: [(ImageCodecCapabilities, String)] = [
             (.decode, "decode"), (.encode, "encode"), (.progressive, "progressive"),
             (.scaledDecode, "scaled-decode"), (.animation, "animation"), (.highBitDepth, "16-bit"),
+            (.readsFiles, "reads-files"),
         ]
         return all.filter { contains($0.0) }.map(\.1)
     }

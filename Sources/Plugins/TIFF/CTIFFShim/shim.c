@@ -1,10 +1,12 @@
 #include "CTIFFShim.h"
 #include "CLibTIFF.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *nuketiff_version(void) { return TIFFGetVersion(); }
 
@@ -20,7 +22,24 @@ typedef struct nuketiff_memory {
     size_t position;
     /// Set when libtiff asked for bytes past the end: the file is truncated.
     int read_past_end;
+    /// Reading an open file (`fd`, `size` bytes) with pread instead of `data`.
+    int reads_file;
+    int fd;
 } nuketiff_memory;
+
+/// Reads `count` bytes at `offset` of the file, retrying after signals and short reads; fewer at
+/// the end of the file, -1 on an error.
+static tmsize_t file_read(int fd, void *buffer, size_t count, size_t offset) {
+    size_t done = 0;
+    while (done < count) {
+        ssize_t n = pread(fd, (uint8_t *)buffer + done, count - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -1;
+        if (n == 0) break;
+        done += (size_t)n;
+    }
+    return (tmsize_t)done;
+}
 
 static tmsize_t memory_read(thandle_t handle, void *buffer, tmsize_t count) {
     nuketiff_memory *m = handle;
@@ -28,14 +47,21 @@ static tmsize_t memory_read(thandle_t handle, void *buffer, tmsize_t count) {
     size_t available = m->position < m->size ? m->size - m->position : 0;
     size_t n = (size_t)count < available ? (size_t)count : available;
     if (n < (size_t)count) m->read_past_end = 1;
-    if (n > 0) memcpy(buffer, (m->owned != NULL ? m->owned : m->data) + m->position, n);
+    if (m->reads_file) {
+        tmsize_t read = n > 0 ? file_read(m->fd, buffer, n, m->position) : 0;
+        if (read < 0) return -1;
+        if ((size_t)read < n) m->read_past_end = 1;  // The file shrank since its size was read.
+        n = (size_t)read;
+    } else if (n > 0) {
+        memcpy(buffer, (m->owned != NULL ? m->owned : m->data) + m->position, n);
+    }
     m->position += n;
     return (tmsize_t)n;
 }
 
 static tmsize_t memory_write(thandle_t handle, void *buffer, tmsize_t count) {
     nuketiff_memory *m = handle;
-    if (count < 0 || m->data != NULL) return -1;
+    if (count < 0 || m->data != NULL || m->reads_file) return -1;
     size_t end = m->position + (size_t)count;
     if (end < m->position) return -1;
     if (end > m->capacity) {
@@ -152,8 +178,8 @@ static nuke_status failure(nuketiff_decoder *decoder, const char *fallback) {
     return decoder->memory.read_past_end ? NUKE_STATUS_INCOMPLETE : NUKE_STATUS_CORRUPT;
 }
 
-nuke_status nuketiff_decoder_open(nuketiff_decoder *decoder, const uint8_t *data, size_t size, uint64_t max_single_alloc) {
-    decoder->memory = (nuketiff_memory){.data = data, .size = size};
+/// Opens `decoder->memory` with libtiff and reads the first directory.
+static nuke_status open_memory(nuketiff_decoder *decoder, uint64_t max_single_alloc) {
     decoder->reporter = (nuketiff_reporter){.errors = &decoder->diagnostics, .warnings = &decoder->directory_diagnostics};
     TIFFOpenOptions *options = make_options(&decoder->reporter, max_single_alloc);
     if (options == NULL) return NUKE_STATUS_INTERNAL;
@@ -163,6 +189,24 @@ nuke_status nuketiff_decoder_open(nuketiff_decoder *decoder, const uint8_t *data
     TIFFOpenOptionsFree(options);
     if (decoder->tif == NULL) return failure(decoder, "not a readable TIFF file");
     return NUKE_STATUS_OK;
+}
+
+nuke_status nuketiff_decoder_open(nuketiff_decoder *decoder, const uint8_t *data, size_t size, uint64_t max_single_alloc) {
+    decoder->memory = (nuketiff_memory){.data = data, .size = size};
+    return open_memory(decoder, max_single_alloc);
+}
+
+nuke_status nuketiff_decoder_open_file(nuketiff_decoder *decoder, int fd, uint64_t size, uint64_t max_single_alloc) {
+    if (size > (uint64_t)SIZE_MAX / 2) {
+        nuke_diagnostics_set_message(&decoder->diagnostics, "the file is larger than this machine can address");
+        return NUKE_STATUS_LIMIT;
+    }
+    decoder->memory = (nuketiff_memory){.size = (size_t)size, .reads_file = 1, .fd = fd};
+    return open_memory(decoder, max_single_alloc);
+}
+
+uint32_t nuketiff_decoder_page_count(nuketiff_decoder *decoder) {
+    return decoder->tif != NULL ? (uint32_t)TIFFNumberOfDirectories(decoder->tif) : 0;
 }
 
 static uint16_t field16(TIFF *tif, uint32_t tag, uint16_t fallback) {

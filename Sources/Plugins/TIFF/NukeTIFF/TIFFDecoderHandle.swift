@@ -11,8 +11,9 @@ import NukePixels
 /// Owns one libtiff file over a complete input, and the bytes libtiff reads from.
 final class TIFFDecoderHandle {
     private let decoder: OpaquePointer
-    /// Kept alive as long as libtiff reads it.
+    /// Kept alive (and open) as long as libtiff reads it.
     private let bytes: Data
+    private let file: ImageFileSource?
     private(set) var info = nuketiff_info()
 
     /// Opens the file and reads its first directory.
@@ -26,13 +27,33 @@ final class TIFFDecoderHandle {
         }
         self.decoder = decoder
         self.bytes = bytes
+        self.file = nil
         let status = bytes.withUnsafeBytes { raw in
             nuketiff_decoder_open(decoder, raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, UInt64(max(maxSingleAllocation, 1)))
         }
         guard status == NUKE_STATUS_OK else { throw failure(status, "reading the TIFF file") }
     }
 
+    /// Opens `file` and reads its first directory; libtiff then reads the file with `pread`,
+    /// only the bytes it asks for.
+    init(file: ImageFileSource, maxSingleAllocation: Int) throws(ImageCodecError) {
+        guard let decoder = nuketiff_decoder_create() else {
+            throw TIFFLibrary.error(.internalFailure, "libtiff could not allocate a decoder")
+        }
+        self.decoder = decoder
+        self.bytes = Data()
+        self.file = file
+        let status = nuketiff_decoder_open_file(decoder, file.fileDescriptor, UInt64(file.size), UInt64(max(maxSingleAllocation, 1)))
+        guard status == NUKE_STATUS_OK else { throw failure(status, "reading the TIFF file \(file.path)") }
+    }
+
     deinit { nuketiff_decoder_destroy(decoder) }
+
+    /// The number of pages (directories) libtiff finds; `nil` when it cannot count them.
+    var pageCount: Int? {
+        let count = nuketiff_decoder_page_count(decoder)
+        return count > 0 ? Int(count) : nil
+    }
 
     /// What libtiff tolerated while decoding pixels: a strict decode refuses it.
     var warnings: ImageDecodingWarnings? { nuketiff_decoder_diagnostics(decoder).pointee.warnings }

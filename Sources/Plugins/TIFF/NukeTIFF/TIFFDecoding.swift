@@ -17,19 +17,32 @@ struct TIFFDecoding {
     /// The decode request: limits, allocator, alpha, bit depth, target size and plan, page.
     let context: ImageDecodingContext
 
+    /// Decodes the complete file in `bytes`, or the context's ``NukeCore/ImageDecodingContext/file``
+    /// when it has one (`bytes` then holds only its first bytes): libtiff reads from the file only
+    /// the directories and strips it needs.
     func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
         try TIFFLibrary.checkCancellation(context)
         let page = context.userInfo[ImageDecodingContext.tiffPageOption] as? Int ?? 0
-        var pageCount: Int?
-        if case .parsed(let header) = TIFFHeaderParser.parse(bytes) { pageCount = header.frameCount }
-        if let pageCount, page >= pageCount || page < 0 {
-            throw TIFFLibrary.error(.unsupported, "page \(page) (0-based) asked for, the file has \(pageCount)")
-        }
         // libtiff allocates a strip or tile buffer, a tag's values, at most this at once: four
         // times the decoded bytes allowed (a strip of 16-bit CMYK and alpha decoded to 8-bit RGBA
         // is 2.5 times its output), and never less than 8 MiB (its own directory buffers).
         let (strip, overflow) = context.limits.maxDecodedBytes.multipliedReportingOverflow(by: 4)
-        let handle = try TIFFDecoderHandle(bytes: bytes, maxSingleAllocation: overflow ? 1 << 40 : min(max(strip, 8 << 20), 1 << 40))
+        let maxSingleAllocation = overflow ? 1 << 40 : min(max(strip, 8 << 20), 1 << 40)
+        var pageCount: Int?
+        let handle: TIFFDecoderHandle
+        let inputByteCount: Int
+        if let file = context.file {
+            handle = try TIFFDecoderHandle(file: file, maxSingleAllocation: maxSingleAllocation)
+            pageCount = handle.pageCount
+            inputByteCount = file.size
+        } else {
+            if case .parsed(let header) = TIFFHeaderParser.parse(bytes) { pageCount = header.frameCount }
+            handle = try TIFFDecoderHandle(bytes: bytes, maxSingleAllocation: maxSingleAllocation)
+            inputByteCount = bytes.count
+        }
+        if let pageCount, page >= pageCount || page < 0 {
+            throw TIFFLibrary.error(.unsupported, "page \(page) (0-based) asked for, the file has \(pageCount)")
+        }
         try handle.select(page: page)
         let info = handle.info
         let size = ImageSize(width: Int(info.width), height: Int(info.height))
@@ -38,7 +51,7 @@ struct TIFFDecoding {
         let pixelFormat = PixelFormat(channels: PixelFormat.Channels(rawValue: channels) ?? .rgba, bitsPerChannel: wide ? 16 : 8)
         try context.limits.check(
             width: size.width, height: size.height, bytesPerPixel: pixelFormat.bytesPerPixel, format: .tiff, codec: TIFFLibrary.codecName,
-            inputByteCount: bytes.count
+            inputByteCount: inputByteCount
         )
         let alphaMode: AlphaMode = info.alpha == 0 ? .none : info.premultiplied != 0 ? .premultiplied : .straight
         var iccProfile = handle.iccProfile(maxSize: context.limits.maxMetadataBytes)

@@ -14,7 +14,8 @@ public enum TIFFPlugin: ImageDecoderPlugin {
     }
 
     /// A decoder that keeps the bytes and decodes at `finish()`: a TIFF's directories may be
-    /// anywhere in the file.
+    /// anywhere in the file. Given a ``NukeCore/ImageDecodingContext/file``, it reads the file
+    /// from there, a directory or strip at a time, and the bytes pushed are only its start.
     public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
         WholeInputDecoder { (bytes) throws(ImageCodecError) in try TIFFDecoding(context: context).decode(bytes) }
     }
@@ -71,7 +72,7 @@ extension ImageCodec {
     /// TIFF through libtiff.
     public static let tiff = ImageCodec(
         info: ImageCodecInfo(
-            name: "NukeTIFF", type: .tiff, capabilities: [.decode, .encode, .scaledDecode, .highBitDepth],
+            name: "NukeTIFF", type: .tiff, capabilities: [.decode, .encode, .scaledDecode, .highBitDepth, .readsFiles],
             library: TIFFLibrary.name, libraryVersion: TIFFLibrary.version
         ),
         plugin: TIFFPlugin.self,

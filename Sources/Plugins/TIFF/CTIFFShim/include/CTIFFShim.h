@@ -100,6 +100,15 @@ const nuke_diagnostics *_Nonnull nuketiff_decoder_directory_diagnostics(const nu
 nuke_status nuketiff_decoder_open(nuketiff_decoder *_Nonnull decoder, const uint8_t *_Nonnull data, size_t size,
                                   uint64_t max_single_alloc);
 
+/// Opens the file `fd` (kept open by the caller until the decoder is destroyed; `size` bytes)
+/// and reads its first directory, as `nuketiff_decoder_open` does, reading with `pread` only the
+/// bytes libtiff asks for: the file is never held whole.
+nuke_status nuketiff_decoder_open_file(nuketiff_decoder *_Nonnull decoder, int fd, uint64_t size, uint64_t max_single_alloc);
+
+/// The number of directories (pages) in the file, following the chain from the first
+/// (libtiff's `TIFFNumberOfDirectories`, which stops at a loop); 0 when it cannot be read.
+uint32_t nuketiff_decoder_page_count(nuketiff_decoder *_Nonnull decoder);
+
 /// Selects directory `index` (0-based) and describes it.
 nuke_status nuketiff_decoder_select(nuketiff_decoder *_Nonnull decoder, uint32_t index, nuketiff_info *_Nonnull info);
 
