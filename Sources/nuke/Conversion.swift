@@ -109,6 +109,9 @@ struct Conversion: Sendable {
             context.appliesOrientation = appliesOrientation
             context.prefersFastScaling = prefersFastScaling
         }
+        // Processors run the output stage in their plan (a still image's crops with the
+        // orientation as one copy, the colour on the pixels kept): `processed` finishes it.
+        context.defersOutputStage = !processors.isEmpty
         let container = try read.map { try ImageDecoderRegistry.shared.decode(context, reading: $0) }
             ?? ImageDecoderRegistry.shared.decode(context)
         if !processors.isEmpty || frame != nil {
@@ -144,13 +147,22 @@ struct Conversion: Sendable {
     /// (every frame decoded, turned upright, converted, resized and processed as the encoder
     /// draws it), otherwise a still image — frame ``frame`` of an animation, or frame 0.
     private func processed(_ container: ImageContainer, context: ImageDecodingContext, box: ImageSize?) throws -> Decoded {
+        let fit: [any ImageProcessing] = box.map { [ImageProcessors.Resize(size: $0, contentMode: .aspectFit)] } ?? []
+        var container = container
+        if context.defersOutputStage {
+            if container.animation == nil, (frame ?? 0) == 0 {
+                // A still image: its first frame, the output stage in the processors' plan.
+                container.image.frames = [container.image.frames[0]]
+                return Decoded(image: try container.processed(by: fit + processors, finishing: context).image)
+            }
+            try container.finishOutputStage(for: context)
+        }
         // Steps the output stage took on the container's image, for frames drawn from the animation.
         let orientation = container.userInfo[.appliedOrientationKey] as? ImageOrientation ?? .up
         var frameSteps: [any ImageProcessing] = []
         if let colorTarget, ImageColorManagement.current != nil {
             frameSteps.append(ImageProcessors.ColorConversion(to: colorTarget))
         }
-        let fit: [any ImageProcessing] = box.map { [ImageProcessors.Resize(size: $0, contentMode: .aspectFit)] } ?? []
         if let animation = container.animation {
             if let frame {
                 guard frame < animation.frameCount else {

@@ -36,6 +36,26 @@ import Testing
         #expect(written.pixelFormat == .rgba8 && written.width == 48 && written.height == 48)
     }
 
+    /// The output stage in the processors' plan (the fill's crop, the turn and the flip with the
+    /// EXIF orientation as one copy, the colour converted after them) writes the pixels of each
+    /// step run in order: the output stage on the decode, then every processor.
+    @Test(arguments: ["Fixtures/jpeg/exif-orientation-6-be.jpg", "Fixtures/jpeg/exif-orientation-5-le.jpg", "Fixtures/jpeg/icc.jpg"])
+    func theOutputStageInThePlanWritesTheStepsInOrder(_ input: String) throws {
+        let (output, data) = try Self.run(input, "png", ["--resize", "fill:16x12", "--crop", "center", "--rotate", "90", "--flip", "v"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let written = try ImageDecoderRegistry.shared.decode(try #require(data)).image.bitmap
+        let source = try Data(contentsOf: NukeBinary.root.appendingPathComponent(input))
+        let processors: [any ImageProcessing] = [
+            ImageProcessors.Resize(size: ImageSize(width: 16, height: 12), crop: true), ImageProcessors.Rotate(degrees: 90), ImageProcessors.Flip(.vertical),
+        ]
+        var context = ImageDecoderRegistry.shared.makeContext(for: source)
+        context.colorConversion = .sRGB
+        let decoded = try ImageDecoderRegistry.shared.decode(context.planned(for: processors))
+        let expected = try ImageProcessors.Composition(processors).process(decoded.image.bitmap)
+        #expect(written == expected, "\(input)")
+        #expect(written.width == 12 && written.height == 16)
+    }
+
     @Test func circleAndFlattenMakeAnOpaqueDisc() throws {
         let (output, data) = try Self.run("Fixtures/processing/source.jpg", "pam", ["--circle", "--flatten", "#ff0000"])
         #expect(output.status == 0, "\(output.stderr)")

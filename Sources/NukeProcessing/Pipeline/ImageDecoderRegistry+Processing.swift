@@ -32,27 +32,43 @@ extension ImageDecoderRegistry {
         planned.defersOutputStage = true
         var container = try decode(planned)
         let orientation = planned.appliesOrientation ? container.image.orientation : .up
-        if container.image.frames.count == 1, container.image.width > 0, container.image.height > 0 {
-            // The moves first, with the orientation; then the colour, on the pixels kept.
-            let bitmap = container.image.bitmap
-            let (moves, rest) = PixelMoves.fold(storedSize: ImageSize(width: bitmap.width, height: bitmap.height),
-                                                orientation: orientation, processors: processors)
-            container.image.bitmap = moves.apply(to: bitmap)
-            if orientation != .up {
-                container.image.orientation = .up
-                container.userInfo[.appliedOrientationKey] = orientation
-            }
-            try container.finishOutputStage(for: planned)
-            container = try ImageProcessors.Composition(rest).process(container, context: ImageProcessingContext(decodingContext: planned, isCompleted: true))
-        } else {
-            try container.finishOutputStage(for: planned)
-            container = try ImageProcessors.Composition(processors).process(container, context: ImageProcessingContext(decodingContext: planned, isCompleted: true))
-        }
+        container = try container.processed(by: processors, finishing: planned)
         if let animation = container.animation {
             // The frames come from the animation, not the output stage: its colour step, here.
             let color: [any ImageProcessing] = planned.colorConversion.map { [ImageProcessors.ColorConversion(to: $0)] } ?? []
             container.animation = try animation.processed(by: color + processors, orientation: orientation)
         }
         return container
+    }
+}
+
+extension ImageContainer {
+    /// Finishes a container decoded with ``NukeCore/ImageDecodingContext/defersOutputStage`` and
+    /// runs `processors` on it in one plan, as ``NukeCore/ImageDecoderRegistry/decode(_:processors:)``
+    /// does: the leading processors that only move pixels with the orientation as one copy, then
+    /// the rest of `context`'s output stage (colour, premultiplied alpha) on the pixels kept, then
+    /// the other processors. The output is the same as the output stage run first, then each
+    /// processor. A container of several frames is finished first, then processed.
+    ///
+    /// - Throws: ``NukeCore/ImageCodecError`` from the output stage or a processor.
+    public func processed(by processors: [any ImageProcessing], finishing context: ImageDecodingContext) throws -> ImageContainer {
+        var container = self
+        let processing = ImageProcessingContext(decodingContext: context, isCompleted: true)
+        guard container.image.frames.count == 1, container.image.width > 0, container.image.height > 0 else {
+            try container.finishOutputStage(for: context)
+            return try ImageProcessors.Composition(processors).process(container, context: processing)
+        }
+        // The moves first, with the orientation; then the colour, on the pixels kept.
+        let orientation = context.appliesOrientation ? container.image.orientation : .up
+        let bitmap = container.image.bitmap
+        let (moves, rest) = PixelMoves.fold(storedSize: ImageSize(width: bitmap.width, height: bitmap.height),
+                                            orientation: orientation, processors: processors)
+        container.image.bitmap = moves.apply(to: bitmap)
+        if orientation != .up {
+            container.image.orientation = .up
+            container.userInfo[.appliedOrientationKey] = orientation
+        }
+        try container.finishOutputStage(for: context)
+        return try ImageProcessors.Composition(rest).process(container, context: processing)
     }
 }
