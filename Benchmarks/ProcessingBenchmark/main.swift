@@ -157,8 +157,10 @@ if let iccSource = FileManager.default.contents(atPath: fixtures.path),
             planOutput = try registry.decode(context, processors: processors).image.bitmap
         }])
         let same = stepsOutput == planOutput
-        report("4000×3000 JPEG, orientation 6, ICC → \(side)×\(side) fill, plan ÷ steps", times[1] / times[0], goal: 1.0,
-               detail: String(format: "plan %.1f ms, steps %.1f ms, %@", times[1] * 1000, times[0] * 1000, same ? "same pixels" : "PIXELS DIFFER"))
+        // No goal of the issue's: what the plan saves, a copy and a colour pass over the crop's
+        // overflow, is within the noise at 256 × 256.
+        print(String(format: "%@  4000×3000 JPEG, orientation 6, ICC → %d×%d fill, plan ÷ steps %6.3f   (plan %.1f ms, steps %.1f ms, %@)",
+                     same ? "·" : "✗", side, side, times[1] / times[0], times[1] * 1000, times[0] * 1000, same ? "same pixels" : "PIXELS DIFFER"))
     }
 } else {
     print("✗  Fixtures/jpeg/icc.jpg not found: the output-stage case did not run")
