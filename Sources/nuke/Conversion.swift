@@ -217,12 +217,13 @@ struct Conversion: Sendable {
         return !codecs.isEmpty && codecs.allSatisfy { !$0.info.capabilities.contains(.progressive) }
     }
 
-    /// Whether every linked decoder of `head`'s format reads files itself
-    /// (``NukeCore/ImageCodecCapabilities/readsFiles``).
+    /// Whether every decoder the shared registry has for `head`'s format reads files itself
+    /// (``NukeCore/ImageCodecCapabilities/readsFiles``): not when the format is isolated, as a
+    /// helper cannot open the file.
     static func readsFiles(_ head: Data) -> Bool {
         guard let type = ImageType(head) else { return false }
-        let codecs = ImageCodecs.linked.filter { $0.info.type == type && $0.info.capabilities.contains(.decode) }
-        return !codecs.isEmpty && codecs.allSatisfy { $0.info.capabilities.contains(.readsFiles) }
+        let codecs = ImageDecoderRegistry.shared.registeredCodecs.filter { $0.type == type && $0.capabilities.contains(.decode) }
+        return !codecs.isEmpty && codecs.allSatisfy { $0.capabilities.contains(.readsFiles) }
     }
 
     /// Reads `input`, converts it and writes `output`; failures are in the result.

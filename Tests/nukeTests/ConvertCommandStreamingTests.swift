@@ -46,6 +46,28 @@ import Testing
     }
 
     /// A JPEG that fails halfway through its rows leaves no PAM behind, only the error.
+    /// A TIFF larger than the head `nuke convert` reads first is read by libtiff from the file
+    /// in process, and sent whole to a helper with `--isolate` (which cannot open the file): the
+    /// same thumbnail either way.
+    @Test func aTIFFIsReadFromItsFileInProcessAndWholeWhenIsolated() throws {
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tiff = directory.appendingPathComponent("big.tif").path
+        #expect(try NukeBinary.run("convert", "Fixtures/processing/source.jpg", tiff).status == 0)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: tiff)[.size] as? Int)
+        try #require(size > 128 * 1024, "the TIFF (\(size) bytes) fits in the head")
+        var outputs: [Bitmap] = []
+        for (name, extra) in [("file.pam", [String]()), ("isolated.pam", ["--isolate"])] {
+            let out = directory.appendingPathComponent(name).path
+            let arguments = ["convert"] + extra + [tiff, out, "--max-size", "64"]
+            let result = try NukeBinary.run(arguments)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            outputs.append(try Netpbm.decode(try Data(contentsOf: URL(fileURLWithPath: out))))
+        }
+        #expect(outputs[0] == outputs[1])
+        #expect(outputs[0].width == 64 && outputs[0].height == 48)
+    }
+
     @Test func aFailedStreamedPAMLeavesNoFile() throws {
         let directory = try NukeBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -73,8 +73,9 @@ public struct ImageDecodingContext: Sendable {
     /// The whole file, open, for a codec that reads files by their offsets
     /// (``ImageCodecCapabilities/readsFiles``: NukeTIFF): it reads the bytes it needs from here,
     /// and ``data`` need only hold enough to recognise the format. The file is then never held
-    /// whole in memory. Set it only for such a codec (``ImageCodecInfo/capabilities``); other
-    /// decoders read ``data``. Default `nil`.
+    /// whole in memory. Set it only when every decoder the registry has for the format is such a
+    /// codec (``ImageDecoderRegistry/registeredCodecs``: a codec isolated in helper processes is
+    /// not, as a helper cannot open the file); other decoders read ``data``. Default `nil`.
     public var file: ImageFileSource?
 
     /// How a scaled decode covers ``targetSize``.

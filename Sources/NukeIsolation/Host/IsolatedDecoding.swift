@@ -93,7 +93,8 @@ public enum IsolatedDecoding {
         let info = ImageCodecInfo(
             name: "\(codec.name) (isolated)",
             type: codec.type,
-            capabilities: codec.capabilities,
+            // A helper cannot open the host's files: the isolated codec takes the whole input.
+            capabilities: codec.capabilities.subtracting(.readsFiles),
             library: codec.library,
             libraryVersion: codec.libraryVersion,
             priority: priority,
