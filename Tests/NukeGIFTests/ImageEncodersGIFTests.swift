@@ -78,6 +78,22 @@ struct ImageEncodersGIFTests {
         #expect(again.loopCount == 3)
     }
 
+    /// Streamed, an animation is the same file, handed over a frame at a time: the header and
+    /// first frame, each later frame, then the trailer; nothing is written twice.
+    @Test("an animation streams into an output stream frame by frame")
+    func streamedAnimation() throws {
+        let frames = (0..<5).map { i in
+            ImageFrame(bitmap: Self.bitmap(width: 12, height: 9, colors: 3 + i * 20, transparentColumn: i % 2 == 1), duration: Double(i + 1) * 0.05)
+        }
+        let animation = try #require(try ImageDecoders.GIF().decode(try ImageEncoders.GIF().encode(Image(frames: frames, loopCount: 2))).animation)
+        let whole = try ImageEncoders.GIF().encode(animation)
+        var stream = CountingStream(data: Data("prefix".utf8))
+        try ImageEncoders.GIF().encode(animation, to: &stream)
+        #expect(stream.data == Data("prefix".utf8) + whole)
+        #expect(stream.writes.count == frames.count + 1, "\(stream.writes)")
+        #expect(stream.writes.last == 1, "the trailer alone at the end: \(stream.writes)")
+    }
+
     @Test("an empty image or frames of different sizes fail with encodingFailed")
     func invalid() throws {
         let empty = Bitmap(width: 0, height: 0, pixelFormat: .rgba8, bytes: [])
@@ -88,5 +104,22 @@ struct ImageEncodersGIFTests {
         ])
         let error = try #require(throws: ImageCodecError.self) { try ImageEncoders.GIF().encode(mixed) }
         #expect(error.code == .encodingFailed)
+    }
+}
+
+/// A stream that records the size of each write; it is never asked to write over.
+struct CountingStream: SeekableImageOutputStream {
+    var data: Data
+    var writes: [Int] = []
+
+    var position: Int { data.count }
+
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        writes.append(bytes.count)
+        data.append(contentsOf: bytes)
+    }
+
+    mutating func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        Issue.record("GIF wrote over \(bytes.count) bytes at \(offset)")
     }
 }

@@ -575,6 +575,15 @@ nuke_status nukegif_encoder_add_frame(
     return NUKE_STATUS_OK;
 }
 
+size_t nukegif_encoder_pending(const nukegif_encoder *encoder, const uint8_t **bytes) {
+    *bytes = encoder->output;
+    return encoder->failed ? 0 : encoder->length;
+}
+
+void nukegif_encoder_take(nukegif_encoder *encoder) {
+    encoder->length = 0;
+}
+
 nuke_status nukegif_encoder_finish(nukegif_encoder *encoder, uint8_t **output, size_t *output_length, nuke_diagnostics *diagnostics) {
     *output = NULL;
     *output_length = 0;

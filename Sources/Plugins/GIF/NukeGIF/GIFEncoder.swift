@@ -41,16 +41,26 @@ extension ImageEncoders {
         ///
         /// GIF has no orientation: an image that is not upright is turned upright as it is written.
         public func encode(_ image: Image) throws -> Data {
+            var stream = DataOutputStream()
+            try encode(image, to: &stream)
+            return stream.data
+        }
+
+        /// Encodes every frame of `image` into `stream`, each frame's bytes as it is written.
+        ///
+        /// - Throws: As ``encode(_:)-(Image)``, or the stream's error.
+        public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
             let animated = image.frames.count > 1
             var frames = image.frames.makeIterator()
             let orientation = image.orientation
             let size = ImageSize(width: image.width, height: image.height)
-            return try Self.encode(
+            try Self.encode(
                 width: orientation.swapsDimensions ? size.height : size.width, height: orientation.swapsDimensions ? size.width : size.height,
                 loopCount: animated ? image.loopCount : nil,
                 next: { () throws(ImageCodecError) -> (Bitmap, Double)? in
                     frames.next().map { ($0.bitmap.oriented(orientation), $0.duration ?? 0) }
-                }
+                },
+                sink: { try stream.write($0) }
             )
         }
 
@@ -58,13 +68,26 @@ extension ImageEncoders {
         ///
         /// - Throws: ``NukeCore/ImageCodecError``: the frame decoder's errors, `.encodingFailed`.
         public func encode(_ animation: ImageAnimation) throws -> Data {
+            var stream = DataOutputStream()
+            try encode(animation, to: &stream)
+            return stream.data
+        }
+
+        /// Encodes `animation` into `stream`, one frame at a time: each frame's bytes go to the
+        /// stream once it is encoded (GIF never goes back), so neither the frames nor the file
+        /// are held.
+        ///
+        /// - Throws: ``NukeCore/ImageCodecError``: the frame decoder's errors, `.encodingFailed`;
+        ///   or the stream's error.
+        public func encode(_ animation: ImageAnimation, to stream: inout some SeekableImageOutputStream) throws {
             let iterator = try animation.makeIterator()
-            return try Self.encode(
+            try Self.encode(
                 width: animation.canvasSize.width, height: animation.canvasSize.height,
                 loopCount: animation.frameCount > 1 ? animation.loopCount : nil,
                 next: { () throws(ImageCodecError) -> (Bitmap, Double)? in
                     try iterator.next().map { ($0.canvas, $0.info.duration) }
-                }
+                },
+                sink: { try stream.write($0) }
             )
         }
 
@@ -76,10 +99,12 @@ extension ImageEncoders {
             diagnostics.messageText
         }
 
+        /// Encodes the frames `next` gives into `sink`, the bytes of each frame as it is written.
         private static func encode(
             width: Int, height: Int, loopCount: Int?,
-            next: () throws(ImageCodecError) -> (Bitmap, Double)?
-        ) throws(ImageCodecError) -> Data {
+            next: () throws(ImageCodecError) -> (Bitmap, Double)?,
+            sink: (UnsafeRawBufferPointer) throws -> Void
+        ) throws {
             guard width > 0, height > 0, width <= 65535, height <= 65535 else {
                 throw failure("cannot encode a \(width)×\(height) image: GIF sides are 1…65,535 pixels")
             }
@@ -108,6 +133,12 @@ extension ImageEncoders {
                     }
                 }
                 guard status == NUKE_STATUS_OK else { throw failure("frame \(index + 1): \(message(diagnostics))") }
+                var bytes: UnsafePointer<UInt8>?
+                let count = nukegif_encoder_pending(encoder, &bytes)
+                if count > 0, let bytes {
+                    try sink(UnsafeRawBufferPointer(start: bytes, count: count))
+                    nukegif_encoder_take(encoder)
+                }
                 index += 1
             }
             var output: UnsafeMutablePointer<UInt8>?
@@ -115,7 +146,8 @@ extension ImageEncoders {
             finished = true
             let result = nukegif_encoder_finish(encoder, &output, &length, &diagnostics)
             guard result == NUKE_STATUS_OK, let output else { throw failure(message(diagnostics)) }
-            return Data(bytesNoCopy: output, count: length, deallocator: .custom { pointer, _ in nukegif_buffer_free(pointer) })
+            defer { nukegif_buffer_free(output) }
+            try sink(UnsafeRawBufferPointer(start: output, count: length))
         }
     }
 }

@@ -130,8 +130,16 @@ nuke_status nukegif_encoder_add_frame(
     nuke_diagnostics *_Nonnull diagnostics
 );
 
-/// Writes the trailer and hands the file to the caller, who frees it with
-/// `nukegif_buffer_free`. The encoder is freed either way.
+/// The bytes written since the start or the last `nukegif_encoder_take`: final, as GIF never
+/// goes back. `*bytes` is valid until the next call on the encoder.
+size_t nukegif_encoder_pending(const nukegif_encoder *_Nonnull encoder, const uint8_t *_Nullable *_Nonnull bytes);
+
+/// Drops the pending bytes, once the caller has written them out: the encoder then holds only
+/// what it writes next.
+void nukegif_encoder_take(nukegif_encoder *_Nonnull encoder);
+
+/// Writes the trailer and hands the file to the caller (what follows the bytes taken), who frees
+/// it with `nukegif_buffer_free`. The encoder is freed either way.
 ///
 /// The corresponding giflib function is `EGifCloseFile`.
 nuke_status nukegif_encoder_finish(
