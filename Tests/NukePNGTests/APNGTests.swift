@@ -126,6 +126,10 @@ import Testing
     func encodeRoundTrip(_ entry: Entry) throws {
         let animation = try #require(try decode(entry.file).animation)
         let encoded = try ImageEncoders.PNG().encode(animation)
+        // Streamed a frame at a time: the same file.
+        var stream = DataOutputStream()
+        try ImageEncoders.PNG().encode(animation, to: &stream)
+        #expect(stream.data == encoded)
         let again = try ImageDecoderRegistry(codecs: [.png]).decode(encoded)
         let decoded = try #require(again.animation)
         #expect(decoded.frameCount == animation.frameCount)

@@ -26,6 +26,21 @@ extension ImageEncoders.PNG: AnimatedImageEncoding {
         return try writer.finish()
     }
 
+    /// Encodes an animation as APNG into `stream`, one frame at a time: each frame's chunks go
+    /// to the stream once it is encoded (the frame count is known up front, so nothing is
+    /// written over), and neither the frames nor the file are held.
+    ///
+    /// - Throws: As ``encode(_:)-(ImageAnimation)``, or the stream's error.
+    public func encode(_ animation: ImageAnimation, to stream: inout some SeekableImageOutputStream) throws {
+        let iterator = try animation.makeIterator()
+        var writer = APNGWriter(frameCount: animation.frameCount, loopCount: animation.loopCount, encoder: self)
+        while let frame = try iterator.next() {
+            try writer.append(frame.canvas, duration: frame.info.duration)
+            try writer.takeOutput().withUnsafeBytes { try stream.write($0) }
+        }
+        try writer.finish().withUnsafeBytes { try stream.write($0) }
+    }
+
     /// The eager form: an ``NukeCore/Image`` with several frames becomes an APNG.
     func encodeAnimated(_ image: Image) throws -> Data {
         var writer = APNGWriter(frameCount: image.frames.count, loopCount: image.loopCount, encoder: self)
@@ -86,6 +101,13 @@ struct APNGWriter {
         written += 1
     }
 
+    /// The bytes appended since the start or the last call, which no later frame changes.
+    mutating func takeOutput() -> Data {
+        defer { output = Data() }
+        return output
+    }
+
+    /// Ends the file: the bytes not taken yet, and `IEND`.
     mutating func finish() throws -> Data {
         guard written == frameCount, written > 0 else {
             throw PNGLibrary.error(.encodingFailed, .encoding, "APNG: \(written) frames written, \(frameCount) declared")
