@@ -105,7 +105,7 @@ let package = Package(
         ),
         // Ratios: a 12 MP JPEG filled against fitted to 256 × 256, a 1 MP blur against Pillow's, the
         // peak memory of a 500-frame GIF resized to an animated WebP.
-        .executableTarget(name: "NukeProcessingBenchmark", dependencies: ["NukeProcessing", "NukeCore", "NukePixels", "NukeJPEG", "NukeGIF", "NukeWebP", "NukeColor"], path: "Benchmarks/ProcessingBenchmark", swiftSettings: swiftSettings),
+        .executableTarget(name: "NukeProcessingBenchmark", dependencies: ["NukeProcessing", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeColor"], path: "Benchmarks/ProcessingBenchmark", swiftSettings: swiftSettings),
 
         // MARK: - Isolation (decoding in sandboxed helper processes; links no codec library)
         .target(name: "CNukeIsolation", path: "Sources/CNukeIsolation"),

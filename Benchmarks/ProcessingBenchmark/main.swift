@@ -20,6 +20,7 @@ import NukeColor
 import NukeCore
 import NukeGIF
 import NukeJPEG
+import NukePNG
 import NukePixels
 import NukeProcessing
 import NukeWebP
@@ -45,7 +46,13 @@ if let path = option("--memory-case") {
     let tiny = try ImageEncoders.GIF().encode(ScrollingPhoto.animation(frames: 2, width: 16, height: 16))
     let warm = try ImageDecoderRegistry.shared.decode(ImageDecoderRegistry.shared.makeContext(for: tiny), processors: [ImageProcessors.Resize(size: ImageSize(width: 8, height: 8), crop: true)])
     guard let warmAnimation = warm.animation else { exit(3) }
-    _ = try ImageEncoders.WebP().encode(warmAnimation)
+    // The output's encoder: animated WebP (the case), or GIF or APNG with `--to`.
+    let encoder: any AnimatedImageEncoding = switch option("--to") {
+    case "gif": ImageEncoders.GIF()
+    case "png": ImageEncoders.PNG()
+    default: ImageEncoders.WebP()
+    }
+    _ = try encoder.encode(warmAnimation)
     let before = procStatus("VmRSS")
     guard let data = FileManager.default.contents(atPath: path) else { exit(2) }
     let container = try ImageDecoderRegistry.shared.decode(ImageDecoderRegistry.shared.makeContext(for: data), processors: [ImageProcessors.Resize(size: ImageSize(width: 160, height: 160), crop: true)])
@@ -53,14 +60,14 @@ if let path = option("--memory-case") {
     let start = ContinuousClock.now
     let outputSize: Int
     if arguments.contains("--in-memory") {
-        outputSize = try ImageEncoders.WebP().encode(animation).count
+        outputSize = try encoder.encode(animation).count
     } else {
-        // Streamed into a file: each frame's chunk is written once the next frame has set its duration.
-        var stream = try FileOutputStream(path: path + ".webp")
-        try ImageEncoders.WebP().encode(animation, to: &stream)
+        // Streamed into a file: each frame's bytes are written as the encoder finishes them.
+        var stream = try FileOutputStream(path: path + ".out")
+        try encoder.encode(animation, to: &stream)
         try stream.close()
         outputSize = stream.bytesWritten
-        try? FileManager.default.removeItem(atPath: path + ".webp")
+        try? FileManager.default.removeItem(atPath: path + ".out")
     }
     let elapsed = ContinuousClock.now - start
     let canvas = 480 * 360 * 4
@@ -170,14 +177,14 @@ if let iccSource = FileManager.default.contents(atPath: fixtures.path),
 
 /// Runs the memory case on a `frames`-frame GIF in a fresh process: (peak, canvas, input, output)
 /// in bytes, and the seconds the decode, processing and encode took.
-func memoryCase(frames: Int, inMemory: Bool = false) throws -> [Double]? {
+func memoryCase(frames: Int, inMemory: Bool = false, to format: String = "webp") throws -> [Double]? {
     let gif = try ImageEncoders.GIF().encode(ScrollingPhoto.animation(frames: frames, width: 480, height: 360))
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-processing-\(UUID().uuidString).gif")
     try gif.write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
     let child = Process()
     child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    child.arguments = ["--memory-case", file.path] + (inMemory ? ["--in-memory"] : [])
+    child.arguments = ["--memory-case", file.path, "--to", format] + (inMemory ? ["--in-memory"] : [])
     let pipe = Pipe()
     child.standardOutput = pipe
     try child.run()
@@ -200,6 +207,12 @@ if let short = try memoryCase(frames: 100), let long = try memoryCase(frames: 50
     // What the processing holds does not grow with the frame count.
     let rest = { (c: [Double]) in c[0] - c[2] }
     print("   streamed, peak − input: \(mb(rest(short))) at 100 frames, \(mb(rest(long))) at 500 frames")
+    // The same transcode to an animated GIF and an APNG file (no goal of the issue's).
+    for (format, name) in [("gif", "GIF"), ("png", "APNG")] {
+        guard let other = try memoryCase(frames: 500, to: format) else { print("✗  the \(name) memory case failed"); continue }
+        print(String(format: "·  … to an animated %@ file, peak ÷ (4 canvases + input) %6.3f   (peak %@, output %d bytes streamed)",
+                     name, other[0] / (4 * canvas + other[2]), mb(other[0]), Int(other[3])))
+    }
 } else {
     print("✗  the memory case failed")
 }
