@@ -30,10 +30,9 @@ extension ImageDecoderRegistry {
         var planned = context.planned(for: processors)
         guard !processors.isEmpty else { return try decode(planned) }
         planned.defersOutputStage = true
-        var container = try decode(planned)
-        let orientation = planned.appliesOrientation ? container.image.orientation : .up
-        container = try container.processed(by: processors, finishing: planned)
+        var container = try decode(planned).processed(by: processors, finishing: planned)
         if let animation = container.animation {
+            let orientation = container.userInfo[.appliedOrientationKey] as? ImageOrientation ?? .up
             // The frames come from the animation, not the output stage: its colour step, here.
             let color: [any ImageProcessing] = planned.colorConversion.map { [ImageProcessors.ColorConversion(to: $0)] } ?? []
             container.animation = try animation.processed(by: color + processors, orientation: orientation)

@@ -12,39 +12,40 @@ import NukePixels
 final class TIFFDecoderHandle {
     private let decoder: OpaquePointer
     /// Kept alive (and open) as long as libtiff reads it.
-    private let bytes: Data
-    private let file: ImageFileSource?
+    private let input: Input
     private(set) var info = nuketiff_info()
+
+    /// What libtiff reads: the complete file in memory, or an open file it reads with `pread`,
+    /// only the bytes it asks for.
+    enum Input {
+        case bytes(Data)
+        case file(ImageFileSource)
+    }
 
     /// Opens the file and reads its first directory.
     ///
     /// - Parameter maxSingleAllocation: The most libtiff may allocate at once (a strip or tile
     ///   buffer, a tag's values): a hostile StripByteCounts cannot make it allocate more.
     /// - Throws: ``NukeCore/ImageCodecError`` with libtiff's message.
-    init(bytes: Data, maxSingleAllocation: Int) throws(ImageCodecError) {
+    init(_ input: Input, maxSingleAllocation: Int) throws(ImageCodecError) {
         guard let decoder = nuketiff_decoder_create() else {
             throw TIFFLibrary.error(.internalFailure, "libtiff could not allocate a decoder")
         }
         self.decoder = decoder
-        self.bytes = bytes
-        self.file = nil
-        let status = bytes.withUnsafeBytes { raw in
-            nuketiff_decoder_open(decoder, raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, UInt64(max(maxSingleAllocation, 1)))
+        self.input = input
+        let limit = UInt64(max(maxSingleAllocation, 1))
+        let status: nuke_status
+        var what = "reading the TIFF file"
+        switch input {
+        case .bytes(let bytes):
+            status = bytes.withUnsafeBytes { raw in
+                nuketiff_decoder_open(decoder, raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, limit)
+            }
+        case .file(let file):
+            status = nuketiff_decoder_open_file(decoder, file.fileDescriptor, UInt64(file.size), limit)
+            what += " \(file.path)"
         }
-        guard status == NUKE_STATUS_OK else { throw failure(status, "reading the TIFF file") }
-    }
-
-    /// Opens `file` and reads its first directory; libtiff then reads the file with `pread`,
-    /// only the bytes it asks for.
-    init(file: ImageFileSource, maxSingleAllocation: Int) throws(ImageCodecError) {
-        guard let decoder = nuketiff_decoder_create() else {
-            throw TIFFLibrary.error(.internalFailure, "libtiff could not allocate a decoder")
-        }
-        self.decoder = decoder
-        self.bytes = Data()
-        self.file = file
-        let status = nuketiff_decoder_open_file(decoder, file.fileDescriptor, UInt64(file.size), UInt64(max(maxSingleAllocation, 1)))
-        guard status == NUKE_STATUS_OK else { throw failure(status, "reading the TIFF file \(file.path)") }
+        guard status == NUKE_STATUS_OK else { throw failure(status, what) }
     }
 
     deinit { nuketiff_decoder_destroy(decoder) }

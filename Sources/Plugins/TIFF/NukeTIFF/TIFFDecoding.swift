@@ -32,12 +32,12 @@ struct TIFFDecoding {
         let handle: TIFFDecoderHandle
         let inputByteCount: Int
         if let file = context.file {
-            handle = try TIFFDecoderHandle(file: file, maxSingleAllocation: maxSingleAllocation)
+            handle = try TIFFDecoderHandle(.file(file), maxSingleAllocation: maxSingleAllocation)
             pageCount = handle.pageCount
             inputByteCount = file.size
         } else {
             if case .parsed(let header) = TIFFHeaderParser.parse(bytes) { pageCount = header.frameCount }
-            handle = try TIFFDecoderHandle(bytes: bytes, maxSingleAllocation: maxSingleAllocation)
+            handle = try TIFFDecoderHandle(.bytes(bytes), maxSingleAllocation: maxSingleAllocation)
             inputByteCount = bytes.count
         }
         if let pageCount, page >= pageCount || page < 0 {
