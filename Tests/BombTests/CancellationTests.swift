@@ -87,11 +87,20 @@ import Testing
     @Test(arguments: types)
     func aCancelledTaskStopsTheDecode(_ type: ImageType) async throws {
         let data = try Self.file(type)
-        let decode = Task.detached {
-            try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data))
+        // As above: a loaded machine can hold the timer back until a decode is over (in CI the
+        // 5 ms timer once fired after whole JPEG and HEIC decodes), so up to three tries,
+        // cancelling earlier each time. A plugin that ignores the task finishes all three.
+        for attempt in 0..<3 {
+            let decode = Task.detached {
+                try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data))
+            }
+            Self.after(.microseconds(5_000 >> (2 * attempt))) { decode.cancel() }
+            let result = await decode.result
+            guard case .failure(let failure) = result else { continue }
+            let error = failure as? ImageCodecError
+            #expect(error?.code == .cancelled, "\(type.name): \(String(describing: failure))")
+            return
         }
-        Self.after(.milliseconds(5)) { decode.cancel() }
-        let error = await #expect(throws: ImageCodecError.self) { try await decode.value }
-        #expect(error?.code == .cancelled, "\(type.name): \(String(describing: error))")
+        Issue.record("\(type.name): three decodes ran to the end although their tasks were cancelled")
     }
 }
