@@ -9,6 +9,15 @@ cd "$root"
 "$root/scripts/install-deps.sh" test hevc
 # Every package install-deps.sh names can be installed on this machine, as on a fresh one.
 "$root/scripts/check-install-deps.sh"
+# `swift build -c release` at the root builds every executable target, the tests' helper included:
+# none may use `@testable import` (a release build does not compile modules for testing).
+executables=$(swift package describe --type json | python3 -c '
+import json, sys
+print("\n".join(t["path"] for t in json.load(sys.stdin)["targets"] if t["type"] == "executable"))')
+if grep -rln '^@testable import' $executables; then
+    echo "test: an executable target uses @testable import; swift build -c release would fail" >&2
+    exit 1
+fi
 swift build --build-tests
 # The log in the checkout (out/ is ignored): a fixed name in /tmp is another user's file on a shared machine.
 mkdir -p "$root/out"

@@ -5,15 +5,16 @@ import NukeHEIF
 import NukeJPEG
 import NukePNG
 import NukeWebP
+import Synchronization
 import Testing
 
 /// A decode cancelled while it runs stops with `.cancelled`, whether the caller's token or the
 /// task is cancelled, in every plugin: between rows, scans, 64 KiB of WebP input, GIF row groups,
 /// HEIF's decode and its rows.
 ///
-/// Each image is made here by our encoders, large enough that a whole decode takes far longer
-/// than the moment of cancellation (noise does not compress). The test asserts the outcome, not a
-/// time; it prints how long the cancelled decode took beside a whole one.
+/// Each image is made here by our encoders (noise does not compress, so no codec can skip work).
+/// The cancellation comes from inside the decode, when the decoder asks for its first pixel
+/// buffer: the tests assert the outcome and read no clock, so a loaded machine cannot change it.
 @Suite(.serialized) struct CancellationTests {
     /// Noise with a gradient: every row differs, so no codec can skip work.
     static func noise(width: Int, height: Int) -> Image {
@@ -49,58 +50,45 @@ import Testing
         try #require(files.first { $0.type == type }?.data, "\(type.name) could not be encoded here")
     }
 
-    /// Runs `body` after `delay` on a thread outside Swift's cooperative pool.
-    static func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: body)
+    /// An allocator that calls `cancel` when the decoder asks for its first pixel buffer: the
+    /// header is read and the decode under way, so the cancellation lands inside it, whatever the
+    /// machine's load (no timer, no clock).
+    static func cancelling(at allocation: Int = 1, _ cancel: @escaping @Sendable () -> Void) -> PixelAllocator {
+        let count = Mutex(0)
+        return PixelAllocator { byteCount, zeroed throws(ImageCodecError) in
+            let n = count.withLock { n -> Int in
+                n += 1
+                return n
+            }
+            if n == allocation { cancel() }
+            return try PixelAllocator.heap.allocate(byteCount: byteCount, zeroed: zeroed)
+        }
     }
 
     @Test(arguments: types)
-    func aCancelledTokenStopsTheDecode(_ type: ImageType) async throws {
+    func aCancelledTokenStopsTheDecode(_ type: ImageType) throws {
         let data = try Self.file(type)
-        let clock = ContinuousClock()
-        let whole = try clock.measure { _ = try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data)) }
-        // A loaded machine can hold the timer back until a decode is over: up to three tries,
-        // cancelling earlier each time. A plugin that ignores the token finishes all three.
-        for attempt in 0..<3 {
-            let token = ImageDecodingCancellation()
-            let started = clock.now
-            let decode = Task.detached {
-                try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data, cancellation: token))
-            }
-            // From a thread of its own: the test's task might wait for a cooperative thread (other
-            // suites decode on them) until the decode is over.
-            let moment = whole / (20 << attempt)
-            Self.after(moment) { token.cancel() }
-            let result = await decode.result
-            let stopped = clock.now - started
-            guard case .failure(let failure) = result else { continue }
-            let error = failure as? ImageCodecError
-            #expect(error?.code == .cancelled, "\(type.name): \(String(describing: failure))")
-            print("cancellation: \(type.name) \(data.count) bytes, whole decode \(whole), cancelled at \(moment), stopped after \(stopped)")
-            return
-        }
-        Issue.record("\(type.name): three decodes ran to the end although their tokens were cancelled")
+        let token = ImageDecodingCancellation()
+        var context = ImageDecodingContext(data: data, cancellation: token)
+        context.allocator = Self.cancelling { token.cancel() }
+        let error = #expect(throws: ImageCodecError.self) { try ImageDecoderRegistry.shared.decode(context) }
+        #expect(error?.code == .cancelled, "\(type.name): \(String(describing: error))")
     }
 
     @Test(arguments: types)
     func aCancelledTaskStopsTheDecode(_ type: ImageType) async throws {
         let data = try Self.file(type)
-        // As above: a loaded machine can hold the timer back until a decode is over (in CI the
-        // 5 ms timer once fired after whole JPEG and HEIC decodes), so up to three tries,
-        // cancelling earlier each time. A plugin that ignores the task finishes all three.
-        for attempt in 0..<3 {
-            let decode = Task.detached {
-                try ImageDecoderRegistry.shared.decode(ImageDecodingContext(data: data))
-            }
-            Self.after(.microseconds(5_000 >> (2 * attempt))) { decode.cancel() }
-            let result = await decode.result
-            guard case .failure(let failure) = result else { continue }
-            let error = failure as? ImageCodecError
-            #expect(error?.code == .cancelled, "\(type.name): \(String(describing: failure))")
+        // The decode's own task is cancelled from inside the decode: no token but the task's.
+        let decode = Task.detached {
+            var context = ImageDecodingContext(data: data)
+            context.allocator = Self.cancelling { withUnsafeCurrentTask { $0?.cancel() } }
+            return try ImageDecoderRegistry.shared.decode(context)
+        }
+        let result = await decode.result
+        guard case .failure(let failure) = result else {
+            Issue.record("\(type.name): the decode ran to the end although its task was cancelled")
             return
         }
-        Issue.record("\(type.name): three decodes ran to the end although their tasks were cancelled")
+        #expect((failure as? ImageCodecError)?.code == .cancelled, "\(type.name): \(String(describing: failure))")
     }
 }

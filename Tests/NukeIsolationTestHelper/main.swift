@@ -3,7 +3,7 @@ import Foundation
 import NukeCore
 import NukeGIF
 import NukeHEIF
-@testable import NukeIsolation
+@_spi(Testing) import NukeIsolation
 import NukeJPEG
 import NukePNG
 import NukeSVG

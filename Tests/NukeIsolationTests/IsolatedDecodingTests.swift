@@ -283,7 +283,7 @@ extension IsolationSuites {
 
         /// A zygote killed from outside takes its idle helpers with it; the next decode starts a
         /// new zygote and succeeds.
-        @Test func aKilledZygoteIsReplaced() throws {
+        @Test func aKilledZygoteIsReplaced() async throws {
             let pool = IsolationTestPaths.pool(helpers: 1)
             defer { pool.shutdown() }
             try pool.prewarm(1)
@@ -291,7 +291,7 @@ extension IsolationSuites {
             let helper = try #require(pool.status.idlePIDs.first)
             kill(first, SIGKILL)
             let deadline = ContinuousClock.now + .seconds(10)
-            while kill(helper, 0) == 0, ContinuousClock.now < deadline { usleep(10_000) }
+            while kill(helper, 0) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .microseconds(10_000)) }
             let ok = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
             #expect(ok.image.width == 3)
             let second = try #require(pool.status.zygotePID)
@@ -313,7 +313,7 @@ extension IsolationSuites {
         /// Each decode has a helper of its own, which ends with it: an upload's helper never sees
         /// another's data. Pixels lie in buffers this process lends (zeroed, and only once the helper
         /// that last held one has ended) and keeps for reuse.
-        @Test func oneHelperPerDecodeAndSealedPixels() throws {
+        @Test func oneHelperPerDecodeAndSealedPixels() async throws {
             func png(_ seed: UInt8) throws -> (data: Data, bitmap: Bitmap) {
                 let bytes = (0..<(48 * 32 * 4)).map { UInt8(truncatingIfNeeded: $0 &* Int(seed) &+ Int(seed)) }
                 let bitmap = Bitmap(width: 48, height: 32, pixelFormat: .rgba8, bytes: bytes)
@@ -334,7 +334,7 @@ extension IsolationSuites {
             // The released buffer is kept: once its helper has ended, the next decode of that size,
             // in a new helper, reuses it.
             let deadline = ContinuousClock.now + .seconds(10)
-            while pool.status.ending > 0, ContinuousClock.now < deadline { usleep(1_000) }
+            while pool.status.ending > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .microseconds(1_000)) }
             let third = try IsolatedDecoding.decode(b.data, pool: pool)
             #expect(third.image.bitmap == b.bitmap)
             #expect(second.image.bitmap == b.bitmap, "the held image is intact after its neighbour's buffer was reused")
@@ -345,7 +345,7 @@ extension IsolationSuites {
                 #expect(pids.insert(helper).inserted, "helper \(helper) served an earlier decode")
                 _ = try IsolatedDecoding.decode(a.data, pool: pool)
                 let deadline = ContinuousClock.now + .seconds(10)
-                while kill(helper, 0) == 0, parent(of: helper) != nil, ContinuousClock.now < deadline { usleep(2_000) }
+                while kill(helper, 0) == 0, parent(of: helper) != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .microseconds(2_000)) }
                 #expect(parent(of: helper) == nil, "helper \(helper) still runs after its decode")
             }
             // Previews come through sealed copies.
@@ -384,7 +384,7 @@ extension IsolationSuites {
         }
 
         /// A helper busy in a decode ends when its host dies, instead of running on.
-        @Test func aHelperDoesNotOutliveItsHost() throws {
+        @Test func aHelperDoesNotOutliveItsHost() async throws {
             let host = Process()
             host.executableURL = URL(fileURLWithPath: IsolationTestPaths.helper)
             host.arguments = ["--host-then-die"]
@@ -405,7 +405,7 @@ extension IsolationSuites {
                 return !stat[stat.index(after: close)...].hasPrefix(" Z")
             }
             let deadline = ContinuousClock.now + .seconds(60)
-            while isRunning(), ContinuousClock.now < deadline { usleep(20_000) }
+            while isRunning(), ContinuousClock.now < deadline { try await Task.sleep(for: .microseconds(20_000)) }
             #expect(!isRunning(), "helper \(helper) still runs after its host died")
             if isRunning() { kill(helper, SIGKILL) }
         }

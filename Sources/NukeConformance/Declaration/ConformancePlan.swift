@@ -125,16 +125,7 @@ public struct ConformancePlan: Sendable {
         var result: ConformanceResult
         switch (check.check, check.fixture) {
         case (.concurrency, _): result = await suite.checkConcurrency()
-        case (.sniffing, let fixture?): result = suite.checkSniffing(fixture)
-        case (.referenceDecode, let fixture?): result = suite.checkReferenceDecode(fixture)
-        case (.invalidInput, let fixture?): result = suite.checkInvalidInput(fixture)
-        case (.truncation, let fixture?): result = suite.checkTruncation(fixture)
-        case (.corruption, let fixture?): result = suite.checkCorruption(fixture)
-        case (.progressive, let fixture?): result = suite.checkProgressive(fixture)
-        case (.roundTrip, let fixture?): result = suite.checkRoundTrip(fixture)
-        case (.limits, let fixture?): result = suite.checkLimits(fixture)
-        case (.robustness, let fixture?): result = suite.checkRobustness(fixture)
-        case (.animation, let fixture?): result = suite.checkAnimation(fixture)
+        case (let kind, let fixture?): result = await suite.run(kind, on: fixture)
         case (_, nil): result = ConformanceResult(check: check.check)
         }
         if let manifestError {

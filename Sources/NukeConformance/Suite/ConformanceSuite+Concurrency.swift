@@ -18,10 +18,17 @@ extension ConformanceSuite {
             result.fail(nil, "the codec \(codec.info.name) has no decoder")
             return result
         }
-        var inputs: [ConcurrencyCase] = []
-        for fixture in fixtures {
-            guard let data = load(fixture, into: &result) else { continue }
-            inputs.append(ConcurrencyCase(fixture: fixture, data: data, expected: decodeOnce(data)))
+        // The sequential decodes, off the cooperative pool as every check's (``run(_:on:)``).
+        let loaded = result
+        let inputs: [ConcurrencyCase]
+        (inputs, result) = await BlockingWorkQueue.shared.run { [self] in
+            var result = loaded
+            var inputs: [ConcurrencyCase] = []
+            for fixture in fixtures {
+                guard let data = load(fixture, into: &result) else { continue }
+                inputs.append(ConcurrencyCase(fixture: fixture, data: data, expected: decodeOnce(data)))
+            }
+            return (inputs, result)
         }
         guard !inputs.isEmpty else { return result }
         let width = max(1, options.concurrencyWidth)

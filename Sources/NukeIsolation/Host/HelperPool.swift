@@ -47,6 +47,8 @@ public final class HelperPool: Sendable {
         /// Checkouts that start their replacement spare at once rather than when their decode
         /// ends: set after a decode found no spare ready (demand outran the spares).
         var earlySpareStarts = 0
+        /// Bumped by every change a thread in ``checkOut()`` may be waiting for.
+        var generation = 0
     }
 
     /// How many checkouts after a decode found no spare ready start their replacement beside
@@ -54,6 +56,9 @@ public final class HelperPool: Sendable {
     private static let earlyStartsAfterShortfall = 8
 
     private let state = Mutex(State())
+    /// Signalled after every change that a waiting thread may be waiting for: a decode ended, a
+    /// spare is ready or failed, a helper was reaped, the pool shut down.
+    private let changed = StateSignal()
 
     private struct Zygote {
         var current: HelperZygote?
@@ -136,8 +141,7 @@ public final class HelperPool: Sendable {
     public func prewarm(_ count: Int = 1) throws(ImageCodecError) {
         var started: [HelperProcess] = []
         // Spares already starting in the background count once they are ready.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while state.withLock({ $0.replenishing > 0 }), ContinuousClock.now < deadline { usleep(200) }
+        changed.wait(timeout: .seconds(10)) { state.withLock { $0.replenishing == 0 } }
         let wanted = min(count, configuration.maximumHelpers + configuration.spareHelpers) - state.withLock { $0.idle.count }
         for _ in 0..<max(0, wanted) { started.append(try spawn()) }
         state.withLock { $0.idle.append(contentsOf: started) }
@@ -148,14 +152,15 @@ public final class HelperPool: Sendable {
     public func shutdown() {
         let (idle, busy) = state.withLock { state in
             state.isShutDown = true
+            state.generation &+= 1
             defer { state.idle.removeAll() }
             return (state.idle, state.busy)
         }
         idle.forEach { $0.retire() }
         // Spares starting and helpers being reaped in the background finish first (a few
         // milliseconds each), so that no helper outlives the call.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while state.withLock({ $0.replenishing + $0.retiring > 0 }), ContinuousClock.now < deadline { usleep(200) }
+        changed.broadcast()
+        changed.wait(timeout: .seconds(10)) { state.withLock { $0.replenishing + $0.retiring == 0 } }
         if busy == 0 { endZygote() }
     }
 
@@ -229,7 +234,10 @@ public final class HelperPool: Sendable {
                 if startsSpareNow { replenish() }
                 return helper
             case .closed: throw ImageCodecError(.cancelled, stage: .registry, codec: "NukeIsolation", message: "the helper pool was shut down")
-            case .wait: usleep(200)
+            case .wait:
+                // Until a decode ends, a spare is ready (or failed to start), or the pool shuts down.
+                let seen = state.withLock { $0.generation }
+                changed.wait { state.withLock { $0.generation != seen } }
             case .spawn:
                 do {
                     let helper = try spawn()
@@ -237,7 +245,11 @@ public final class HelperPool: Sendable {
                     replenish()
                     return helper
                 } catch {
-                    state.withLock { $0.busy -= 1 }
+                    state.withLock {
+                        $0.busy -= 1
+                        $0.generation &+= 1
+                    }
+                    changed.broadcast()
                     throw error
                 }
             }
@@ -284,11 +296,13 @@ public final class HelperPool: Sendable {
                 let helper = try? spawn()
                 let surplus = state.withLock { state -> HelperProcess? in
                     state.replenishing -= 1
+                    state.generation &+= 1
                     guard let helper else { return nil }
                     if state.isShutDown { return helper }
                     state.idle.append(helper)
                     return nil
                 }
+                changed.broadcast()
                 surplus?.retire()
             }
         }
@@ -303,12 +317,18 @@ public final class HelperPool: Sendable {
             _ = $0.busyPIDs.remove(helper.pid)
             $0.busy -= 1
             $0.retiring += 1
+            $0.generation &+= 1
         }
+        changed.broadcast()
         Self.background.async { [self] in
             helper.retire()
             // Reaped: nothing it was lent can be written any more.
             buffers.ended(helper.lease)
-            state.withLock { $0.retiring -= 1 }
+            state.withLock {
+                $0.retiring -= 1
+                $0.generation &+= 1
+            }
+            changed.broadcast()
         }
         replenish()
         endZygoteIfShutDownAndIdle()
@@ -321,7 +341,9 @@ public final class HelperPool: Sendable {
             $0.busyPIDs.remove(helper.pid)
             $0.busy -= 1
             $0.replaced += 1
+            $0.generation &+= 1
         }
+        changed.broadcast()
         replenish()
         endZygoteIfShutDownAndIdle()
     }

@@ -33,7 +33,7 @@ public struct IsolationConfiguration: Sendable, Hashable {
     public var reusablePixelBytes: Int
     /// Whether helpers confine files with Landlock where the kernel has it (else every open is
     /// refused). Only tests of the fallback turn it off.
-    var usesLandlock = true
+    @_spi(Testing) public var usesLandlock = true
     /// Start the helper program once as a zygote, warm it up, and start each helper as a copy
     /// of it (``HelperZygote``): a few milliseconds a helper instead of tens. Default `true`. A
     /// pool whose zygote cannot start (or keeps dying) starts its helpers as programs instead.

@@ -49,9 +49,12 @@ final class GIFDecoderHandle {
     /// stay transparent (counted as a warning).
     ///
     /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
-    /// - Parameter cancellation: Checked every 64 rows, through a C callback (callers check it
-    ///   between frames).
-    func decodeFrame(_ frame: GIFFrameRecord, index: Int, in bytes: Data, cancellation: ImageDecodingCancellation?) throws(ImageCodecError) -> Bitmap {
+    /// - Parameters:
+    ///   - cancellation: Checked every 64 rows, through a C callback (callers check it between
+    ///     frames).
+    ///   - allocator: Where the frame's pixels come from (the decode's context).
+    func decodeFrame(_ frame: GIFFrameRecord, index: Int, in bytes: Data, cancellation: ImageDecodingCancellation?,
+                     allocator: PixelAllocator = .heap) throws(ImageCodecError) -> Bitmap {
         try open(bytes)
         precondition(frame.end <= bytes.count, "a frame is decoded once all its bytes arrived")
         if frame.width == 0 || frame.height == 0 {
@@ -59,7 +62,7 @@ final class GIFDecoderHandle {
         }
         var status = NUKE_STATUS_OK
         var rows: UInt32 = 0
-        let bitmap = Bitmap(width: frame.width, height: frame.height, pixelFormat: .rgba8, alphaMode: .straight) { buffer in
+        let bitmap = try allocator.makeBitmap(width: frame.width, height: frame.height, pixelFormat: .rgba8, alphaMode: .straight) { buffer in
             status = (cancellation ?? .taskOnly).withShimCancellation { shimCancellation in bytes.withUnsafeBytes { raw in
                 nukegif_decoder_decode_frame(
                     decoder, raw.bindMemory(to: UInt8.self).baseAddress!, frame.end, frame.offset,

@@ -129,7 +129,7 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     private func compositeNextFrame(screen: GIFScanner.Screen) throws(ImageCodecError) -> Bitmap {
         let index = framesComposited
         let frame = scanner.frames[index]
-        let pixels = try frameHandle().decodeFrame(frame, index: index, in: bytes, cancellation: cancellation)
+        let pixels = try frameHandle().decodeFrame(frame, index: index, in: bytes, cancellation: cancellation, allocator: context.allocator)
         if compositor == nil { compositor = AnimationCompositor(width: screen.width, height: screen.height) }
         let canvas = compositor!.draw(pixels, info: frame.info)
         if index == 0 {
