@@ -235,7 +235,7 @@ final class Thumbnailer: Sendable {
         } catch let error as ImageCodecError {
             metrics?.countDecodeFailure(format: inputName, code: error.code.rawValue)
             let failure = Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)",
-                                  retryAfter: error.code == .helperLost || error.code == .internalFailure ? 1 : nil)
+                                  retryAfter: [.helperLost, .internalFailure, .timedOut].contains(error.code) ? 1 : nil)
             return .failure(failure)
         } catch {
             return .failure(Failure(status: .unprocessableContent, reason: "\(error)"))
@@ -256,14 +256,15 @@ final class Thumbnailer: Sendable {
         }
     }
 
-    /// 415 for formats no codec reads, 413 for images over the limits, 503 when a helper was lost
-    /// or could not start (not the upload's fault), 422 for the rest of what is wrong with the
-    /// upload (truncated, corrupt, crashed or stalled an isolated decoder).
+    /// 415 for formats no codec reads, 413 for images over the limits (CPU time included), 503
+    /// when a helper was lost, could not start or ran out of wall time (waiting for a processor
+    /// on a busy machine is not the upload's fault: retry), 422 for the rest of what is wrong with
+    /// the upload (truncated, corrupt, crashed an isolated decoder).
     private static func status(for error: ImageCodecError) -> HTTPResponse.Status {
         switch error.code {
         case .noCodec, .unsupported: return .unsupportedMediaType
         case .limitExceeded: return .contentTooLarge
-        case .helperLost: return .serviceUnavailable
+        case .helperLost, .timedOut: return .serviceUnavailable
         case .internalFailure where error.stage == .registry: return .serviceUnavailable
         case .encodingFailed, .internalFailure: return .internalServerError
         default: return .unprocessableContent
