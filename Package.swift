@@ -158,7 +158,7 @@ let package = Package(
         .target(name: "CNukeFuzzSupport", path: "Fuzz/CNukeFuzzSupport"),
         .executableTarget(
             name: "NukeFuzz",
-            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL"],
+            dependencies: ["CNukeFuzzSupport", "NukeCore", "NukePixels", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeTIFF", "NukeColor", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL", "NukeIsolation"],
             path: "Fuzz/NukeFuzz", swiftSettings: swiftSettings
         ),
 

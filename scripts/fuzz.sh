@@ -2,7 +2,8 @@
 # Fuzzes NukeCodecs with libFuzzer and AddressSanitizer (Fuzz/NukeFuzz).
 #
 #   scripts/fuzz.sh TARGET [SECONDS]   fuzz one target (jpeg, png, gif, webp, heif, svg, tiff, bmp,
-#                                      ico, xbm, jxl, registry)
+#                                      ico, xbm, jxl, registry, wire: helper
+#                                      conversations read by the host, then encoded)
 #                                      for SECONDS (default 300), seeded from Fixtures/ and
 #                                      ../shared/corpora when present; a crash is written to
 #                                      out/fuzz/crashes/ and the script exits non-zero
@@ -18,7 +19,7 @@ export SWIFT_BACKTRACE=enable=no
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export LSAN_OPTIONS="suppressions=$root/Fuzz/lsan.supp:print_suppressions=0"
-targets=(jpeg png gif webp heif svg tiff bmp ico xbm jxl registry)
+targets=(jpeg png gif webp heif svg tiff bmp ico xbm jxl registry wire)
 
 build() {
     echo "fuzz: building NukeFuzz with libFuzzer and AddressSanitizer" >&2
@@ -43,6 +44,8 @@ seeds() {
         xbm) folders=(xbm) ;;
         jxl) folders=(jxl) ;;
         registry) folders=(jpeg png apng gif webp heif svg tiff output color bmp ico cur xbm jxl) ;;
+        # Helper conversations: the seeds scripts/make-wire-seeds.py writes (honest and hostile).
+        wire) folders=(wire) ;;
     esac
     for folder in "${folders[@]}"; do
         [ -d "Fixtures/$folder" ] && echo "Fixtures/$folder"

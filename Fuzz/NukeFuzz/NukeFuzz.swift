@@ -9,6 +9,7 @@ import NukeHEIF
 import NukeICO
 import NukeJPEG
 import NukeJXL
+@_spi(Fuzzing) import NukeIsolation
 import NukePNG
 import NukeSVG
 import NukeTIFF
@@ -31,7 +32,7 @@ enum NukeFuzz {
     static let registry = ImageDecoderRegistry(codecs: target.codecs)
 
     enum Target: String, CaseIterable, Sendable {
-        case jpeg, png, gif, webp, heif, svg, tiff, bmp, ico, xbm, jxl, registry
+        case jpeg, png, gif, webp, heif, svg, tiff, bmp, ico, xbm, jxl, registry, wire
 
         var codecs: [ImageCodec] {
             switch self {
@@ -47,6 +48,7 @@ enum NukeFuzz {
             case .xbm: [.xbm]
             case .jxl: [.jxl]
             case .registry: ImageCodecs.linked
+            case .wire: []
             }
         }
     }
@@ -70,6 +72,7 @@ enum NukeFuzz {
                                     maxScanCount: 64, maxMetadataBytes: 1 << 20, maxDecodedBytesPerInputByte: .max)
 
     static func fuzz(_ data: Data) {
+        if target == .wire { return fuzzWire(data) }
         var context = registry.makeContext(for: data)
         context.limits = limits
         // One-shot.
@@ -133,6 +136,41 @@ enum NukeFuzz {
         if let decoded, let type = decoded.type, let codec = target.codecs.first(where: { $0.info.type == type }),
            let makeEncoder = codec.makeEncoder, decoded.image.width * decoded.image.height <= 1 << 16 {
             _ = try? makeEncoder(ImageEncodingOptions(quality: 0.5, metadata: .allButLocation)).encode(decoded.image)
+        }
+    }
+}
+
+extension NukeFuzz {
+    static let encoders: [any ImageEncoding] = [
+        ImageEncoders.PNG(), ImageEncoders.GIF(), ImageEncoders.WebP(), ImageEncoders.JPEG(), ImageEncoders.JXL(), ImageEncoders.TIFF(),
+        ImageEncoders.BMP(),
+    ]
+
+    /// A helper conversation, as a compromised helper could write it, read by the host
+    /// (WireFuzzing) and everything it accepts passed downstream: the output stage, every
+    /// encoder, and animations with the frame durations and loop count the helper described.
+    static func fuzzWire(_ data: Data) {
+        let accepted = WireFuzzing.read(data)
+        for header in accepted.headers { _ = header.description }
+        for error in accepted.errors { _ = error.description }
+        for container in accepted.images {
+            // The output stage a decode would apply (orientation, colour through lcms2).
+            var finished = container
+            var context = ImageDecodingContext(data: Data(), limits: limits)
+            context.appliesOrientation = true
+            context.colorConversion = .sRGB
+            try? finished.finishOutputStage(for: context)
+            for encoder in encoders { _ = try? encoder.encode(container.image) }
+            let image = finished.image
+            _ = image.metadataToWrite(options: ImageEncodingOptions(metadata: .allButLocation), writesGray: image.bitmap.pixelFormat.isGray)
+        }
+        for animation in accepted.animations.prefix(2) {
+            let frames = animation.durations.prefix(4).map { duration in
+                ImageFrame(bitmap: Bitmap(width: 2, height: 2, pixelFormat: .rgba8, bytes: [UInt8](repeating: 9, count: 16)), duration: duration)
+            }
+            guard !frames.isEmpty else { continue }
+            let image = Image(frames: frames, loopCount: animation.loopCount)
+            for encoder in encoders.prefix(5) { _ = try? encoder.encode(image) }
         }
     }
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stddef.h>
@@ -22,7 +23,25 @@
 
 extern char **environ;
 
-pid_t nukeiso_spawn(const char *path, char *const *argv, int stderr_fd, int *host_fd) {
+// The variables a helper inherits, by name: fontconfig's, the locale's, the loader's path, and
+// the codecs' own switches. Everything else stays with the host.
+static const char *const inherited[] = {
+    "FONTCONFIG_FILE", "FONTCONFIG_PATH", "FONTCONFIG_SYSROOT", "FC_DEBUG", "XDG_DATA_DIRS",
+    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_MESSAGES", "TZ", "LD_LIBRARY_PATH",
+    "NUKE_PNG_IDAT", "NUKE_HEIF_HEVC_DECODER",
+};
+
+int nukeiso_helper_may_inherit(const char *entry) {
+    const char *equals = strchr(entry, '=');
+    if (equals == NULL) return 0;
+    size_t length = (size_t)(equals - entry);
+    for (size_t i = 0; i < sizeof inherited / sizeof inherited[0]; i++) {
+        if (strlen(inherited[i]) == length && strncmp(entry, inherited[i], length) == 0) return 1;
+    }
+    return 0;
+}
+
+static pid_t spawn_now(const char *path, char *const *argv, int stderr_fd, int *host_fd) {
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return -errno;
     posix_spawn_file_actions_t actions;
@@ -49,6 +68,10 @@ pid_t nukeiso_spawn(const char *path, char *const *argv, int stderr_fd, int *hos
     posix_spawnattr_setsigdefault(&attributes, &all);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
+    // An empty environment plus what the codecs and the loader need: the host's secrets (keys,
+    // tokens, database URLs) never reach a process that untrusted bytes may take over. HOME is
+    // not passed: fontconfig would read ~/.fonts.conf and the sandbox would have to open the home
+    // folder for it.
     size_t count = 0;
     while (environ[count] != NULL) count++;
     char **environment = calloc(count + 2, sizeof(char *));
@@ -59,7 +82,7 @@ pid_t nukeiso_spawn(const char *path, char *const *argv, int stderr_fd, int *hos
     }
     size_t used = 0;
     for (size_t i = 0; i < count; i++) {
-        if (strncmp(environ[i], "SWIFT_BACKTRACE=", 16) != 0) environment[used++] = environ[i];
+        if (nukeiso_helper_may_inherit(environ[i])) environment[used++] = environ[i];
     }
     environment[used++] = "SWIFT_BACKTRACE=enable=no";
     environment[used] = NULL;
@@ -76,6 +99,78 @@ pid_t nukeiso_spawn(const char *path, char *const *argv, int stderr_fd, int *hos
     }
     *host_fd = fds[0];
     return pid;
+}
+
+int nukeiso_start_thread(void *(*body)(void *), size_t stack_size) {
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attributes, stack_size);
+    int result = pthread_create(&thread, &attributes, body, NULL);
+    pthread_attr_destroy(&attributes);
+    return -result;
+}
+
+// Helpers and zygotes ask the kernel to end them when their parent ends (PR_SET_PDEATHSIG), and
+// "parent" there means the thread that started them: a helper started from a Dispatch worker
+// would be killed when that worker retires. So every start happens on one thread that lives as
+// long as the process.
+struct spawn_request {
+    const char *path;
+    char *const *argv;
+    int stderr_fd;
+    int *host_fd;
+    pid_t result;
+    int done;
+    struct spawn_request *next;
+};
+
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t spawn_posted = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t spawn_finished = PTHREAD_COND_INITIALIZER;
+static struct spawn_request *spawn_head, *spawn_tail;
+static int spawner_state;  // 0: not started, 1: running, -errno: could not start
+
+static void *spawner(void *unused) {
+    (void)unused;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pthread_mutex_lock(&spawn_lock);
+    for (;;) {
+        while (spawn_head == NULL) pthread_cond_wait(&spawn_posted, &spawn_lock);
+        struct spawn_request *request = spawn_head;
+        spawn_head = request->next;
+        if (spawn_head == NULL) spawn_tail = NULL;
+        pthread_mutex_unlock(&spawn_lock);
+        pid_t result = spawn_now(request->path, request->argv, request->stderr_fd, request->host_fd);
+        pthread_mutex_lock(&spawn_lock);
+        request->result = result;
+        request->done = 1;
+        pthread_cond_broadcast(&spawn_finished);
+    }
+    return NULL;
+}
+
+pid_t nukeiso_spawn(const char *path, char *const *argv, int stderr_fd, int *host_fd) {
+    struct spawn_request request = {path, argv, stderr_fd, host_fd, 0, 0, NULL};
+    pthread_mutex_lock(&spawn_lock);
+    if (spawner_state == 0) {
+        int error = nukeiso_start_thread(spawner, 256 * 1024);
+        spawner_state = error == 0 ? 1 : error;
+    }
+    if (spawner_state < 0) {
+        int error = spawner_state;
+        pthread_mutex_unlock(&spawn_lock);
+        return error;
+    }
+    if (spawn_tail != NULL) spawn_tail->next = &request; else spawn_head = &request;
+    spawn_tail = &request;
+    pthread_cond_signal(&spawn_posted);
+    while (!request.done) pthread_cond_wait(&spawn_finished, &spawn_lock);
+    pthread_mutex_unlock(&spawn_lock);
+    return request.result;
 }
 
 int nukeiso_socketpair(int *fds) {

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,8 +22,36 @@ struct paths {
     size_t capacity;
 };
 
+/// Whether `path` is `/`, an account's home folder or a parent of one (root's included). A
+/// fontconfig file in a home folder (~/.fonts.conf) names its folder for conf.d: the sandbox must
+/// then leave out the folder, never open the home (and ~/.ssh with it) to a helper.
+int nukeiso_is_home_or_parent(const char *path) {
+    char resolved[PATH_MAX];
+    const char *full = realpath(path, resolved) != NULL ? resolved : path;
+    size_t length = strlen(full);
+    while (length > 1 && full[length - 1] == '/') length--;
+    if (length <= 1) return 1;
+    const char *homes[] = {getenv("HOME"), "/root", "/home"};
+    for (size_t i = 0; i < sizeof homes / sizeof homes[0]; i++) {
+        const char *home = homes[i];
+        if (home == NULL || home[0] != '/') continue;
+        if (strncmp(home, full, length) == 0 && (home[length] == 0 || home[length] == '/')) return 1;
+    }
+    int found = 0;
+    setpwent();
+    struct passwd *entry;
+    while (!found && (entry = getpwent()) != NULL) {
+        const char *home = entry->pw_dir;
+        if (home == NULL || home[0] != '/' || home[1] == 0) continue;
+        found = strncmp(home, full, length) == 0 && (home[length] == 0 || home[length] == '/');
+    }
+    endpwent();
+    return found;
+}
+
 static void add(struct paths *paths, const char *path) {
     if (path == NULL || path[0] != '/') return;
+    if (nukeiso_is_home_or_parent(path)) return;
     for (size_t i = 0; i < paths->count; i++) {
         if (strcmp(paths->items[i], path) == 0) return;
     }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -251,7 +252,8 @@ static int enter_landlock(const char *const *readable, size_t count, nukeiso_san
 static const long allowed[] = {
     // Memory: malloc, the codecs' buffers, thread stacks, and mapping the pixel buffers the host
     // lends (the helper makes no shared memory of its own).
-    SYS_brk, SYS_mmap, SYS_munmap, SYS_mremap, SYS_mprotect, SYS_madvise, SYS_mincore, SYS_msync,
+    // (mmap and mprotect below: never executable.)
+    SYS_brk, SYS_munmap, SYS_mremap, SYS_madvise, SYS_mincore, SYS_msync,
     // Threads (libheif, dav1d, librsvg's rayon pool) and their locks.
     SYS_futex, SYS_set_robust_list, SYS_rseq, SYS_set_tid_address, SYS_sched_yield, SYS_sched_getaffinity,
     SYS_sched_getparam, SYS_sched_getscheduler, SYS_sched_get_priority_max, SYS_sched_get_priority_min,
@@ -349,6 +351,14 @@ static int build_filter(struct filter *f, int files_by_landlock) {
         JEQ((uint32_t)allowed[i], 0, 1);
         RET(SECCOMP_RET_ALLOW);
     }
+    // W^X: mmap and mprotect, but never with PROT_EXEC (code an attacker writes cannot be run;
+    // the codecs' code was mapped before the sandbox).
+    JEQ(SYS_mmap, 1, 0);
+    JEQ(SYS_mprotect, 0, 4);
+    LOAD(ARG(2));
+    JSET(PROT_EXEC, 0, 1);
+    RET(ERRNO(EPERM));
+    RET(SECCOMP_RET_ALLOW);
     for (size_t i = 0; i < sizeof opening / sizeof opening[0]; i++) {
         JEQ((uint32_t)opening[i], 0, 1);
         RET(files_by_landlock ? SECCOMP_RET_ALLOW : ERRNO(EACCES));
@@ -408,6 +418,15 @@ static int build_filter(struct filter *f, int files_by_landlock) {
     return f->count <= FILTER_CAPACITY ? 0 : -E2BIG;
 }
 
+static pid_t watched_parent;
+
+int nukeiso_die_with_parent(pid_t parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) return -errno;
+    // The parent may have ended before the request took effect: then no signal will come.
+    if (parent > 0 && getppid() != parent) _exit(0);
+    return 0;
+}
+
 // MARK: - Entering
 
 int nukeiso_enter_sandbox(const nukeiso_sandbox_options *options, nukeiso_sandbox_report *report) {
@@ -427,6 +446,16 @@ int nukeiso_enter_sandbox(const nukeiso_sandbox_options *options, nukeiso_sandbo
     setrlimit(RLIMIT_CORE, &core);
     int dropped = drop_identity(options->uid, options->gid, report);
     if (dropped != 0) return dropped;
+    // A change of identity clears the parent-death signal: ask for it again, before the filter
+    // refuses prctl. The kernel ends the helper with its parent, whatever the helper's threads do.
+    int dies_with_parent = nukeiso_die_with_parent(watched_parent);
+    if (dies_with_parent != 0) return dies_with_parent;
+    // A thread cap for the sandbox's identity: threads beyond it fail with EAGAIN (an attacker's
+    // thousands of threads), enough for the codecs' own pools in every helper at once.
+    if (options->thread_limit > 0 && report->changed_identity) {
+        struct rlimit threads = {(rlim_t)options->thread_limit, (rlim_t)options->thread_limit};
+        if (setrlimit(RLIMIT_NPROC, &threads) != 0) return -errno;
+    }
     report->capabilities_dropped = 1;
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return -errno;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -errno;
@@ -472,7 +501,6 @@ int nukeiso_close_inherited(int keep_from) {
 // MARK: - The parent
 
 static int watched_pidfd = -1;
-static pid_t watched_parent;
 
 static void *watch_parent(void *unused) {
     (void)unused;
@@ -494,12 +522,5 @@ int nukeiso_open_parent(void) {
 }
 
 int nukeiso_watch_parent(void) {
-    pthread_t thread;
-    pthread_attr_t attributes;
-    pthread_attr_init(&attributes);
-    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attributes, 64 * 1024);
-    int result = pthread_create(&thread, &attributes, watch_parent, NULL);
-    pthread_attr_destroy(&attributes);
-    return -result;
+    return nukeiso_start_thread(watch_parent, 64 * 1024);
 }

@@ -1,7 +1,10 @@
 #define _GNU_SOURCE
 #include "CNukeIsolationTestSupport.h"
+
+extern char **environ;
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -74,6 +77,12 @@ int nuketest_fork(void) {
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <linux/perf_event.h>
+
+static void *idle_thread(void *unused) {
+    (void)unused;
+    for (;;) sleep(1000);
+    return NULL;
+}
 
 static long result(long value) {
     return value < 0 ? -errno : value;
@@ -186,6 +195,46 @@ long nuketest_attack(const char *name, int host) {
         return -EPERM;
     }
     if (strcmp(name, "root") == 0) return getuid() == 0 || geteuid() == 0 ? 1 : -EPERM;
+    // W^X: no mapping that is both writable and executable, and no page made executable later.
+    if (strcmp(name, "mmap-rwx") == 0) {
+        void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (page == MAP_FAILED) return -errno;
+        munmap(page, 4096);
+        return 1;
+    }
+    if (strcmp(name, "mprotect-exec") == 0) {
+        void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (page == MAP_FAILED) return -errno;
+        int changed = mprotect(page, 4096, PROT_READ | PROT_EXEC);
+        int error = errno;
+        munmap(page, 4096);
+        return changed == 0 ? 1 : -error;
+    }
+    // The host's environment: the probe host runs with NUKE_TEST_SECRET set, as a service holds
+    // its keys; reading environ needs no system call, so only an empty environment keeps it.
+    if (strcmp(name, "environment-secret") == 0) {
+        for (char **entry = environ; *entry != NULL; entry++) {
+            if (strncmp(*entry, "NUKE_TEST_SECRET=", 17) == 0) return 1;
+        }
+        return -ENOENT;
+    }
+    // Threads without end: capped for the sandbox's identity (RLIMIT_NPROC), so fewer than a
+    // thousand start.
+    if (strcmp(name, "threads-1000") == 0) {
+        pthread_attr_t attributes;
+        pthread_attr_init(&attributes);
+        pthread_attr_setstacksize(&attributes, 64 * 1024);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        int started = 0, error = 0;
+        for (; started < 1000; started++) {
+            pthread_t thread;
+            error = pthread_create(&thread, &attributes, idle_thread, NULL);
+            if (error != 0) break;
+        }
+        pthread_attr_destroy(&attributes);
+        return started == 1000 ? 1 : -error;
+    }
+    if (strcmp(name, "environment-home") == 0) return getenv("HOME") != NULL ? 1 : -ENOENT;
     if (strcmp(name, "inherited-descriptors") == 0) {
         // Allowed (the descriptor's number) when a descriptor other than standard input, output,
         // error and the channel is a file, a socket or a pipe the helper did not make.

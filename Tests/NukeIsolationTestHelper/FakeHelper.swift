@@ -58,6 +58,29 @@ enum FakeHelper {
             header.bool(false)
             header.int(-1)
             send(12, header.data)
+        // Issue 40: values that trapped encoders downstream of the host, and a budget taken twice.
+        case "nan-duration":
+            sendImage(width: 3, height: 2, buffer: borrow(24), duration: .nan)
+        case "huge-duration":
+            sendImage(width: 3, height: 2, buffer: borrow(24), duration: 1e300)
+        case "huge-frame-duration":
+            sendImage(width: 3, height: 2, buffer: borrow(24), frames: 1, frameDuration: 1e300)
+        case "huge-intent":
+            sendImage(width: 3, height: 2, buffer: borrow(24), intent: 1 << 32)
+        case "huge-loop-count":
+            sendImage(width: 3, height: 2, buffer: borrow(24), loopCount: 1 << 40)
+        case "two-large-allocations":
+            // 700 MiB twice: each within the decode's 1 GiB limit, together past 1.2 ×.
+            _ = borrow(700 << 20)
+            _ = borrow(700 << 20)
+        case "secret-failure":
+            var failure = Writer()
+            failure.string("corrupt")
+            failure.string("decoding")
+            failure.string("public.png")
+            failure.string("libpng AKIA-not-for-clients")
+            failure.string("bad CRC; AWS_SECRET_ACCESS_KEY=AKIA-not-for-clients\nforged log line")
+            send(15, failure.data)
         case "truncated-message":
             var header = Data([14])
             withUnsafeBytes(of: UInt32(200).littleEndian) { header.append(contentsOf: $0) }
@@ -83,7 +106,8 @@ enum FakeHelper {
     }
 
     /// A final image message for a `width` × `height` RGBA image in buffer `buffer`.
-    static func sendImage(width: Int, height: Int, buffer: Int, frames: Int = 0) {
+    static func sendImage(width: Int, height: Int, buffer: Int, frames: Int = 0, duration: Double = -1, intent: Int = -1,
+                          loopCount: Int = 0, frameDuration: Double = 0.1) {
         let (row, rowOverflow) = width.multipliedReportingOverflow(by: 4)
         let (total, totalOverflow) = row.multipliedReportingOverflow(by: height)
         let byteCount = rowOverflow || totalOverflow ? 24 : total
@@ -100,9 +124,9 @@ enum FakeHelper {
         image.int(1)
         image.bytes(nil)
         image.double(-1)
-        image.int(-1)
-        image.int(0)
-        image.double(-1)
+        image.int(intent)
+        image.int(loopCount)
+        image.double(duration)
         image.bytes(nil)
         image.bytes(nil)
         image.int(0)
@@ -115,7 +139,7 @@ enum FakeHelper {
             animation.int(frames)
             // Only one frame's description follows, whatever the count says.
             for value in [0, 0, width, height] { animation.int(value) }
-            animation.double(0.1)
+            animation.double(frameDuration)
             animation.int(0)
             animation.bool(false)
             image.bytes(animation.data)

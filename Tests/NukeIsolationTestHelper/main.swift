@@ -58,6 +58,11 @@ final class MisbehavingDecoder: ImageDecoderRegistering, Sendable {
             throw Misbehaving(description: "probe \(name): refused (\(String(cString: strerror(Int32(-result)))))")
         case "H":
             Thread.sleep(forTimeInterval: 120)
+        case "Z":
+            // Stops the whole helper, its parent-watcher thread included: only the kernel can
+            // end it now (nobody sends it SIGCONT).
+            kill(getpid(), SIGSTOP)
+            Thread.sleep(forTimeInterval: 120)
         default:
             break
         }
@@ -79,6 +84,9 @@ IsolatedDecoding.runHelperIfRequested()
 if CommandLine.arguments.contains("--probe-host") {
     var configuration = IsolationConfiguration(limits: IsolationLimits(wallTime: .seconds(20)), maximumHelpers: 2)
     configuration.usesLandlock = !CommandLine.arguments.contains("--no-landlock")
+    // The probes' reports are the helper's own text: shown here, never by default.
+    configuration.forwardsHelperText = true
+    configuration.helperTextLog = .discarded
     let pool = HelperPool(configuration: configuration)
     // A file and a pipe this process holds open without close-on-exec, as a CLI holds its input
     // and a service its log: no helper may see them.
@@ -109,7 +117,10 @@ if CommandLine.arguments.contains("--probe-host") {
 // helper (this program), print the helper's pid, then die without cleaning up.
 if CommandLine.arguments.contains("--host-then-die") {
     let pool = HelperPool(configuration: IsolationConfiguration(limits: IsolationLimits(wallTime: .seconds(300), cpuTime: nil), maximumHelpers: 1))
-    Thread.detachNewThread { _ = try? IsolatedDecoding.decode(Data("NUKETESTH".utf8), pool: pool) }
+    // The command after the flag: "H" hangs in the decode, "Z" stops the helper (SIGSTOP).
+    let flag = CommandLine.arguments.firstIndex(of: "--host-then-die")!
+    let command = flag + 1 < CommandLine.arguments.count ? CommandLine.arguments[flag + 1] : "H"
+    Thread.detachNewThread { _ = try? IsolatedDecoding.decode(Data("NUKETEST\(command)".utf8), pool: pool) }
     while pool.status.busyPIDs.isEmpty { usleep(10_000) }
     usleep(200_000)
     let line = "\(pool.status.busyPIDs[0])\n"

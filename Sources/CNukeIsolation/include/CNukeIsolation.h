@@ -18,6 +18,10 @@ extern "C" {
 /// gets one end of a new socket pair as file descriptor 3, /dev/null as standard input, and
 /// `stderr_fd` (or /dev/null when -1) as standard error. On success `*host_fd` is the other end
 /// (close-on-exec) and the child's pid is returned.
+/// Starts a detached thread running `body` with a stack of `stack_size` bytes; 0 or -errno.
+int nukeiso_start_thread(void *_Nullable (*_Nonnull body)(void *_Nullable), size_t stack_size);
+/// Whether a helper inherits the environment entry `NAME=value` (a named allow-list).
+int nukeiso_helper_may_inherit(const char *_Nonnull entry);
 pid_t nukeiso_spawn(const char *_Nonnull path, char *_Nullable const *_Nonnull argv, int stderr_fd, int *_Nonnull host_fd);
 
 /// A new connected pair of Unix stream sockets, both close-on-exec: `fds[0]` for the host,
@@ -90,6 +94,11 @@ int nukeiso_memfd(size_t size);
 /// Opens a pidfd of this process's parent, for ``nukeiso_watch_parent``; call it before the
 /// sandbox, which refuses pidfd_open. Returns 0 or -errno.
 int nukeiso_open_parent(void);
+/// Asks the kernel to end this process with SIGKILL when its parent ends (`PR_SET_PDEATHSIG`);
+/// ends it now when the parent is no longer `parent` (it died before the request). 0, or -errno.
+int nukeiso_die_with_parent(pid_t parent);
+/// Whether `path` is `/`, a home folder or a parent of one: never readable in the sandbox.
+int nukeiso_is_home_or_parent(const char *_Nonnull path);
 
 /// Starts a thread that ends this process as soon as its parent ends, so that a helper busy in a
 /// decode does not outlive its host. Start it inside the sandbox, so that the thread is confined
@@ -130,6 +139,10 @@ typedef struct nukeiso_sandbox_options {
     /// Lowers the process's scheduling priority by this much first (0: unchanged), so that
     /// decodes in helpers yield the processor to the host's own work.
     int32_t niceness;
+    /// RLIMIT_NPROC for the sandbox's identity once the helper has taken it (0: no cap): the
+    /// threads every helper of that identity may run together. Not applied when the helper
+    /// keeps the host's identity (the limit would count the host's own processes).
+    int32_t thread_limit;
 } nukeiso_sandbox_options;
 
 /// What ``nukeiso_enter_sandbox`` did.

@@ -70,6 +70,18 @@ public struct AnimationFrameInfo: Sendable, Hashable {
         duration <= 0.010 ? 0.1 : duration
     }
 
+    /// The longest delay a format can store: APNG's 65,535/1 s (WebP's 24-bit milliseconds reach
+    /// 16,777 s, GIF's centiseconds 655.35 s).
+    public static let maximumStorableDuration = 65_535.0
+
+    /// `seconds` as an encoder can store it: NaN and negative durations are 0, longer ones
+    /// ``maximumStorableDuration``. Encoders convert through this, so that no duration, whoever
+    /// made it, traps in an integer conversion.
+    public static func storableDuration(_ seconds: Double) -> Double {
+        guard seconds.isFinite else { return seconds == .infinity ? maximumStorableDuration : 0 }
+        return min(max(seconds, 0), maximumStorableDuration)
+    }
+
     /// `true` when the rectangle covers the whole `width × height` canvas.
     public func covers(canvasWidth: Int, canvasHeight: Int) -> Bool {
         x <= 0 && y <= 0 && x + width >= canvasWidth && y + height >= canvasHeight

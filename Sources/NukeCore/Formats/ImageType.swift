@@ -33,6 +33,12 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     /// SVG and gzip-compressed SVGZ (`public.svg-image`).
     public static let svg: ImageType = "public.svg-image"
 
+    /// Whether this process knows the format: built in, or registered with
+    /// ``register(_:name:filenameExtensions:matches:)``.
+    public var isKnown: Bool {
+        ImageType.customTypes.withLock { $0[self] != nil } || name != rawValue
+    }
+
     /// A short human-readable name such as `"JPEG"`.
     public var name: String {
         if let custom = ImageType.customTypes.withLock({ $0[self]?.name }) { return custom }

@@ -27,6 +27,7 @@ enum IsolationHelper {
         var userID: UInt32 = 65534
         var groupID: UInt32 = 65534
         var niceness: Int32 = 0
+        var threadLimit: Int32 = 0
 
         init(arguments: [String]) {
             sandboxed = !arguments.contains("--no-sandbox")
@@ -38,6 +39,7 @@ enum IsolationHelper {
             userID = value("--sandbox-uid") ?? userID
             groupID = value("--sandbox-gid") ?? groupID
             niceness = value("--sandbox-nice").map { Int32(clamping: $0) } ?? 0
+            threadLimit = value("--sandbox-threads").map { Int32(clamping: $0) } ?? 0
         }
     }
 
@@ -51,6 +53,8 @@ enum IsolationHelper {
     /// and `.wait` (how a copy ended: the copies are this process's children, so only it can
     /// reap them) until the host closes the socket.
     static func runZygote(_ options: Options) -> Never {
+        // Ends with the host, even while it is forking (its copies end with it in turn).
+        _ = nukeiso_die_with_parent(getppid())
         let readable = prepare(options, rehearses: true)
         var ready = WireWriter()
         ready.int(Int(nukeiso_thread_count()))
@@ -112,13 +116,18 @@ enum IsolationHelper {
         // The parent's pidfd, for the thread that ends this helper with it (pidfd_open is refused
         // in the sandbox).
         _ = nukeiso_open_parent()
+        // The kernel ends this helper with its parent (the host, or the zygote that ends with
+        // the host), even one whose threads an attacker stopped: set again after the sandbox
+        // changes the identity, which clears it.
+        _ = nukeiso_die_with_parent(getppid())
         if options.sandboxed {
             let strings = readable.map { strdup($0) }
             defer { strings.forEach { free($0) } }
             var report = nukeiso_sandbox_report()
             let result = strings.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
                 var settings = nukeiso_sandbox_options(uid: options.userID, gid: options.groupID, use_landlock: options.usesLandlock ? 1 : 0,
-                                                       readable: pointers.baseAddress, readable_count: pointers.count, niceness: options.niceness)
+                                                       readable: pointers.baseAddress, readable_count: pointers.count, niceness: options.niceness,
+                                                       thread_limit: options.threadLimit)
                 return nukeiso_enter_sandbox(&settings, &report)
             }
             if result == 0 {

@@ -13,7 +13,8 @@ import NukePixels
 /// An ``NukeCore/IncrementalImageDecoding`` whose work happens in a helper process.
 ///
 /// Pushed bytes are forwarded to the helper as they come; each ``next()`` asks it for the next
-/// event and waits at most ``IsolationLimits/wallTime``. The helper's decoder writes into shared
+/// event. ``IsolationLimits/wallTime`` is one budget for the whole decode: the time spent
+/// waiting for the helper adds up over every answer, previews and animation frames included. The helper's decoder writes into shared
 /// memory this process lends it (``SharedPixelBuffers``), which becomes the image's
 /// ``NukeCore/PixelStorage``: no copy for the final image, one in the helper for a preview, whose
 /// memory the decoder goes on writing. Nothing a
@@ -113,7 +114,8 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             }
             // One slice of a large push per answer: the helper's decoder consumes it before the
             // next arrives. Whatever else is pending goes with it. The wall time holds for them all.
-            let deadline = nukeiso_now_ms() + Self.milliseconds(wallTime)
+            let (deadline, startedAt) = nextDeadline()
+            defer { spend(since: startedAt) }
             var reply: WireMessage
             repeat {
                 var sent = 0
@@ -126,13 +128,11 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 try helper.send(WireMessage(.next))
                 reply = try answer(from: helper, deadline: deadline)
             } while reply.kind == .needsMoreData && !pending.isEmpty
-            let bounds = WireBounds(context.limits)
             switch reply.kind {
             case .needsMoreData:
                 return .needsMoreData
             case .header:
-                let header = try ImageHeader(decoding: reply.payload)
-                try bounds.check(width: header.width, height: header.height)
+                let header = try ImageHeader(decoding: reply.payload, limits: context.limits, expected: context.type)
                 return .header(header)
             case .preview, .final:
                 var container = try receiveImage(reply, helper: helper, deadline: deadline)
@@ -144,7 +144,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 return .final(container)
             case .failure:
                 finishDecode(helper)
-                throw try decoderError(reply)
+                throw try decoderError(reply, helper: helper)
             default:
                 throw HelperProcess.Failure(kind: .violation, reason: "an unexpected \(reply.kind) message")
             }
@@ -161,12 +161,24 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         }
     }
 
-    /// The wall time for each answer: the pool's, or for a vector document the limits' render
-    /// time (and a second for the helper's own work) when that is shorter.
+    /// The wall time for the whole decode: the pool's. A vector document's render time is CPU
+    /// time, which the helper sets as its RLIMIT_CPU: time spent waiting for a processor on a
+    /// busy machine is not the document's fault, so it does not shorten the wall time.
     private var wallTime: Duration {
-        let pool = self.pool.configuration.limits.wallTime
-        guard context.type == .svg, let render = context.limits.maxVectorRenderTime else { return pool }
-        return min(pool, render + .seconds(1))
+        pool.configuration.limits.wallTime
+    }
+
+    /// Milliseconds spent waiting for the helper so far, over every answer.
+    private var spentMilliseconds: Int64 = 0
+
+    /// The deadline for the next answer: what is left of the decode's wall time.
+    private func nextDeadline() -> (deadline: Int64, startedAt: Int64) {
+        let now = nukeiso_now_ms()
+        return (now + max(0, Self.milliseconds(wallTime) - spentMilliseconds), now)
+    }
+
+    private func spend(since startedAt: Int64) {
+        spentMilliseconds += max(0, nukeiso_now_ms() - startedAt)
     }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
@@ -220,7 +232,8 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
             writer.int(index)
             writer.bool(reset)
             try helper.send(WireMessage(.frame, writer.data))
-            let deadline = nukeiso_now_ms() + Self.milliseconds(wallTime)
+            let (deadline, startedAt) = nextDeadline()
+            defer { spend(since: startedAt) }
             let reply = try answer(from: helper, deadline: deadline)
             switch reply.kind {
             case .final:
@@ -232,7 +245,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
                 }
                 return bitmap
             case .failure:
-                throw try decoderError(reply)
+                throw try decoderError(reply, helper: helper)
             default:
                 throw HelperProcess.Failure(kind: .violation, reason: "an unexpected \(reply.kind) message")
             }
@@ -259,8 +272,10 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     /// way: each request is checked against the decode's limits first.
     private func answer(from helper: HelperProcess, deadline: Int64) throws -> WireMessage {
         let bounds = WireBounds(context.limits)
-        // A decode's buffers: its image, scratch and previews, within three times its limit.
-        let (budget, overflow) = context.limits.maxDecodedBytes.multipliedReportingOverflow(by: 3)
+        // One budget for all of a decode's buffers (its image, scratch, previews and frames):
+        // 1.2 × its limit, however the helper asks.
+        let limit = context.limits.maxDecodedBytes
+        let (budget, overflow) = limit.addingReportingOverflow(limit / 5)
         while true {
             try waitForAnswer(from: helper, deadline: deadline)
             let message = try helper.receive(deadline: deadline) { $0 == .allocate ? 8 : bounds.maximumPayload($0) }
@@ -282,10 +297,14 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         }
     }
 
-    /// The decoder's own error, as the helper reported it, naming the codec as isolated.
-    private func decoderError(_ reply: WireMessage) throws(WireReader.Malformed) -> ImageCodecError {
-        var error = try ImageCodecError(decoding: reply.payload)
-        error.codec = error.codec.map { "\($0), isolated" } ?? codecName
+    /// The decoder's failure, as the helper reported it: its code and stage (by their rules) in
+    /// the host's words; the helper's own text goes to the configuration's log only.
+    private func decoderError(_ reply: WireMessage, helper: HelperProcess) throws(WireReader.Malformed) -> ImageCodecError {
+        var text = ""
+        var error = try ImageCodecError(decoding: reply.payload, expected: context.type, codec: codecName, helperText: &text)
+        let escaped = WireRules.escaped(text)
+        pool.configuration.helperTextLog.write("helper \(helper.pid) (\(codecName)) reported \(error.code.rawValue): \(escaped)")
+        if pool.configuration.forwardsHelperText { error.message += ": \(escaped)" }
         return error
     }
 
@@ -306,7 +325,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     private func receiveImage(_ reply: WireMessage, helper: HelperProcess, deadline: Int64) throws -> ImageContainer {
         var reader = WireReader(reply.payload)
         guard let description = try reader.bytes() else { throw WireReader.Malformed("an image without a description") }
-        let image = try WireImage(decoding: description, limits: context.limits)
+        let image = try WireImage(decoding: description, limits: context.limits, expected: context.type)
         let id = try reader.int()
         let storage: PixelStorage
         do {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import NukeCore
 
 /// How a ``HelperPool`` starts and keeps its helpers.
@@ -34,6 +37,45 @@ public struct IsolationConfiguration: Sendable, Hashable {
     /// Whether helpers confine files with Landlock where the kernel has it (else every open is
     /// refused). Only tests of the fallback turn it off.
     @_spi(Testing) public var usesLandlock = true
+    /// Where a helper's own words go: the text of a decoder's failure as the helper reported it
+    /// (bounded and escaped, one line each). The caller's error never carries it (a helper taken
+    /// over by an attacker could put anything there); this is for the operator's log. Default:
+    /// standard error.
+    public var helperTextLog: HelperTextLog = .standardError
+    /// Appends the helper's escaped text to the caller's error message: only for the attack
+    /// tests, which read what their probe in the helper reported.
+    @_spi(Testing) public var forwardsHelperText = false
+
+    /// A destination for helpers' text.
+    public enum HelperTextLog: Sendable, Hashable {
+        /// One line each on standard error.
+        case standardError
+        /// One line each on this descriptor (a log file or pipe the caller keeps open).
+        case descriptor(Int32)
+        /// Nowhere.
+        case discarded
+
+        func write(_ line: String) {
+            let fd: Int32
+            switch self {
+            case .standardError: fd = 2
+            case .descriptor(let descriptor): fd = descriptor
+            case .discarded: return
+            }
+            let text = "NukeIsolation: \(line)\n"
+            _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
+        }
+    }
+
+    /// The threads all helpers of the sandbox's identity may run together (RLIMIT_NPROC of that
+    /// user, set as each helper enters its sandbox): four times what the codecs' pools (dav1d,
+    /// libheif and librsvg start about one thread per processor) need in every helper this pool
+    /// may have at once, so that other pools and replicas of the same identity fit beside it, and
+    /// at least 256. Applies when helpers take an identity of their own (the host runs as root).
+    public var helperThreadLimit: Int {
+        max(256, 4 * (maximumHelpers + spareHelpers + 2) * (2 * HelperPool.processorCount + 8))
+    }
+
     /// Start the helper program once as a zygote, warm it up, and start each helper as a copy
     /// of it (``HelperZygote``): a few milliseconds a helper instead of tens. Default `true`. A
     /// pool whose zygote cannot start (or keeps dying) starts its helpers as programs instead.

@@ -104,21 +104,23 @@ extension ImageHeader {
         return w.data
     }
 
-    init(decoding data: Data) throws(WireReader.Malformed) {
+    /// Reads a helper's header, every field by its ``WireField`` rule.
+    init(decoding data: Data, limits: ImageLimits, expected: ImageType?) throws(WireReader.Malformed) {
         var r = WireReader(data)
-        let type = ImageType(rawValue: try r.string() ?? "")
+        let type = try WireRules.type(try r.string() ?? "", .headerType, expected: expected) ?? ImageType(rawValue: "")
         let width = try r.int(), height = try r.int()
-        guard width >= 0, height >= 0 else { throw WireReader.Malformed("a header of \(width) × \(height) pixels") }
-        let bitDepth = try r.int(), components = try r.int(), alpha = try r.int()
+        try WireBounds(limits).check(width: width, height: height)
+        let bitDepth = try WireRules.optional(try r.int(), in: 1...32, .headerBitDepth)
+        let components = try WireRules.optional(try r.int(), in: 1...8, .headerComponentCount)
+        let alpha = try WireRules.optional(try r.int(), in: 0...1, .headerAlpha)
         let progressive = try r.bool()
-        let frames = try r.int()
+        let frames = try WireRules.optional(try r.int(), in: 0...max(0, limits.maxFrameCount), .headerFrameCount)
         let animated = try r.bool()
-        let orientation = try r.int()
+        let orientationValue = try r.int()
+        let orientation = orientationValue == -1 ? nil : try WireRules.orientation(orientationValue, .headerOrientation)
         self.init(
-            type: type, width: width, height: height, bitDepth: bitDepth < 0 ? nil : bitDepth,
-            componentCount: components < 0 ? nil : components, hasAlpha: alpha < 0 ? nil : alpha == 1,
-            isProgressive: progressive, frameCount: frames < 0 ? nil : frames, isAnimated: animated,
-            orientation: orientation < 0 ? nil : ImageOrientation(rawValue: UInt8(clamping: orientation))
+            type: type, width: width, height: height, bitDepth: bitDepth, componentCount: components, hasAlpha: alpha.map { $0 == 1 },
+            isProgressive: progressive, frameCount: frames, isAnimated: animated, orientation: orientation
         )
     }
 }
@@ -134,14 +136,21 @@ extension ImageCodecError {
         return w.data
     }
 
-    init(decoding data: Data) throws(WireReader.Malformed) {
+    /// Reads a decoder's failure as a helper reported it: the code and stage by their
+    /// ``WireField`` rules; the codec's name and the text are the helper's words, returned apart
+    /// (``helperText``) for the log, never in the error.
+    init(decoding data: Data, expected: ImageType?, codec: String, helperText: inout String) throws(WireReader.Malformed) {
         var r = WireReader(data)
-        let code = Code(rawValue: try r.string() ?? "")
-        let stage = Stage(rawValue: try r.string() ?? "")
-        let format = try r.string().map(ImageType.init(rawValue:))
-        let codec = try r.string()
-        let message = try r.string() ?? ""
-        self.init(code, stage: stage, format: format, codec: codec, message: message)
+        let codeValue = Code(rawValue: try r.string() ?? "")
+        let code = WireRules.decoderCodes.contains(codeValue) ? codeValue : .decoderFailed
+        let stageValue = Stage(rawValue: try r.string() ?? "")
+        let stage = WireRules.stages.contains(stageValue) ? stageValue : .decoding
+        let format = try WireRules.type(try r.string(), .errorFormat, expected: expected)
+        let helperCodec = try r.string() ?? ""
+        helperText = "\(helperCodec): \(try r.string() ?? "")"
+        let subject = (format ?? expected).map { "the \($0.name) " } ?? "the "
+        self.init(code, stage: stage, format: format ?? expected, codec: codec,
+                  message: "\(subject)decoder in the helper reported \(code.rawValue) at \(stage.rawValue) (its own text is in the log)")
     }
 }
 
@@ -238,7 +247,7 @@ struct WireImage {
 
     /// Reads an image's description and checks it against the decode's `limits` before anything
     /// is allocated for it: a helper's word is never taken for sizes.
-    init(decoding data: Data, limits: ImageLimits) throws(WireReader.Malformed) {
+    init(decoding data: Data, limits: ImageLimits, expected: ImageType?) throws(WireReader.Malformed) {
         var r = WireReader(data)
         width = try r.int()
         height = try r.int()
@@ -261,16 +270,15 @@ struct WireImage {
         guard byteCount <= limits.maxDecodedBytes else {
             throw WireReader.Malformed("an image of \(byteCount) bytes, over the decode's limit of \(limits.maxDecodedBytes)")
         }
-        type = try r.string().map(ImageType.init(rawValue:))
+        type = try WireRules.type(try r.string(), .imageType, expected: expected)
         isPreview = try r.bool()
-        orientation = ImageOrientation(rawValue: UInt8(clamping: try r.int())) ?? .up
+        orientation = try WireRules.orientation(try r.int(), .orientation)
         let icc = try r.bytes()
-        let gamma = try r.double()
-        let intent = try r.int()
-        colorInfo = ColorInfo(iccProfile: icc, gamma: gamma < 0 ? nil : gamma, sRGBIntent: intent < 0 ? nil : intent)
-        loopCount = try r.int()
-        let stored = try r.double()
-        duration = stored < 0 ? nil : stored
+        let gamma = try WireRules.gamma(try r.double())
+        let intent = try WireRules.optional(try r.int(), in: 0...3, .sRGBIntent)
+        colorInfo = ColorInfo(iccProfile: icc, gamma: gamma, sRGBIntent: intent)
+        loopCount = try WireRules.loopCount(try r.int())
+        duration = try WireRules.duration(try r.double(), .duration)
         exif = try r.bytes()
         xmp = try r.bytes()
         for block in [icc, exif, xmp] where (block?.count ?? 0) > limits.maxMetadataBytes {
@@ -278,17 +286,20 @@ struct WireImage {
         }
         userInfo = [:]
         let count = try r.int()
-        guard count >= 0, count < 1000 else { throw WireReader.Malformed("\(count) userInfo entries") }
+        guard (0...WireRules.maximumUserInfoEntries).contains(count) else { throw WireRules.malformed(.userInfoCount, count) }
         for _ in 0..<count {
-            let key = ImageContainer.UserInfoKey(try r.string() ?? "")
+            let key = try WireRules.userInfoKey(try r.string())
             let tag = try r.int()
             var v = WireReader(try r.bytes() ?? Data())
             switch tag {
             case 1: userInfo[key] = try v.int()
-            case 2: userInfo[key] = try v.double()
+            case 2: userInfo[key] = try WireRules.finite(try v.double(), .userInfoValue)
             case 3: userInfo[key] = try v.bool()
-            case 4: userInfo[key] = try v.string() ?? ""
-            case 5: userInfo[key] = ImageSize(width: try v.int(), height: try v.int())
+            case 4: userInfo[key] = try WireRules.userInfoString(try v.string())
+            case 5:
+                let size = ImageSize(width: try v.int(), height: try v.int())
+                try WireBounds(limits).check(width: size.width, height: size.height)
+                userInfo[key] = size
             case 6:
                 let n = try v.int()
                 guard n >= 0, n < 1000 else { throw WireReader.Malformed("a userInfo list of \(n)") }
@@ -299,9 +310,9 @@ struct WireImage {
                 let n = try v.int()
                 guard n >= 0, n < 1000 else { throw WireReader.Malformed("a userInfo list of \(n)") }
                 var values: [Double] = []
-                for _ in 0..<n { values.append(try v.double()) }
+                for _ in 0..<n { values.append(try WireRules.finite(try v.double(), .userInfoValue)) }
                 userInfo[key] = values
-            default: throw WireReader.Malformed("a userInfo value of unknown kind \(tag)")
+            default: throw WireRules.malformed(.userInfoValue, "of unknown kind \(tag)")
             }
         }
         animation = try r.bytes().map { data throws(WireReader.Malformed) in try WireAnimation(decoding: data, limits: limits) }
@@ -352,7 +363,7 @@ struct WireAnimation {
         var r = WireReader(data)
         canvasSize = ImageSize(width: try r.int(), height: try r.int())
         try WireBounds(limits).check(width: canvasSize.width, height: canvasSize.height)
-        loopCount = try r.int()
+        loopCount = try WireRules.loopCount(try r.int())
         backgroundColor = try r.bytes().map { [UInt8]($0) }
         guard (backgroundColor?.count ?? 0) <= 8 else { throw WireReader.Malformed("a background colour of \(backgroundColor?.count ?? 0) bytes") }
         let count = try r.int()
@@ -364,7 +375,7 @@ struct WireAnimation {
         frameInfos.reserveCapacity(count)
         for _ in 0..<count {
             let x = try r.int(), y = try r.int(), width = try r.int(), height = try r.int()
-            let duration = try r.double()
+            let duration = try WireRules.duration(try r.double(), .frameDuration) ?? 0
             let disposal: AnimationFrameInfo.Disposal
             switch try r.int() {
             case 0: disposal = .none
@@ -376,8 +387,8 @@ struct WireAnimation {
             // A frame may reach past the canvas (the compositor clips it, as browsers do), but it
             // is an image of its own, within the decode's limits.
             try WireBounds(limits).check(width: width, height: height)
-            guard (0...Int(UInt32.max)).contains(x), (0...Int(UInt32.max)).contains(y), duration.isFinite, duration >= 0 else {
-                throw WireReader.Malformed("a frame at \(x), \(y) lasting \(duration) s")
+            guard (0...Int(UInt32.max)).contains(x), (0...Int(UInt32.max)).contains(y) else {
+                throw WireRules.malformed(.frameRectangle, "at \(x), \(y)")
             }
             frameInfos.append(AnimationFrameInfo(x: x, y: y, width: width, height: height, duration: duration,
                                                  disposal: disposal, blending: blending))

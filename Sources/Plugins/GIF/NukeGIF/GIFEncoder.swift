@@ -121,7 +121,7 @@ extension ImageEncoders {
                     throw failure("frame \(index + 1) is \(frame.width)×\(frame.height), not \(width)×\(height) like the first")
                 }
                 let indexed = try GIFPalette.indexed(frame)
-                let delay = UInt32(clamping: Int((max(duration, 0) * 100).rounded()))
+                let delay = UInt32(clamping: Int((AnimationFrameInfo.storableDuration(duration) * 100).rounded()))
                 let status = indexed.indices.withUnsafeBufferPointer { pixels in
                     indexed.palette.withUnsafeBufferPointer { palette in
                         nukegif_encoder_add_frame(

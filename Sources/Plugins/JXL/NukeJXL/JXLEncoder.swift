@@ -140,7 +140,7 @@ extension ImageEncoders.JXL {
                 throw JXLLibrary.error(.encodingFailed, .encoding,
                                        "JPEG XL frame \(added) is \(bitmap.width)×\(bitmap.height) \(bitmap.pixelFormat), the first \(width)×\(height) \(format): frames must match")
             }
-            let milliseconds = UInt32(min(max((duration * 1000).rounded(), 0), Double(UInt32.max)))
+            let milliseconds = UInt32((AnimationFrameInfo.storableDuration(duration) * 1000).rounded())
             let pointer = encoder.pointer
             let status = bitmap.withUnsafeBytes { pixels in
                 nukejxl_encoder_add_frame(pointer, pixels.bindMemory(to: UInt8.self).baseAddress!, bitmap.bytesPerRow, milliseconds)

@@ -117,8 +117,9 @@ struct APNGWriter {
     }
 
     /// A duration as APNG's delay fraction: milliseconds, or hundredths of a second above 65.5 s.
-    static func delay(_ seconds: Double) -> (Int, Int) {
-        let milliseconds = (max(seconds, 0) * 1000).rounded()
+    static func delay(_ stored: Double) -> (Int, Int) {
+        let seconds = AnimationFrameInfo.storableDuration(stored)
+        let milliseconds = (seconds * 1000).rounded()
         if milliseconds <= 65_535 { return (Int(milliseconds), 1000) }
         return (min(65_535, Int((seconds * 100).rounded())), 100)
     }

@@ -79,8 +79,9 @@ extension ImageEncoders {
             params.bit_depth = Int32(source.pixelFormat.bitsPerChannel)
             params.compression_level = Int32(options.compressionLevel ?? -1)
             params.interlaced = options.isProgressive ? 1 : 0
-            params.gamma = image.colorInfo.gamma ?? 0
-            params.srgb_intent = Int32(image.colorInfo.sRGBIntent ?? -1)
+            // Only values a PNG can hold: a finite positive gamma, an intent 0–3 (anything else is left out).
+            params.gamma = image.colorInfo.gamma.flatMap { $0.isFinite && $0 > 0 && $0 <= 21_474 ? $0 : nil } ?? 0
+            params.srgb_intent = image.colorInfo.sRGBIntent.flatMap { (0...3).contains($0) ? Int32($0) : nil } ?? -1
 
             let writer = try PNGWriter()
             try Self.withBytes(of: icc) { iccBytes in

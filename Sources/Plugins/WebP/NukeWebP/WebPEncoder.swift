@@ -154,10 +154,11 @@ extension ImageEncoders.WebP {
             let frame = ImageEncoders.WebP.prepared(bitmap).converted(to: .rgba8)
             let timestamp = milliseconds
             let status = frame.withUnsafeBytes { pixels in
-                nukewebp_anim_encoder_add(encoder.pointer, pixels.bindMemory(to: UInt8.self).baseAddress!, frame.bytesPerRow, Int32(timestamp))
+                nukewebp_anim_encoder_add(encoder.pointer, pixels.bindMemory(to: UInt8.self).baseAddress!, frame.bytesPerRow, Int32(clamping: timestamp))
             }
             guard status == NUKE_STATUS_OK else { throw failure("adding frame \(written)") }
-            milliseconds += max(0, Int((duration * 1000).rounded()))
+            // At most 2³¹ − 1 ms in all: libwebp's timestamps are 32-bit.
+            milliseconds = min(milliseconds + Int((AnimationFrameInfo.storableDuration(duration) * 1000).rounded()), Int(Int32.max))
             written += 1
         }
 
