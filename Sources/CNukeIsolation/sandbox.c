@@ -266,26 +266,30 @@ static const long allowed[] = {
     SYS_recvfrom, SYS_recvmsg, SYS_getpeername, SYS_getsockname, SYS_ppoll, SYS_close, SYS_close_range,
     SYS_dup, SYS_dup3, SYS_lseek, SYS_fstat, SYS_newfstatat, SYS_statx, SYS_fstatfs, SYS_statfs,
     SYS_eventfd2, SYS_pipe2, SYS_epoll_create1, SYS_epoll_ctl, SYS_epoll_pwait, SYS_fadvise64, SYS_fsync, SYS_fdatasync,
-    // Files, where Landlock confines them (fonts and their configuration, locale data).
-    SYS_getdents64, SYS_faccessat, SYS_faccessat2, SYS_readlinkat, SYS_getcwd,
+    // Files, where Landlock confines them (fonts and their configuration, locale data); reading
+    // links and asking for access are in `opening` below.
+    SYS_getdents64, SYS_getcwd,
     // Facts about itself: time, ids, limits, usage, randomness.
     SYS_clock_gettime, SYS_clock_getres, SYS_clock_nanosleep, SYS_nanosleep, SYS_gettimeofday,
     SYS_getpid, SYS_gettid, SYS_getppid, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid,
     SYS_getresuid, SYS_getresgid, SYS_getgroups, SYS_capget, SYS_getrlimit, SYS_getrusage, SYS_times,
     SYS_getrandom, SYS_uname, SYS_sysinfo, SYS_getpriority,
 #ifdef SYS_poll
-    SYS_poll, SYS_select, SYS_pipe, SYS_dup2, SYS_stat, SYS_lstat, SYS_access, SYS_readlink, SYS_time,
+    SYS_poll, SYS_select, SYS_pipe, SYS_dup2, SYS_stat, SYS_lstat, SYS_time,
     SYS_epoll_wait, SYS_arch_prctl, SYS_getdents,
 #endif
     SYS_pselect6,
 };
 
-// Opening files: allowed under Landlock; without it, refused with EACCES (a library that looks
-// for a file carries on without it).
+// Opening files, reading links and asking for access: allowed under Landlock; without it,
+// refused with EACCES (a library that looks for a file carries on without it), so that a helper
+// without Landlock learns nothing of the host's paths (/proc/PID/cwd, exe, fd links; whether
+// /etc/shadow exists).
 static const long opening[] = {
 #ifdef SYS_open
-    SYS_open,
+    SYS_open, SYS_readlink, SYS_access,
 #endif
+    SYS_readlinkat, SYS_faccessat, SYS_faccessat2,
     SYS_openat,
 #ifdef SYS_openat2
     SYS_openat2,

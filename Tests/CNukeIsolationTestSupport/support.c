@@ -234,6 +234,14 @@ long nuketest_attack(const char *name, int host) {
         pthread_attr_destroy(&attributes);
         return started == 1000 ? 1 : -error;
     }
+    // The host's paths without Landlock: its working folder through /proc, whether a file exists.
+    if (strcmp(name, "readlink-host-cwd") == 0) {
+        char link[64], target[256];
+        snprintf(link, sizeof link, "/proc/%d/cwd", host);
+        ssize_t length = readlink(link, target, sizeof target - 1);
+        return length >= 0 ? 1 : -errno;
+    }
+    if (strcmp(name, "access-shadow") == 0) return result(access("/etc/shadow", F_OK));
     if (strcmp(name, "environment-home") == 0) return getenv("HOME") != NULL ? 1 : -ENOENT;
     if (strcmp(name, "inherited-descriptors") == 0) {
         // Allowed (the descriptor's number) when a descriptor other than standard input, output,
