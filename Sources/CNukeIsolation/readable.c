@@ -90,20 +90,22 @@ static void add_fontconfig(struct paths *paths) {
     void *library = dlopen("libfontconfig.so.1", RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) return;
     FcConfig *(*load)(void) = (FcConfig *(*)(void))dlsym(library, "FcInitLoadConfig");
-    FcStrList *(*fontDirs)(FcConfig *) = (FcStrList *(*)(FcConfig *))dlsym(library, "FcConfigGetConfigDirs");
+    // The font folders (<dir> elements, subfolders included) and the configuration folders.
+    FcStrList *(*fontDirs)(FcConfig *) = (FcStrList *(*)(FcConfig *))dlsym(library, "FcConfigGetFontDirs");
+    FcStrList *(*configDirs)(FcConfig *) = (FcStrList *(*)(FcConfig *))dlsym(library, "FcConfigGetConfigDirs");
     FcStrList *(*cacheDirs)(const FcConfig *) = (FcStrList *(*)(const FcConfig *))dlsym(library, "FcConfigGetCacheDirs");
     FcStrList *(*files)(FcConfig *) = (FcStrList *(*)(FcConfig *))dlsym(library, "FcConfigGetConfigFiles");
     unsigned char *(*next)(FcStrList *) = (unsigned char *(*)(FcStrList *))dlsym(library, "FcStrListNext");
     void (*done)(FcStrList *) = (void (*)(FcStrList *))dlsym(library, "FcStrListDone");
     void (*destroy)(FcConfig *) = (void (*)(FcConfig *))dlsym(library, "FcConfigDestroy");
-    if (load == NULL || fontDirs == NULL || cacheDirs == NULL || files == NULL || next == NULL || done == NULL || destroy == NULL) return;
+    if (load == NULL || fontDirs == NULL || configDirs == NULL || cacheDirs == NULL || files == NULL || next == NULL || done == NULL || destroy == NULL) return;
     FcConfig *config = load();
     if (config == NULL) return;
-    FcStrList *lists[3] = {fontDirs(config), cacheDirs(config), files(config)};
-    for (int i = 0; i < 3; i++) {
+    FcStrList *lists[4] = {fontDirs(config), configDirs(config), cacheDirs(config), files(config)};
+    for (int i = 0; i < 4; i++) {
         if (lists[i] == NULL) continue;
         unsigned char *path;
-        while ((path = next(lists[i])) != NULL) add_with_target(paths, (const char *)path, i == 2);
+        while ((path = next(lists[i])) != NULL) add_with_target(paths, (const char *)path, i == 3);
         done(lists[i]);
     }
     destroy(config);

@@ -40,7 +40,7 @@ extension IsolationSuites {
 
         /// Runs the test helper as a probe host (`prefix` before it: `setpriv` to change user) and
         /// reads its lines.
-        static func probe(landlock: Bool, prefix: [String] = []) throws -> (outcomes: [String: Outcome], sandbox: String) {
+        static func probe(landlock: Bool, prefix: [String] = [], environment extra: [String: String] = [:]) throws -> (outcomes: [String: Outcome], sandbox: String) {
             let process = Process()
             let command = prefix + [IsolationTestPaths.helper, "--probe-host"] + (landlock ? [] : ["--no-landlock"]) + ["--attacks"] + attacks + identityAttacks + withoutLandlockAttacks
             process.executableURL = URL(fileURLWithPath: command[0])
@@ -49,6 +49,7 @@ extension IsolationSuites {
             var environment = ProcessInfo.processInfo.environment
             environment["NUKE_TEST_SECRET"] = "AKIA-not-for-helpers"
             environment["HOME"] = environment["HOME"] ?? "/root"
+            environment.merge(extra) { $1 }
             process.environment = environment
             let output = Pipe()
             process.standardOutput = output
@@ -102,6 +103,25 @@ extension IsolationSuites {
             Self.expectEveryAttackRefused(result, "\(Self.isRoot ? "root" : "user"), Landlock \(landlock ? "on" : "off")", changedIdentity: Self.isRoot, landlock: landlock)
             if Self.isRoot { #expect(result.sandbox.contains("uid 65534 (started as root)"), "\(result.sandbox)") }
             if !landlock { #expect(result.sandbox.contains("files: none"), "\(result.sandbox)") }
+        }
+
+        /// A font folder the app configured that the sandbox's user cannot read: the status says so
+        /// (text in isolated SVGs renders without it), rather than the fonts silently missing.
+        @Test(.enabled(if: isRoot, "needs root (helpers then run as nobody)"))
+        func anUnreadableFontFolderIsReported() throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-fonts-\(getpid())")
+            let fonts = folder.appendingPathComponent("private")
+            try FileManager.default.createDirectory(at: fonts, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            chmod(fonts.path, 0o700)
+            let configuration = folder.appendingPathComponent("fonts.conf")
+            try Data("""
+                <?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+                <fontconfig><dir>\(fonts.path)</dir><include ignore_missing="yes">/etc/fonts/fonts.conf</include></fontconfig>
+                """.utf8).write(to: configuration)
+            let result = try Self.probe(landlock: true, environment: ["FONTCONFIG_FILE": configuration.path])
+            #expect(result.sandbox.contains("unreadable by uid 65534"), "\(result.sandbox)")
+            #expect(result.sandbox.contains(fonts.path), "\(result.sandbox)")
         }
 
         @Test(.enabled(if: unprivilegedCanRun, "needs root (to become nobody with setpriv) and a build folder others can reach"),

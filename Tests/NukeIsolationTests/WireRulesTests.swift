@@ -285,6 +285,15 @@ extension IsolationSuites {
                 refused({ () throws(WireReader.Malformed) in
                     _ = try ImageCodecError(decoding: Self.failure(format: "made.up"), expected: .png, codec: "host", helperText: &text)
                 }, "\(field)")
+            case .unreadablePath:
+                var status = SandboxStatus.off("test")
+                status.unreadablePaths = ["/usr/share/fonts/private"]
+                #expect(try SandboxStatus(decoding: status.encoded()).unreadablePaths == status.unreadablePaths)
+                for hostile in [["relative/path"], ["/line\nbreak"], [String(repeating: "/x", count: 200)], Array(repeating: "/a", count: 17)] {
+                    status.unreadablePaths = hostile
+                    let encoded = status.encoded()
+                    refused({ () throws(WireReader.Malformed) in _ = try SandboxStatus(decoding: encoded) }, "\(field): \(hostile.first ?? "")")
+                }
             case .errorText:
                 var text = ""
                 let secret = "AKIA-not-for-clients"

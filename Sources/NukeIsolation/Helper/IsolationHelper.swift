@@ -131,10 +131,16 @@ enum IsolationHelper {
                 return nukeiso_enter_sandbox(&settings, &report)
             }
             if result == 0 {
+                // What the sandbox leaves readable but this identity cannot read (under Landlock,
+                // access() answers for the helper's own uid; missing paths are not reported).
+                let unreadable = report.files_by_landlock == 0 ? [] : readable.filter { path in
+                    access(path, R_OK) != 0 && errno == EACCES
+                }
                 status = SandboxStatus(systemCallFilter: report.seccomp != 0, filesByLandlock: report.files_by_landlock != 0,
                                        landlockABI: Int(report.landlock_abi), networkByLandlock: report.landlock_network != 0,
                                        scopesByLandlock: report.landlock_scopes != 0, capabilitiesDropped: report.capabilities_dropped != 0,
                                        leftRoot: report.changed_identity != 0, userID: report.uid, groupID: report.gid, failure: nil)
+                status.unreadablePaths = Array(unreadable.prefix(WireRules.maximumUnreadablePaths))
             } else {
                 // A helper whose sandbox failed half-way says so and decodes nothing.
                 status = .off("the sandbox could not be entered: \(String(cString: strerror(-result)))")

@@ -24,6 +24,10 @@ public struct SandboxStatus: Sendable, Hashable {
     public var groupID: UInt32
     /// Why the sandbox is off, when it is.
     public var failure: String?
+    /// Folders and files the sandbox leaves readable (fontconfig's font folders and configuration
+    /// among them) that the helper's identity cannot read: text in an isolated SVG renders without
+    /// those fonts. Give the sandbox's user read access, or configure fonts it can read.
+    public var unreadablePaths: [String] = []
 
     /// No sandbox: `reason` says why.
     public static func off(_ reason: String) -> SandboxStatus {
@@ -48,6 +52,9 @@ public struct SandboxStatus: Sendable, Hashable {
         }
         layers.append(leftRoot ? "no capabilities, uid \(userID) (started as root)" : "no capabilities, uid \(userID)")
         layers.append("no inherited descriptors")
+        if !unreadablePaths.isEmpty {
+            layers.append("unreadable by uid \(userID), so left out: \(unreadablePaths.joined(separator: ", "))")
+        }
         return layers
     }
 

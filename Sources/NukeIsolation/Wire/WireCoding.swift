@@ -440,6 +440,8 @@ extension SandboxStatus {
         w.int(Int(userID))
         w.int(Int(groupID))
         w.string(failure)
+        w.int(unreadablePaths.count)
+        unreadablePaths.forEach { w.string($0) }
         return w.data
     }
 
@@ -449,5 +451,10 @@ extension SandboxStatus {
                   networkByLandlock: try r.bool(), scopesByLandlock: try r.bool(), capabilitiesDropped: try r.bool(),
                   leftRoot: try r.bool(), userID: UInt32(truncatingIfNeeded: try r.int()), groupID: UInt32(truncatingIfNeeded: try r.int()),
                   failure: try r.string())
+        // Older helpers (and the tests' fake one) end here.
+        guard !r.isAtEnd else { return }
+        let count = try r.int()
+        guard (0...WireRules.maximumUnreadablePaths).contains(count) else { throw WireRules.malformed(.unreadablePath, "\(count) paths") }
+        for _ in 0..<count { unreadablePaths.append(try WireRules.path(try r.string())) }
     }
 }

@@ -108,6 +108,9 @@ struct WireReader {
         return Data(data[offset..<(offset + count)])
     }
 
+    /// Whether every byte was read.
+    var isAtEnd: Bool { offset >= data.endIndex }
+
     mutating func string() throws(Malformed) -> String? {
         try bytes().map { String(decoding: $0, as: UTF8.self) }
     }

@@ -18,6 +18,16 @@ enum WireRules {
     static let maximumKeyLength = 64
     static let maximumValueLength = 256
     static let maximumLoggedText = 512
+    static let maximumUnreadablePaths = 16
+    static let maximumPathLength = 256
+
+    /// An absolute path of printable ASCII, for the operator's status line.
+    static func path(_ raw: String?) throws(WireReader.Malformed) -> String {
+        guard let raw, raw.hasPrefix("/"), raw.utf8.count <= maximumPathLength, raw.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            throw malformed(.unreadablePath, raw.map { "\($0.utf8.count) bytes" } ?? "nil")
+        }
+        return raw
+    }
 
     static func malformed(_ field: WireField, _ value: some CustomStringConvertible) -> WireReader.Malformed {
         WireReader.Malformed("\(field.rawValue) \(String(describing: value).prefix(64)): not \(field.rule)")
