@@ -60,19 +60,18 @@ private final class SessionProbe: Sendable {
 
 /// A progressive fake decoder: every partial call with more data than the last returns a
 /// preview whose scan number counts those calls (the same data again gives `nil`, as the
-/// protocol asks); it can be slow, checking the context's cancellation while it "decodes".
+/// protocol asks); while the probe's gate is closed it "decodes", checking the context's
+/// cancellation as a codec does between rows.
 private final class SessionFakeDecoder: ImageDecoding {
     let probe: SessionProbe
     let context: ImageDecodingContext
-    let delay: Duration
     let finalError: ImageCodecError?
     let calls = Mutex(0)
     let lastLength = Mutex(-1)
 
-    init(probe: SessionProbe, context: ImageDecodingContext, delay: Duration = .zero, finalError: ImageCodecError? = nil) {
+    init(probe: SessionProbe, context: ImageDecodingContext, finalError: ImageCodecError? = nil) {
         self.probe = probe
         self.context = context
-        self.delay = delay
         self.finalError = finalError
         probe.update {
             $0.decodersCreated += 1
@@ -80,18 +79,10 @@ private final class SessionFakeDecoder: ImageDecoding {
         }
     }
 
-    /// Waits `delay` in small steps, as a codec works through rows; `false` when cancelled.
+    /// Works until the gate opens; `false` when cancelled first.
     private func work() -> Bool {
         probe.update { $0.isInsideDecode = true }
         defer { probe.update { $0.isInsideDecode = false } }
-        while !probe.snapshot.isGateOpen {
-            if context.isCancelled {
-                probe.update { $0.sawCancellation = true }
-                return false
-            }
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-        let end = ContinuousClock.now + delay
         repeat {
             if context.isCancelled {
                 probe.update {
@@ -100,8 +91,8 @@ private final class SessionFakeDecoder: ImageDecoding {
                 }
                 return false
             }
-            if delay > .zero { Thread.sleep(forTimeInterval: 0.001) }
-        } while ContinuousClock.now < end
+            if !probe.snapshot.isGateOpen { Thread.sleep(forTimeInterval: 0.001) }
+        } while !probe.snapshot.isGateOpen
         return true
     }
 
@@ -149,10 +140,10 @@ private func fakeJPEG(count: Int = 4_096, width: Int = 640, height: Int = 480) -
 }
 
 /// A registry holding one fake JPEG decoder, with its header hook.
-private func makeRegistry(probe: SessionProbe, delay: Duration = .zero, finalError: ImageCodecError? = nil) -> ImageDecoderRegistry {
+private func makeRegistry(probe: SessionProbe, finalError: ImageCodecError? = nil) -> ImageDecoderRegistry {
     let registry = ImageDecoderRegistry()
     registry.register(for: .jpeg, name: "fake", header: fakeJPEGHeader) { context in
-        SessionFakeDecoder(probe: probe, context: context, delay: delay, finalError: finalError)
+        SessionFakeDecoder(probe: probe, context: context, finalError: finalError)
     }
     return registry
 }
@@ -249,10 +240,12 @@ private func chunks(of data: Data, size: Int) -> [Data] {
 
     @Test func cancellationReachesTheDecoder() async throws {
         let probe = SessionProbe()
-        let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe, delay: .seconds(120))))
+        // The gate stays closed: the decode can only end by seeing the cancellation, however
+        // late this task gets to cancel it (no timer that a loaded machine could outlast).
+        probe.update { $0.isGateOpen = false }
+        let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe)))
         async let events = collect(session)
         session.append(fakeJPEG(count: 1_000))
-        // Wait until the decoder is inside its (120 s) partial decode.
         await probe.waitUntil { $0.isInsideDecode }
         session.cancel()
         let received = await events
@@ -261,8 +254,7 @@ private func chunks(of data: Data, size: Int) -> [Data] {
             return
         }
         #expect(error.code == .cancelled)
-        // The decoder stops because it saw the cancellation, not because its 120 s of work ended
-        // (it only records the cancellation when it stops early). No clock is read by the test.
+        // The decoder stops because it saw the cancellation (its gate never opens).
         await probe.waitUntil { !$0.isInsideDecode }
         #expect(probe.snapshot.sawCancellation)
         #expect(probe.snapshot.cancellationSeenAt != nil)
@@ -274,13 +266,14 @@ private func chunks(of data: Data, size: Int) -> [Data] {
 
     @Test func consumerCancellationCancelsTheSession() async throws {
         let probe = SessionProbe()
-        let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe, delay: .seconds(120))))
+        probe.update { $0.isGateOpen = false }
+        let session = ImageDecodingSession(configuration: .init(registry: makeRegistry(probe: probe)))
         let consumer = Task { await collect(session) }
         session.append(fakeJPEG(count: 1_000))
         await probe.waitUntil { $0.isInsideDecode }
         consumer.cancel()
         _ = await consumer.value
-        // The decoder is still inside its 120 s of work, so only the cancellation can end it.
+        // The gate never opens, so only the cancellation can end the decode.
         await probe.waitUntil { $0.sawCancellation }
     }
 

@@ -144,7 +144,11 @@ public final class HelperPool: Sendable {
         changed.wait(timeout: .seconds(10)) { state.withLock { $0.replenishing == 0 } }
         let wanted = min(count, configuration.maximumHelpers + configuration.spareHelpers) - state.withLock { $0.idle.count }
         for _ in 0..<max(0, wanted) { started.append(try spawn()) }
-        state.withLock { $0.idle.append(contentsOf: started) }
+        state.withLock {
+            $0.idle.append(contentsOf: started)
+            $0.generation &+= 1
+        }
+        changed.broadcast()
     }
 
     /// Ends every idle helper; helpers decoding now end when their decode does, and the zygote
@@ -204,11 +208,13 @@ public final class HelperPool: Sendable {
 
     func checkOut() throws(ImageCodecError) -> HelperProcess {
         while true {
-            enum Next { case helper(HelperProcess, startsSpareNow: Bool), spawn, wait, closed }
+            enum Next { case helper(HelperProcess, startsSpareNow: Bool), spawn, wait(seen: Int), closed }
             let next: Next = state.withLock { state in
                 if state.isShutDown { return .closed }
                 // At most `maximumHelpers` decodes at once; spares do not count until they decode.
-                guard state.busy < configuration.maximumHelpers else { return .wait }
+                // A wait remembers the generation it decided on, under the same lock: a change
+                // between the decision and the sleep is then not missed.
+                guard state.busy < configuration.maximumHelpers else { return .wait(seen: state.generation) }
                 if let helper = state.idle.popLast() {
                     state.busy += 1
                     state.busyPIDs.insert(helper.pid)
@@ -218,7 +224,7 @@ public final class HelperPool: Sendable {
                 }
                 state.earlySpareStarts = Self.earlyStartsAfterShortfall
                 // A spare on its way is sooner than a new start.
-                if state.replenishing > 0 { return .wait }
+                if state.replenishing > 0 { return .wait(seen: state.generation) }
                 state.busy += 1
                 return .spawn
             }
@@ -234,9 +240,8 @@ public final class HelperPool: Sendable {
                 if startsSpareNow { replenish() }
                 return helper
             case .closed: throw ImageCodecError(.cancelled, stage: .registry, codec: "NukeIsolation", message: "the helper pool was shut down")
-            case .wait:
+            case .wait(let seen):
                 // Until a decode ends, a spare is ready (or failed to start), or the pool shuts down.
-                let seen = state.withLock { $0.generation }
                 changed.wait { state.withLock { $0.generation != seen } }
             case .spawn:
                 do {
