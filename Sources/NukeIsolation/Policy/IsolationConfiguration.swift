@@ -54,6 +54,8 @@ public struct IsolationConfiguration: Sendable, Hashable {
         case descriptor(Int32)
         /// Nowhere.
         case discarded
+        /// To the app's own logger (one call per line, already bounded and escaped).
+        case handler(HelperTextHandler)
 
         func write(_ line: String) {
             let fd: Int32
@@ -61,10 +63,26 @@ public struct IsolationConfiguration: Sendable, Hashable {
             case .standardError: fd = 2
             case .descriptor(let descriptor): fd = descriptor
             case .discarded: return
+            case .handler(let handler):
+                handler.body(line)
+                return
             }
             let text = "NukeIsolation: \(line)\n"
             _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
         }
+    }
+
+    /// An app's function for helpers' text, compared by identity (so that a configuration stays
+    /// `Hashable`).
+    public final class HelperTextHandler: Sendable, Hashable {
+        let body: @Sendable (String) -> Void
+
+        public init(_ body: @escaping @Sendable (String) -> Void) {
+            self.body = body
+        }
+
+        public static func == (a: HelperTextHandler, b: HelperTextHandler) -> Bool { a === b }
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 
     /// The threads all helpers of the sandbox's identity may run together (RLIMIT_NPROC of that

@@ -107,6 +107,9 @@ enum WireRules {
         for byte in text.utf8.prefix(maximumLoggedText) {
             switch byte {
             case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
             case 0x20...0x7E: out.append(Character(UnicodeScalar(byte)))
             default: out += "\\x" + String(byte, radix: 16, uppercase: false).leftPadded(to: 2)
             }

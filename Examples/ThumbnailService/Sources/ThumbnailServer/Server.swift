@@ -34,9 +34,14 @@ public final class ThumbnailServer: Sendable {
         if helpers {
             // Helpers run below the server's priority, so that slow formats yield the processors
             // to the fast ones; each serves one decode.
-            let pool = HelperPool(configuration: IsolationConfiguration(
+            var configuration = IsolationConfiguration(
                 limits: IsolationLimits(wallTime: .seconds(10), cpuTime: .seconds(10), addressSpace: 1 << 30),
-                maximumHelpers: settings.helperPoolSize, helperNiceness: 10))
+                maximumHelpers: settings.helperPoolSize, helperNiceness: 10)
+            // A helper's own words (a decoder's message) go to the log, never to a client.
+            configuration.helperTextLog = .handler(.init { [logger] line in
+                logger.warning("helper text", metadata: ["helper": .string(LogEscaping.escaped(line))])
+            })
+            let pool = HelperPool(configuration: configuration)
             IsolatedDecoding.install(on: .shared, policy: .knownCrashers, pool: pool)
             self.pool = pool
         } else {
