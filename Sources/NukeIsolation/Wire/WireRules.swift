@@ -11,9 +11,8 @@ enum WireRules {
     static let maximumTypeLength = 128
     static let maximumGamma = 100.0
     static let maximumLoopCount = Int(UInt32.max)
-    /// APNG stores a delay as a fraction of two 16-bit numbers: 65,535 s is the longest any
-    /// format we decode can hold (WebP's 24-bit milliseconds reach 16,777 s, GIF's 655.35 s).
-    static let maximumDuration = 65_535.0
+    /// The longest delay any format we decode can hold (APNG's), as encoders clamp to.
+    static let maximumDuration = AnimationFrameInfo.maximumStorableDuration
     static let maximumUserInfoEntries = 64
     static let maximumKeyLength = 64
     static let maximumValueLength = 256
