@@ -19,7 +19,7 @@ struct URLSigner: Sendable {
 
     enum Verdict: Equatable {
         case valid
-        /// The signature does not match (or is not Base64url of 32 bytes).
+        /// The signature does not match (or is not the canonical Base64url of 32 bytes).
         case invalid
         /// `unsafe` while unsigned URLs are not allowed, or a signature with no key to check it.
         case notAccepted(String)
@@ -39,7 +39,11 @@ struct URLSigner: Sendable {
             }
             return .notAccepted("no signing key is configured")
         }
-        guard let given = Base64URL.decode(signature), given.count == SHA256.byteCount else { return .invalid }
+        // One spelling per signature: unpadded, the last character's unused bits zero. Base64
+        // decoders also take `…=` and three other last characters for the same bytes, and each
+        // spelling would be a CDN cache key of its own.
+        guard let given = Base64URL.decode(signature), given.count == SHA256.byteCount,
+              Base64URL.encode(given).utf8.elementsEqual(signature.utf8) else { return .invalid }
         // HMAC's isValidAuthenticationCode compares in constant time.
         var message = salt
         message.append(contentsOf: path.utf8)

@@ -27,6 +27,19 @@ import Testing
         #expect(URLSigner(key: Self.key).verify(signature: Substring(signature), path: Self.path) == .invalid)
     }
 
+    /// The same 32 bytes spelled with padding or with the last character's two unused bits set
+    /// (`0` is 110100; `1`, `2`, `3` differ only there): refused, one cache key per signature.
+    @Test func oneSpellingPerSignature() {
+        let signer = URLSigner(key: Self.key, salt: Self.salt)
+        let canonical = "90UxdwGRAI2bpLSHKkZculJau5ahfxfS0h3fMuQAf40"
+        #expect(Base64URL.decode(Substring(canonical + "=")) == Base64URL.decode(Substring(canonical)))
+        for other in [canonical + "=", String(canonical.dropLast()) + "1", String(canonical.dropLast()) + "2", String(canonical.dropLast()) + "3"] {
+            #expect(Base64URL.decode(Substring(other)) == Base64URL.decode(Substring(canonical)))
+            #expect(signer.verify(signature: Substring(other), path: Self.path) == .invalid, "\(other)")
+        }
+        #expect(signer.verify(signature: Substring(canonical), path: Self.path) == .valid)
+    }
+
     @Test func unsafeOnlyWithoutAKeyAndWhenAllowed() {
         #expect(URLSigner(key: Self.key, allowsUnsigned: true).verify(signature: "unsafe", path: Self.path) == .invalid)
         #expect(URLSigner(key: nil, allowsUnsigned: true).verify(signature: "unsafe", path: Self.path) == .valid)
