@@ -1,6 +1,7 @@
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import Synchronization
 
 /// Per-connection deadlines and a per-client connection cap, in the channel pipeline (after HTTP
@@ -11,7 +12,10 @@ import Synchronization
 ///   takes at a minimum rate;
 /// - a response that says `Connection: close` (an upload refused before its body was read)
 ///   closes the connection once written, instead of the server reading the rest of the body;
-/// - at most `perClient` connections from one address at once; more are closed at once.
+///   so does the response to a request that said `Connection: close` (``HTTP1Dialect`` says it
+///   for HTTP/1.0), and the response says so;
+/// - at most `perClient` connections from one address at once; more are closed at once. A trusted
+///   proxy (which carries many clients' requests) is not capped.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -25,6 +29,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         var minimumBodyRate: Int = 64 << 10
         var maxUploadBytes: Int = 32 << 20
         var perClient: Int = 32
+        /// Peers whose connections are not counted: trusted proxies.
+        var uncappedPeers = ClientAddressing(trustedProxies: [])
 
         func bodyTimeout(contentLength: Int?) -> TimeAmount {
             let bytes = min(contentLength ?? maxUploadBytes, maxUploadBytes)
@@ -58,6 +64,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var client: String?
     private var deadline: Scheduled<Void>?
     private var closesAfterResponse = false
+    /// The request in progress asked for the connection to close after its response.
+    private var requestCloses = false
     /// A request's head has arrived and its response is not yet written.
     private var inRequest = false
     /// The server is draining: close once the current response is written.
@@ -70,11 +78,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         let address = Self.clientAddress(context.channel.remoteAddress)
-        guard registry.open(address, limit: settings.perClient) else {
-            context.close(promise: nil)
-            return
+        // HTTP/1.0 and `Expect`, where the request's version is still known.
+        if let codec = try? context.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self) {
+            try? context.pipeline.syncOperations.addHandler(HTTP1Dialect(maxUploadBytes: settings.maxUploadBytes), position: .before(codec))
         }
-        client = address
+        if !settings.uncappedPeers.isTrusted(address) {
+            guard registry.open(address, limit: settings.perClient) else {
+                context.close(promise: nil)
+                return
+            }
+            client = address
+        }
         arm(context, after: settings.headerTimeout)
     }
 
@@ -89,6 +103,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             inRequest = true
+            requestCloses = head.headerFields[.connection].map { $0.lowercased().contains("close") } ?? false
             let length = head.headerFields[.contentLength].flatMap { Int($0) }
             arm(context, after: settings.bodyTimeout(contentLength: length))
         case .body:
@@ -104,7 +119,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head):
-            if quiescing, head.status.code >= 200 { head.headerFields[.connection] = "close" }
+            if quiescing || requestCloses, head.status.code >= 200 { head.headerFields[.connection] = "close" }
             closesAfterResponse = head.headerFields[.connection] == "close"
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .body:

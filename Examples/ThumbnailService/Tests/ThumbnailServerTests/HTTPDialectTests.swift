@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+@testable import ThumbnailServer
+
+/// HTTP as clients speak it, over a raw socket (an HTTP client library would hide what is
+/// tested): HTTP/1.0, `Expect: 100-continue`, and answers made before a body is read.
+@Suite struct HTTPDialectTests {
+    /// Idle deadlines far beyond the socket's read timeout: a connection the server leaves open
+    /// shows as a read that timed out, not as a close at the deadline.
+    static func settings() -> ServiceSettings {
+        var settings = ServiceSettings()
+        settings.headerTimeout = 600
+        return settings
+    }
+
+    @Test func http10IsAnsweredAndClosed() async throws {
+        try await withServer(Self.settings()) { _, port throws in
+            let exchange = try await RawConnection.exchange(port: port, send: [Data("GET /health HTTP/1.0\r\n\r\n".utf8)])
+            #expect(exchange.text.hasPrefix("HTTP/1.1 200"))
+            #expect(exchange.text.lowercased().contains("connection: close"))
+            #expect(exchange.text.hasSuffix("ok\n"))
+            #expect(exchange.ended == .closedByServer)
+        }
+    }
+
+    @Test func http10KeepAliveStaysOpenAndSaysSo() async throws {
+        try await withServer(Self.settings()) { _, port throws in
+            func request(_ id: String) -> String { "GET /health HTTP/1.0\r\nConnection: keep-alive\r\nx-request-id: \(id)\r\n\r\n" }
+            // The second answer on the same connection shows that the first left it open.
+            let exchange = try await RawConnection.exchange(port: port, send: [Data(request("first").utf8), Data(request("second").utf8)], until: "x-request-id: second")
+            let text = exchange.text.lowercased()
+            #expect(text.components(separatedBy: "connection: keep-alive").count == 3, "\(exchange.text)")
+            #expect(text.components(separatedBy: "http/1.1 200").count == 3)
+        }
+    }
+
+    @Test func expectContinueGetsA100ThenTheAnswer() async throws {
+        let jpeg = try Fixtures.jpeg
+        try await withServer(Self.settings()) { _, port throws in
+            let head = "POST /thumbnail?size=32&format=png HTTP/1.1\r\nHost: test\r\nContent-Length: \(jpeg.count)\r\nExpect: 100-continue\r\n\r\n"
+            // The body goes only after the 100 has been read.
+            let exchange = try await RawConnection.exchange(port: port, send: [Data(head.utf8), jpeg], waitBetween: "HTTP/1.1 100 Continue\r\n\r\n", until: "IEND")
+            #expect(exchange.text.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200"), "\(exchange.text.prefix(200))")
+        }
+    }
+
+    @Test func expectContinueOverTheLimitGetsA413AndNoBodyIsRead() async throws {
+        var settings = Self.settings()
+        settings.maxUploadBytes = 1 << 20
+        try await withServer(settings) { _, port throws in
+            let head = "POST /thumbnail HTTP/1.1\r\nHost: test\r\nContent-Length: \(4 << 20)\r\nExpect: 100-continue\r\n\r\n"
+            let exchange = try await RawConnection.exchange(port: port, send: [Data(head.utf8)])
+            #expect(exchange.text.hasPrefix("HTTP/1.1 413"), "\(exchange.text.prefix(200))")
+            #expect(!exchange.text.contains("100 Continue"))
+            #expect(exchange.ended == .closedByServer)
+        }
+    }
+
+    /// A body the byte budget cannot hold now: 503 with Retry-After, answered from the head alone
+    /// (the raw client never sends the body), the connection closed.
+    @Test func aBodyBeyondTheByteBudgetIs503BeforeItIsRead() async throws {
+        var settings = Self.settings()
+        settings.maxBufferedBytes = 1 << 20
+        settings.maxUploadBytes = 8 << 20
+        try await withServer(settings) { server, port throws in
+            let head = "POST /thumbnail HTTP/1.1\r\nHost: test\r\nContent-Length: \(2 << 20)\r\n\r\n"
+            let exchange = try await RawConnection.exchange(port: port, send: [Data(head.utf8)])
+            #expect(exchange.text.hasPrefix("HTTP/1.1 503"), "\(exchange.text.prefix(200))")
+            #expect(exchange.text.lowercased().contains("retry-after: 1"))
+            #expect(exchange.ended == .closedByServer)
+            #expect(server.thumbnailer.budget.reserved == 0)
+        }
+    }
+
+    /// 64 KiB of something no codec reads is enough to answer 415; the other 960 KiB are never sent.
+    @Test func anUnknownFormatIs415AfterItsFirstBytes() async throws {
+        try await withServer(Self.settings()) { server, port throws in
+            let head = "POST /thumbnail HTTP/1.1\r\nHost: test\r\nContent-Length: \(1 << 20)\r\n\r\n"
+            let exchange = try await RawConnection.exchange(port: port, send: [Data(head.utf8), Data(repeating: 0x41, count: Thumbnailer.sniffLength)])
+            #expect(exchange.text.hasPrefix("HTTP/1.1 415"), "\(exchange.text.prefix(200))")
+            #expect(exchange.ended == .closedByServer)
+            #expect(server.thumbnailer.budget.reserved == 0)
+        }
+    }
+}
+
+/// One TCP connection to 127.0.0.1, driven on a thread of its own (its reads block).
+enum RawConnection {
+    enum Ending: Equatable { case closedByServer, stillOpen }
+
+    struct Exchange: Sendable {
+        var text: String
+        var ended: Ending
+    }
+
+    /// Sends each part in turn (after the first, once `waitBetween` has been read, if given),
+    /// then reads until the server closes, `until` has been read (case aside), or `readFor`
+    /// passes without a byte.
+    static func exchange(port: Int, send parts: [Data], waitBetween: String? = nil, until: String? = nil,
+                         readFor: Duration = .seconds(20)) async throws -> Exchange {
+        let payloads = parts
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try run(port: port, payloads, waitBetween: waitBetween, until: until, readFor: readFor) })
+            }
+            thread.start()
+        }
+    }
+
+    struct Failure: Error { var reason: String }
+
+    private static func run(port: Int, _ payloads: [Data], waitBetween: String?, until: String?, readFor: Duration) throws -> Exchange {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(reason: "socket") }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: Int(readFor.components.seconds), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else { throw Failure(reason: "connect") }
+        var received = Data()
+        func read() -> Ending? {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count == 0 { return .closedByServer }
+            if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? .stillOpen : .closedByServer }
+            received.append(contentsOf: buffer[0..<count])
+            return nil
+        }
+        func contains(_ marker: String) -> Bool { String(decoding: received, as: UTF8.self).lowercased().contains(marker.lowercased()) }
+        for (index, payload) in payloads.enumerated() {
+            if index > 0, let waitBetween {
+                while !contains(waitBetween) {
+                    if let ending = read() { return Exchange(text: String(decoding: received, as: UTF8.self), ended: ending) }
+                }
+            }
+            let sent = payload.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // The server may answer and close before a later part is sent: what it said is the answer.
+            if sent < 0 { break }
+        }
+        while true {
+            if let until, contains(until) { return Exchange(text: String(decoding: received, as: UTF8.self), ended: .stillOpen) }
+            if let ending = read() { return Exchange(text: String(decoding: received, as: UTF8.self), ended: ending) }
+        }
+    }
+}
