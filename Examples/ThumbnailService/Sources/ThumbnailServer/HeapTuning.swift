@@ -27,4 +27,14 @@ enum HeapTuning {
         return false
         #endif
     }
+
+    /// Gives the heap's free pages back to the kernel (glibc's `malloc_trim(0)`, every arena):
+    /// after a burst of large uploads, the service returns to its size before it.
+    static func releaseFreeMemory() {
+        #if canImport(Glibc)
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(nil, "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
+    }
 }

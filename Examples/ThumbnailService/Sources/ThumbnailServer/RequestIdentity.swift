@@ -5,13 +5,15 @@ import Logging
 
 /// Gives every request an id — the client's `x-request-id` when it is a sane token, otherwise a
 /// new UUID — in every log line about it (`request_id`) and in the response's `x-request-id`;
-/// and counts every answer in the metrics, by route, status and format.
+/// and counts every answer in the metrics, by route, status and format, with its latency (from
+/// the request's head to its response, before the body is written) by route and status.
 struct RequestIdentity<Context: RequestContext>: RouterMiddleware {
     let metrics: ServiceMetrics
 
     static var header: HTTPField.Name { HTTPField.Name("x-request-id")! }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
         let id = request.headers[Self.header].flatMap(Self.accepted) ?? UUID().uuidString.lowercased()
         var context = context
         context.logger[metadataKey: "request_id"] = .string(id)
@@ -24,6 +26,7 @@ struct RequestIdentity<Context: RequestContext>: RouterMiddleware {
         response.headers[Self.header] = id
         let format = response.status == .ok ? response.headers[.contentType].flatMap(Self.formatName) : nil
         metrics.countRequest(route: Self.route(request), status: response.status.code, format: format)
+        metrics.recordLatency(route: Self.route(request), status: response.status.code, duration: ContinuousClock.now - started)
         return response
     }
 

@@ -30,7 +30,9 @@ public final class ThumbnailServer: Sendable {
         thumbnailer = Thumbnailer(settings: .init(
             fastSlots: settings.maxDecodes, slowSlots: settings.maxSlowDecodes, waiting: settings.maxWaiting,
             perClient: settings.maxPerClient, maxUploadBytes: settings.maxUploadBytes, minimumBodyRate: settings.minimumUploadRate,
-            defaultFormat: settings.defaultFormat, defaultQuality: settings.defaultQuality), metrics: metrics)
+            defaultFormat: settings.defaultFormat, defaultQuality: settings.defaultQuality, maxBufferedBytes: settings.maxBufferedBytes,
+            helpers: settings.helperPoolSize),
+            metrics: metrics)
         if helpers {
             // Helpers run below the server's priority, so that slow formats yield the processors
             // to the fast ones; each serves one decode.
@@ -60,6 +62,7 @@ public final class ThumbnailServer: Sendable {
     /// The HTTP application: routes, middleware and the connection guard.
     func makeApplication(onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: ThumbnailContext.self)
+        router.middlewares.add(ClientAddressing(trustedProxies: settings.trustedProxies))
         router.middlewares.add(RequestIdentity<ThumbnailContext>(metrics: metrics))
         router.get("/health") { _, _ in "ok\n" }
         router.get("/ready") { [readiness] _, _ -> Response in
@@ -92,7 +95,8 @@ public final class ThumbnailServer: Sendable {
         }
         let guardSettings = ConnectionGuard.Settings(
             headerTimeout: .seconds(Int64(settings.headerTimeout)), minimumBodyRate: settings.minimumUploadRate,
-            maxUploadBytes: settings.maxUploadBytes, perClient: settings.maxConnectionsPerClient)
+            maxUploadBytes: settings.maxUploadBytes, perClient: settings.maxConnectionsPerClient,
+            uncappedPeers: ClientAddressing(trustedProxies: settings.trustedProxies))
         let registry = ConnectionGuard.Registry()
         return Application(
             router: router,
@@ -139,11 +143,15 @@ public final class ThumbnailServer: Sendable {
 /// Hummingbird's basic context, plus the client's address (for per-client fairness).
 struct ThumbnailContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    /// The client's IP address, without its port.
-    let clientAddress: String
+    /// The connection's peer: the client, or a proxy in front of it.
+    let peerAddress: String
+    /// The client's IP address, without its port: the peer's, or what a trusted proxy says
+    /// (``ClientAddressing``).
+    var clientAddress: String
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        clientAddress = ConnectionGuard.clientAddress(source.channel.remoteAddress)
+        peerAddress = ConnectionGuard.clientAddress(source.channel.remoteAddress)
+        clientAddress = peerAddress
     }
 }

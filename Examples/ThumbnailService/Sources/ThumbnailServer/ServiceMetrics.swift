@@ -3,14 +3,16 @@ import Synchronization
 
 /// The service's Prometheus metrics (swift-prometheus), exposed at `/metrics`:
 /// - `thumbnail_requests_total{route,status,format}`: answers by route, status and output format;
+/// - `thumbnail_request_seconds{route,status}`: time to answer, by route and status (histogram);
 /// - `thumbnail_decode_seconds{format}`: decode time by input format (histogram);
 /// - `thumbnail_decode_failures_total{format,code}`: decodes that failed, by error code
-///   (`crashed`, `timedOut`, `sandboxViolation` and `helperLost` are helper failures);
+///   (`crashed`, `timed out`, `sandbox violation` and `helper lost` are helper failures);
 /// - `thumbnail_helpers_started_total`, `thumbnail_helpers_replaced_total`: sandboxed helpers
 ///   started, and replaced after a crash, hang, sandbox violation or kill (restarts);
 /// - `thumbnail_queue_waiting{lane}`, `thumbnail_queue_running{lane}`: queue depth and decodes
 ///   running, sampled at each scrape;
-/// - `thumbnail_rejections_total{lane,reason}`: 503 (`busy`) and 429 (`client`) answers.
+/// - `thumbnail_rejections_total{lane,reason}`: 503 (`busy`) and 429 (`client`) answers, and
+///   503s of lane `memory` (`budget`: the byte budget could not hold the body).
 public final class ServiceMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let helperCounts = Mutex<(started: Int, replaced: Int)>((0, 0))
@@ -32,6 +34,13 @@ public final class ServiceMetrics: Sendable {
             descriptor: Self.name("requests", "total", "Answers by route, status and output format."),
             labels: [("route", route), ("status", String(status)), ("format", format ?? "none")]
         ).increment()
+    }
+
+    func recordLatency(route: String, status: Int, duration: Duration) {
+        registry.makeDurationHistogram(
+            descriptor: Self.name("request", "seconds", "Time to answer, by route and status."),
+            labels: [("route", route), ("status", String(status))], buckets: Self.decodeBuckets
+        ).record(duration)
     }
 
     func recordDecode(format: String, duration: Duration) {

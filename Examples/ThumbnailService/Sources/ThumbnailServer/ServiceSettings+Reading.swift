@@ -44,6 +44,18 @@ struct SettingsReading {
         return bytes
     }
 
+    /// A comma-separated list of addresses and networks (`10.0.0.0/8, fd00::/8, 192.0.2.7`).
+    mutating func networks(_ key: String) -> [IPNetwork] {
+        guard let list = raw(key) else { return [] }
+        var networks: [IPNetwork] = []
+        for text in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !text.isEmpty {
+            if let network = IPNetwork(text) { networks.append(network) } else {
+                problem(key, "\"\(text)\" is not an address or a network (10.0.0.0/8, fd00::/8)")
+            }
+        }
+        return networks
+    }
+
     mutating func settings() -> ServiceSettings {
         var s = ServiceSettings()
         if let hostname = raw("hostname") {
@@ -59,7 +71,14 @@ struct SettingsReading {
         int("maxUploadBytes", &s.maxUploadBytes, 1...(1 << 32))
         int("headerTimeout", &s.headerTimeout, 1...3600)
         int("minimumUploadRate", &s.minimumUploadRate, 1...(1 << 30))
-        s.helperPoolSize = max(2, s.maxSlowDecodes + 1)
+        int("maxBufferedBytes", &s.maxBufferedBytes, (1 << 20)...(1 << 40))
+        if s.maxBufferedBytes < s.maxUploadBytes {
+            problem("maxBufferedBytes", "\(s.maxBufferedBytes) bytes cannot hold one upload of --max-upload-bytes \(s.maxUploadBytes)")
+        }
+        s.trustedProxies = networks("trustedProxies")
+        // Enough helpers for the slow lane's own slots and the fast lane's it may borrow (half of
+        // them), and one spare.
+        s.helperPoolSize = s.maxSlowDecodes + (s.maxDecodes - (s.maxDecodes + 1) / 2) + 1
         int("helperPoolSize", &s.helperPoolSize, 1...256)
         if s.helperPoolSize < s.maxSlowDecodes {
             problem("helperPoolSize", "\(s.helperPoolSize) helpers cannot serve --max-slow-decodes \(s.maxSlowDecodes) at once")
@@ -83,13 +102,7 @@ struct SettingsReading {
             }
             s.origins = hosts
         }
-        if let list = raw("allowedPrivateNetworks") {
-            for text in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !text.isEmpty {
-                if let network = IPNetwork(text) { s.allowedPrivateNetworks.append(network) } else {
-                    problem("allowedPrivateNetworks", "\"\(text)\" is not an address or a network (10.0.0.0/8, fd00::/8)")
-                }
-            }
-        }
+        s.allowedPrivateNetworks = networks("allowedPrivateNetworks")
         int("maxSourceBytes", &s.maxSourceBytes, 1...(1 << 32))
         int("sourceTimeout", &s.sourceTimeout, 1...600)
         int("maxRedirects", &s.maxRedirects, 0...20)

@@ -20,10 +20,20 @@ public struct ServiceSettings: Sendable {
     public var maxUploadBytes = 32 << 20
     public var headerTimeout = 10
     public var minimumUploadRate = 64 << 10
+    /// Bytes of upload bodies and source downloads held in memory at once, across requests; a
+    /// request that would go beyond it is answered 503 with `Retry-After` before its body is
+    /// read. Default: a quarter of the memory limit (the container's cgroup limit, else the
+    /// machine's memory), at least 64 MiB.
+    public var maxBufferedBytes = ServiceSettings.defaultBufferedBytes
+    /// Load balancers and proxies whose `X-Forwarded-For` is believed (`10.0.0.0/8`, `::1`):
+    /// from them, the client is the right-most address of that header not itself a trusted proxy;
+    /// from anyone else, the connection's peer. Empty: the peer, always.
+    var trustedProxies: [IPNetwork] = []
 
     // MARK: Sandboxed helpers
-    /// Helpers alive at most at once (HEIC, HEIF, AVIF, SVG decodes).
-    public var helperPoolSize = 2
+    /// Helpers alive at most at once (HEIC, HEIF, AVIF, SVG decodes). Default: the slow lane's
+    /// slots, plus the fast lane's it may borrow (half of them), plus one.
+    public var helperPoolSize = 4
     /// Helpers started before the service says it is ready.
     public var helperPrewarm = 1
 
@@ -82,7 +92,7 @@ public struct ServiceSettings: Sendable {
     /// The keys this service reads; any other `--flag` is a mistake.
     static let keys: [String] = [
         "hostname", "port", "maxDecodes", "maxSlowDecodes", "maxWaiting", "maxPerClient",
-        "maxConnectionsPerClient", "maxConnections", "maxUploadBytes", "headerTimeout", "minimumUploadRate",
+        "maxConnectionsPerClient", "maxConnections", "maxUploadBytes", "headerTimeout", "minimumUploadRate", "maxBufferedBytes", "trustedProxies",
         "helperPoolSize", "helperPrewarm", "sourceDirectory", "origins", "allowedPrivateNetworks",
         "maxSourceBytes", "sourceTimeout", "maxRedirects", "signingKey", "signingSalt", "allowUnsigned",
         "defaultFormat", "defaultQuality", "cacheMaxAge", "drainDelay", "notReadyWaiting", "logFormat", "heapKeepMegabytes",
@@ -95,10 +105,16 @@ public struct ServiceSettings: Sendable {
     /// - Throws: ``Invalid`` listing every problem.
     public static func load(arguments: [String], environment: [String: String]) throws(Invalid) -> ServiceSettings {
         var unknown: [String] = []
-        let flags = Set(keys.map(flagName))
+        let flags = keys.map(flagName)
         for argument in arguments.dropFirst() where argument.hasPrefix("--") {
             let name = String(argument.split(separator: "=", maxSplits: 1)[0])
-            if !flags.contains(name) { unknown.append("unknown flag \(name)") }
+            if !flags.contains(name) { unknown.append("unknown flag \(name)\(suggestion(for: name, among: flags))") }
+        }
+        // A mistyped variable would otherwise be ignored without a word, and its default used.
+        let variables = keys.map(environmentName)
+        let prefix = environmentPrefix.uppercased() + "_"
+        for name in environment.keys.sorted() where name.uppercased().hasPrefix(prefix) && !variables.contains(name) {
+            unknown.append("unknown variable \(name)\(suggestion(for: name, among: variables))")
         }
         let secrets = SecretsSpecifier<String, String>.dynamic { key, _ in key.contains("signing") || key.contains("SIGNING") }
         let reader = ConfigReader(providers: [
@@ -110,6 +126,33 @@ public struct ServiceSettings: Sendable {
         let settings = read.settings()
         if !read.problems.isEmpty { throw Invalid(problems: read.problems) }
         return settings
+    }
+
+    /// ` (did you mean --max-decodes?)`: the known name fewest edits away, when it is close.
+    static func suggestion(for name: String, among known: [String]) -> String {
+        let scored = known.map { ($0, editDistance(name.uppercased(), $0.uppercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, best.0.count / 3) else { return "" }
+        return " (did you mean \(best.0)?)"
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return a.isEmpty ? b.count : previous[b.count]
+    }
+
+    /// A quarter of the memory this process may use (cgroup v2 `memory.max`, v1
+    /// `memory.limit_in_bytes`, else physical memory), at least 64 MiB.
+    static var defaultBufferedBytes: Int {
+        max(64 << 20, MemoryLimit.bytes / 4)
     }
 
     /// `maxDecodes` → `--max-decodes`.

@@ -46,9 +46,12 @@ struct SignedThumbnails: Sendable {
                 return finish(.notModified, ByteBuffer(), "not modified")
             }
             let data: Data
+            let share = ByteBudget.Share(thumbnailer.budget)
+            defer { share.release() }
             do {
-                data = try await fetcher.fetch(source, logger: context.logger)
+                data = try await fetcher.fetch(source, share: share, logger: context.logger)
             } catch {
+                if error.status == .serviceUnavailable { headers[.retryAfter] = "1" }
                 throw Failure(status: error.status, reason: error.reason)
             }
             log["bytes"] = "\(data.count)"

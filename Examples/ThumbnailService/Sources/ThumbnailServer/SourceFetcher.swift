@@ -21,16 +21,20 @@ struct SourceFetcher: Sendable {
         var reason: String
     }
 
-    func fetch(_ source: ImageSource, logger: Logger) async throws(Failure) -> Data {
+    /// Reads `source`, its bytes reserved in `share` before they are read: a source the byte
+    /// budget cannot hold now is 503 (retry), not memory the service does not have.
+    func fetch(_ source: ImageSource, share: ByteBudget.Share, logger: Logger) async throws(Failure) -> Data {
         switch source {
-        case .local(let name): return try readLocal(name)
-        case .remote(let url): return try await fetchRemote(url, logger: logger)
+        case .local(let name): return try readLocal(name, share: share)
+        case .remote(let url): return try await fetchRemote(url, share: share, logger: logger)
         }
     }
 
+    static let busy = Failure(status: .serviceUnavailable, reason: "busy: the service holds as many sources as its memory allows; try again")
+
     // MARK: - Local files
 
-    private func readLocal(_ name: String) throws(Failure) -> Data {
+    private func readLocal(_ name: String, share: ByteBudget.Share) throws(Failure) -> Data {
         guard let directory else { throw Failure(status: .forbidden, reason: "local sources are off (no source directory configured)") }
         let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
@@ -43,6 +47,7 @@ struct SourceFetcher: Sendable {
         }
         let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
         guard size <= maxBytes else { throw Failure(status: .contentTooLarge, reason: "the source is \(size) bytes, more than the limit of \(maxBytes)") }
+        guard share.grow(to: size) else { throw Self.busy }
         guard let data = FileManager.default.contents(atPath: resolved) else {
             throw Failure(status: .notFound, reason: "local:///\(name) cannot be read")
         }
@@ -51,13 +56,13 @@ struct SourceFetcher: Sendable {
 
     // MARK: - Remote origins
 
-    private func fetchRemote(_ first: URL, logger: Logger) async throws(Failure) -> Data {
+    private func fetchRemote(_ first: URL, share: ByteBudget.Share, logger: Logger) async throws(Failure) -> Data {
         let deadline = ContinuousClock.now + timeout
         var url = first
         var redirects = 0
         while true {
             let (host, address) = try await check(url)
-            switch try await get(url, host: host, address: address, deadline: deadline) {
+            switch try await get(url, host: host, address: address, share: share, deadline: deadline) {
             case .body(let data):
                 return data
             case .redirect(let location):
@@ -101,7 +106,7 @@ struct SourceFetcher: Sendable {
         case redirect(String)
     }
 
-    private func get(_ url: URL, host: String, address: IPAddress, deadline: ContinuousClock.Instant) async throws(Failure) -> Answer {
+    private func get(_ url: URL, host: String, address: IPAddress, share: ByteBudget.Share, deadline: ContinuousClock.Instant) async throws(Failure) -> Answer {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         // Connect to the address that was checked, not to whatever a second lookup says; TLS
@@ -112,7 +117,7 @@ struct SourceFetcher: Sendable {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         let result: Result<Answer, Failure>
         do {
-            result = .success(try await download(url, with: client, deadline: deadline))
+            result = .success(try await download(url, with: client, share: share, deadline: deadline))
         } catch let failure as Failure {
             result = .failure(failure)
         } catch is HTTPClientError where ContinuousClock.now >= deadline {
@@ -124,7 +129,7 @@ struct SourceFetcher: Sendable {
         return try result.get()
     }
 
-    private func download(_ url: URL, with client: HTTPClient, deadline: ContinuousClock.Instant) async throws -> Answer {
+    private func download(_ url: URL, with client: HTTPClient, share: ByteBudget.Share, deadline: ContinuousClock.Instant) async throws -> Answer {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "image/*")
         request.headers.add(name: "User-Agent", value: "ThumbnailService")
@@ -144,11 +149,15 @@ struct SourceFetcher: Sendable {
         if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > maxBytes {
             throw Failure(status: .contentTooLarge, reason: "the source declares \(declared) bytes, more than the limit of \(maxBytes)")
         }
+        let declared = response.headers.first(name: "Content-Length").flatMap(Int.init)
+        if let declared, !share.grow(to: declared) { throw Self.busy }
         var data = Data()
+        if let declared { data.reserveCapacity(declared) }
         for try await chunk in response.body {
             guard data.count + chunk.readableBytes <= maxBytes else {
                 throw Failure(status: .contentTooLarge, reason: "the source is larger than the limit of \(maxBytes) bytes")
             }
+            guard share.grow(to: data.count + chunk.readableBytes) else { throw Self.busy }
             data.append(contentsOf: chunk.readableBytesView)
             if ContinuousClock.now >= deadline { throw Failure(status: .gatewayTimeout, reason: "the source did not arrive within \(timeout)") }
         }

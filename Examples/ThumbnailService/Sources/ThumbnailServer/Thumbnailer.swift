@@ -15,8 +15,10 @@ import NukeIsolation
 /// - **slow** (HEIC, HEIF, AVIF, SVG, in sandboxed helpers that run at a lower priority; JPEG XL,
 ///   in process: libjxl decodes a photograph several times slower than libjpeg-turbo):
 ///   `slowSlots` at once.
-/// Each lane queues at most `waiting` more, client by client in turn, and at most `perClient`
-/// from one client (429 beyond it); the rest answer 503 with `Retry-After` at once. Every error is
+/// Each lane queues at most `waiting` more, the client that cost least first, and at most
+/// `perClient` from one client (429 beyond it); the rest answer 503 with `Retry-After` at once.
+/// The slow lane borrows the fast lane's idle slots and bounds each client's share by cost
+/// (``Admission``). Every error is
 /// a 4xx naming the reason, except a helper lost mid-decode (503, after one retry).
 final class Thumbnailer: Sendable {
     struct Settings: Sendable {
@@ -30,10 +32,18 @@ final class Thumbnailer: Sendable {
         var minimumBodyRate = 64 << 10
         var defaultFormat: ImageType = .webp
         var defaultQuality = 80
+        var maxBufferedBytes = 256 << 20
+        /// Slot time one client may have used in the slow lane recently (halving each minute)
+        /// before it is answered 429 until that decays.
+        var slowLaneClientBudget: Duration = .seconds(60)
+        /// Sandboxed helpers: the slow lane borrows no more slots than they can serve.
+        var helpers = 2
     }
 
     let settings: Settings
     let metrics: ServiceMetrics?
+    /// Upload bodies and source downloads in memory at once.
+    let budget: ByteBudget
     let fast: Admission
     let slow: Admission
     /// Decodes run here, off Swift's cooperative threads (they block in C libraries).
@@ -45,8 +55,14 @@ final class Thumbnailer: Sendable {
     init(settings: Settings, metrics: ServiceMetrics? = nil) {
         self.settings = settings
         self.metrics = metrics
+        budget = ByteBudget(limit: settings.maxBufferedBytes)
         fast = Admission(name: "fast", running: settings.fastSlots, waiting: settings.waiting, perClient: settings.perClient)
-        slow = Admission(name: "slow", running: settings.slowSlots, waiting: settings.waiting, perClient: settings.perClient)
+        // The slow lane borrows the fast lane's idle slots; a client's slow work is bounded by
+        // its recent cost (a minute of slot time, halving each minute) and, once its requests
+        // average a second or more, leaves one slot to the others.
+        slow = Admission(name: "slow", running: settings.slowSlots, waiting: settings.waiting, perClient: settings.perClient,
+                         costBudget: settings.slowLaneClientBudget, heavyCost: .seconds(1), lender: fast,
+                         maxBorrowed: max(0, settings.helpers - settings.slowSlots))
     }
 
     struct Failure: Error, Equatable {
@@ -55,6 +71,9 @@ final class Thumbnailer: Sendable {
         var retryAfter: Int?
         /// Close the connection after answering (the body was not read).
         var closes = false
+        /// A helper was lost mid-decode (killed from outside): worth one more try at once. A
+        /// helper that ran out of time is not: the same document would again.
+        var helperLost = false
     }
 
     /// The request's parameters, validated.
@@ -102,7 +121,9 @@ final class Thumbnailer: Sendable {
             let parameters = try Parameters(request.uri)
             log["size"] = "\(parameters.size)"
             log["format"] = .string(parameters.type.name)
-            let data = try await readBody(request)
+            let share = ByteBudget.Share(budget)
+            defer { share.release() }
+            let data = try await readBody(request, share: share)
             log["bytes"] = "\(data.count)"
             guard !data.isEmpty else { throw Failure(status: .badRequest, reason: "empty upload") }
             let output = try await render(data, parameters.request, format: parameters.type, quality: settings.defaultQuality, client: client, log: &log)
@@ -124,9 +145,13 @@ final class Thumbnailer: Sendable {
         log["input"] = .string(input?.name ?? "?")
         let lane = input.map { Self.slowFormats.contains($0) } == true ? slow : fast
         log["lane"] = .string(lane.name)
+        let ticket: Admission.Ticket
         switch await lane.enter(client: client) {
-        case .admitted:
-            break
+        case .admitted(let admitted):
+            ticket = admitted
+        case .overBudget(let seconds):
+            metrics?.countRejection(lane: lane.name, reason: "cost")
+            throw Failure(status: .tooManyRequests, reason: "this client has used its share of the \(lane.name) lane; try again later", retryAfter: seconds)
         case .busy:
             metrics?.countRejection(lane: lane.name, reason: "busy")
             throw Failure(status: .serviceUnavailable, reason: "busy: try again", retryAfter: 1)
@@ -136,7 +161,7 @@ final class Thumbnailer: Sendable {
         case .cancelled:
             throw CancellationError()
         }
-        defer { lane.leave(client: client) }
+        defer { lane.leave(ticket) }
         if Task.isCancelled { throw CancellationError() }
         let job = Job(request: request, format: format, quality: quality)
         return try await thumbnail(data, job, log: &log)
@@ -149,24 +174,53 @@ final class Thumbnailer: Sendable {
         var quality: Int
     }
 
-    /// The upload, refused without reading it when it declares more than the limit, and within
-    /// its deadline.
-    private func readBody(_ request: Request) async throws -> Data {
+    /// The upload, refused without reading it when it declares more than the limit or more than
+    /// the byte budget has left, read within its deadline, and refused as soon as its first bytes
+    /// show no format a codec reads (not after 30 MB of it).
+    private func readBody(_ request: Request, share: ByteBudget.Share) async throws -> Data {
         let limit = settings.maxUploadBytes
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > limit {
             throw Failure(status: .contentTooLarge, reason: "the upload declares \(declared) bytes, more than the limit of \(limit)", closes: true)
         }
+        let busy = Failure(status: .serviceUnavailable, reason: "busy: the service holds as many uploads as its memory allows; try again",
+                           retryAfter: 1, closes: true)
+        if let declared, !share.grow(to: declared) {
+            metrics?.countRejection(lane: "memory", reason: "budget")
+            throw busy
+        }
         let deadline = settings.bodyFloor + .seconds(Double(min(declared ?? limit, limit)) / Double(max(1, settings.minimumBodyRate)))
-        let body = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+        let sniffLength = Self.sniffLength
+        let metrics = metrics
+        return try await withThrowingTaskGroup(of: Data?.self) { group in
             group.addTask {
+                var data = Data()
+                if let declared { data.reserveCapacity(declared) }
+                var sniffed = false
                 do {
-                    return try await request.body.collect(upTo: limit)
+                    for try await chunk in request.body {
+                        let total = data.count + chunk.readableBytes
+                        guard total <= limit else {
+                            throw Failure(status: .contentTooLarge, reason: "the upload is larger than \(limit) bytes", closes: true)
+                        }
+                        guard share.grow(to: total) else {
+                            metrics?.countRejection(lane: "memory", reason: "budget")
+                            throw busy
+                        }
+                        data.append(contentsOf: chunk.readableBytesView)
+                        if !sniffed, data.count >= sniffLength {
+                            sniffed = true
+                            guard ImageType(data) != nil else { throw Self.unknownFormat }
+                        }
+                    }
+                } catch let failure as Failure {
+                    throw failure
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    throw Failure(status: .contentTooLarge, reason: "the upload is larger than \(limit) bytes", closes: true)
+                    throw Failure(status: .badRequest, reason: "the upload could not be read: \(error)", closes: true)
                 }
+                return data
             }
             group.addTask {
                 try await Task.sleep(for: deadline)
@@ -179,8 +233,14 @@ final class Thumbnailer: Sendable {
             }
             return first
         }
-        return Data(buffer: body)
     }
+
+    /// Bytes of an upload after which a format no codec reads is refused without reading the
+    /// rest: every binary format shows itself in its first 12 bytes, and an SVG's root element
+    /// comes within its first 64 KiB (after a prolog, comments or a DOCTYPE).
+    static let sniffLength = 64 << 10
+
+    static let unknownFormat = Failure(status: .unsupportedMediaType, reason: "the upload is in no format a codec here reads", closes: true)
 
     static let types: [String: ImageType] = ["webp": .webp, "jpeg": .jpeg, "jpg": .jpeg, "png": .png, "avif": .avif]
 
@@ -193,7 +253,7 @@ final class Thumbnailer: Sendable {
             switch result {
             case .success(let output):
                 return output
-            case .failure(let failure) where failure.status == .serviceUnavailable && attempt == 0:
+            case .failure(let failure) where failure.helperLost && attempt == 0:
                 // A helper lost mid-decode (killed from outside): once more, in another helper.
                 attempt += 1
                 log["retried"] = .string(LogEscaping.escaped(failure.reason))
@@ -234,8 +294,9 @@ final class Thumbnailer: Sendable {
             return .success(try ImageEncoderRegistry.shared.encode(image, as: job.format, options: options))
         } catch let error as ImageCodecError {
             metrics?.countDecodeFailure(format: inputName, code: error.code.rawValue)
-            let failure = Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)",
+            var failure = Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)",
                                   retryAfter: [.helperLost, .internalFailure, .timedOut].contains(error.code) ? 1 : nil)
+            failure.helperLost = error.code == .helperLost
             return .failure(failure)
         } catch {
             return .failure(Failure(status: .unprocessableContent, reason: "\(error)"))

@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Testing
 @testable import ThumbnailServer
 
@@ -10,7 +12,7 @@ import Testing
         #expect(settings.port == 9000)
         #expect(settings.maxDecodes == 6)
         #expect(settings.maxSlowDecodes == 2)
-        #expect(settings.helperPoolSize == 3)
+        #expect(settings.helperPoolSize == 6)
         #expect(settings.defaultFormat == .jpeg)
         #expect(settings.signingKey?.count == 32)
         #expect(settings.origins == ["images.example.com", "*.cdn.example.org"])
@@ -41,5 +43,81 @@ import Testing
                 && text.contains("THUMBNAIL_SIGNING_KEY: 2 bytes") && text.contains("--allow-unsigned") && text.contains("\"gif\"")
                 && text.contains("/nonexistent") && text.contains("10.0.0.0/33") && text.contains("exa mple.com")
         }
+    }
+}
+
+@Suite struct TrafficSettingsTests {
+    /// A mistyped variable is refused, naming the closest known one, instead of leaving its default.
+    @Test func unknownVariablesAreRefusedWithTheClosestName() {
+        #expect {
+            _ = try ServiceSettings.load(arguments: ["ThumbnailService", "--max-decods", "3"],
+                                         environment: ["THUMBNAIL_MAX_DECODS": "4", "THUMBNAIL_PORT": "8000", "HOME": "/root"])
+        } throws: { error in
+            guard let invalid = error as? ServiceSettings.Invalid else { return false }
+            let text = invalid.problems.joined(separator: "\n")
+            return invalid.problems.count == 2 && text.contains("unknown variable THUMBNAIL_MAX_DECODS (did you mean THUMBNAIL_MAX_DECODES?)")
+                && text.contains("unknown flag --max-decods (did you mean --max-decodes?)")
+        }
+        #expect(ServiceSettings.suggestion(for: "THUMBNAIL_SOMETHING_ELSE_ENTIRELY", among: ServiceSettings.keys.map(ServiceSettings.environmentName)) == "")
+    }
+
+    @Test func trustedProxiesAndTheByteBudget() throws {
+        let settings = try ServiceSettings.load(arguments: ["ThumbnailService", "--trusted-proxies", "10.0.0.0/8, ::1"],
+                                                environment: ["THUMBNAIL_MAX_BUFFERED_BYTES": "\(512 << 20)"])
+        #expect(settings.trustedProxies == [IPNetwork("10.0.0.0/8")!, IPNetwork("::1")!])
+        #expect(settings.maxBufferedBytes == 512 << 20)
+        #expect(ServiceSettings.defaultBufferedBytes >= 64 << 20)
+        #expect(throws: ServiceSettings.Invalid.self) {
+            _ = try ServiceSettings.load(arguments: ["ThumbnailService", "--max-buffered-bytes", "\(4 << 20)"], environment: [:])
+        }
+        #expect(throws: ServiceSettings.Invalid.self) {
+            _ = try ServiceSettings.load(arguments: ["ThumbnailService", "--trusted-proxies", "10.0.0.0/40"], environment: [:])
+        }
+    }
+
+    /// The right-most address no trusted proxy owns; what the client wrote to the left is not believed.
+    @Test func theClientBehindTrustedProxies() {
+        let addressing = ClientAddressing(trustedProxies: [IPNetwork("10.0.0.0/8")!, IPNetwork("127.0.0.1")!])
+        #expect(addressing.client(peer: "127.0.0.1", forwardedFor: ["203.0.113.9"]) == "203.0.113.9")
+        #expect(addressing.client(peer: "127.0.0.1", forwardedFor: ["6.6.6.6, 203.0.113.9", "10.1.2.3"]) == "203.0.113.9")
+        #expect(addressing.client(peer: "127.0.0.1", forwardedFor: ["not-an-address, 203.0.113.9"]) == "203.0.113.9")
+        #expect(addressing.client(peer: "127.0.0.1", forwardedFor: ["203.0.113.9, garbage"]) == "127.0.0.1")
+        #expect(addressing.client(peer: "127.0.0.1", forwardedFor: []) == "127.0.0.1")
+        #expect(addressing.client(peer: "127.0.0.1", forwardedFor: ["10.9.9.9"]) == "10.9.9.9")
+        #expect(addressing.client(peer: "::ffff:127.0.0.1", forwardedFor: ["2001:db8::7"]) == "2001:db8::7")
+        // Not from a trusted proxy: the header is the client's own claim.
+        #expect(addressing.client(peer: "198.51.100.4", forwardedFor: ["203.0.113.9"]) == "198.51.100.4")
+    }
+
+    @Test func memoryLimitFromCgroupFiles() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cgroup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("kubepods/pod1"), withIntermediateDirectories: true)
+        try "1073741824\n".write(to: root.appendingPathComponent("kubepods/pod1/memory.max"), atomically: true, encoding: .utf8)
+        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "0::/kubepods/pod1\n") == 1 << 30)
+        try "max\n".write(to: root.appendingPathComponent("kubepods/pod1/memory.max"), atomically: true, encoding: .utf8)
+        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "0::/kubepods/pod1\n") == nil)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("memory/docker/c1"), withIntermediateDirectories: true)
+        try "536870912\n".write(to: root.appendingPathComponent("memory/docker/c1/memory.limit_in_bytes"), atomically: true, encoding: .utf8)
+        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "12:cpu:/docker/c1\n9:memory:/docker/c1\n") == 512 << 20)
+        try "9223372036854771712\n".write(to: root.appendingPathComponent("memory/docker/c1/memory.limit_in_bytes"), atomically: true, encoding: .utf8)
+        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "9:memory:/docker/c1\n") == nil)
+    }
+
+    /// Reserved bytes come back when a share ends; a burst's end trims the heap once.
+    @Test func byteBudgetSharesAndTrim() {
+        let trims = Mutex(0)
+        let budget = ByteBudget(limit: 100, trimAfter: 50, onIdle: { trims.withLock { $0 += 1 } })
+        let first = ByteBudget.Share(budget)
+        #expect(first.grow(to: 60))
+        #expect(first.grow(to: 40))
+        let second = ByteBudget.Share(budget)
+        #expect(!second.grow(to: 41))
+        #expect(second.grow(to: 40))
+        #expect(budget.reserved == 100)
+        first.release()
+        #expect(trims.withLock { $0 } == 0)
+        second.release()
+        #expect(budget.reserved == 0)
+        #expect(trims.withLock { $0 } == 1)
     }
 }

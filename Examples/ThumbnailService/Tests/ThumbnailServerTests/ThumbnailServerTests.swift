@@ -208,6 +208,8 @@ import Testing
                 #"thumbnail_requests_total{route="get",status="200",format="jpeg"} 1"#,
                 #"thumbnail_requests_total{route="get",status="403",format="none"} 1"#,
                 #"thumbnail_requests_total{route="health",status="200",format="none"} 3"#,
+                "# TYPE thumbnail_request_seconds histogram",
+                #"thumbnail_request_seconds_count{route="health",status="200"} 3"#,
                 "# TYPE thumbnail_decode_seconds histogram",
                 #"thumbnail_decode_seconds_count{format="jpeg"} 1"#,
                 #"thumbnail_queue_waiting{lane="fast"} 0.0"#,
@@ -225,15 +227,19 @@ import Testing
             try await withServer(settings) { server, port throws in
                 // Hold the fast lane's every slot and one more waiting, by hand.
                 let lane = server.thumbnailer.fast
-                for _ in 0..<lane.maxRunning { #expect(await lane.enter(client: "test") == .admitted) }
+                var tickets: [Admission.Ticket] = []
+                for _ in 0..<lane.maxRunning {
+                    guard case .admitted(let ticket) = await lane.enter(client: "test") else { Issue.record("not admitted"); return }
+                    tickets.append(ticket)
+                }
                 let waiter = Task { await lane.enter(client: "test") }
                 while lane.load.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
                 let answer = try await get("http://127.0.0.1:\(port)/ready")
                 #expect(answer.status == 503)
                 #expect(String(decoding: answer.body, as: UTF8.self).contains("overloaded"))
-                for _ in 0..<lane.maxRunning { lane.leave(client: "test") }
-                #expect(await waiter.value == .admitted)
-                lane.leave(client: "test")
+                for ticket in tickets { lane.leave(ticket) }
+                guard case .admitted(let last) = await waiter.value else { Issue.record("the waiter was not admitted"); return }
+                lane.leave(last)
                 #expect(try await get("http://127.0.0.1:\(port)/ready").status == 200)
             }
         }
