@@ -70,7 +70,7 @@ for index in 1 2 3; do
     cat > "$work/start-r$index.sh" <<SH
 #!/bin/sh
 env THUMBNAIL_HOSTNAME=127.0.0.1 THUMBNAIL_PORT=$port THUMBNAIL_SOURCE_DIRECTORY="$work/sources" \
-    THUMBNAIL_SIGNING_KEY=$key THUMBNAIL_MAX_DECODES=2 THUMBNAIL_LOG_FORMAT=json \
+    THUMBNAIL_SIGNING_KEY=$key THUMBNAIL_MAX_DECODES=2 THUMBNAIL_LOG_FORMAT=json THUMBNAIL_TRUSTED_PROXIES=127.0.0.1 \
     "$binary" >> "$work/r$index.log" 2>&1 &
 echo \$! > "$work/r$index.pid"
 SH
@@ -102,6 +102,9 @@ defaults
     retries 3
     retry-on conn-failure empty-response junk-response response-timeout 503
     option redispatch 1
+    # The client's address in X-Forwarded-For; the replicas trust it from 127.0.0.1 only
+    # (THUMBNAIL_TRUSTED_PROXIES), so per-client limits apply to users, not to HAProxy.
+    option forwardfor
 frontend thumbnails
     bind 127.0.0.1:18500
     default_backend replicas

@@ -4,7 +4,10 @@ from `--concurrency` clients, stopping at `--seconds` at the latest; prints ever
 error, and the time of each, as JSON.
 
 `--kill-at F --restart-at G --kill-command CMD --restart-command CMD`: once a fraction F of the
-requests is sent, CMD kills a replica; at G, the other CMD restarts it."""
+requests is sent, CMD kills a replica; at G, the other CMD restarts it.
+
+Each client connects from a loopback address of its own (127.0.1.1, 127.0.1.2, ...): distinct
+users, as a load balancer's X-Forwarded-For names them to the replicas."""
 import argparse, base64, hashlib, hmac, http.client, json, subprocess, sys, threading, time
 from urllib.parse import urlparse
 
@@ -55,7 +58,8 @@ def main():
             subprocess.Popen(args.restart_command, shell=True)
         return index
 
-    def client():
+    def client(number):
+        source = (f"127.0.1.{number + 1}", 0)
         connection = None
         while True:
             index = take()
@@ -65,7 +69,7 @@ def main():
             begin = time.monotonic()
             try:
                 if connection is None:
-                    connection = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
+                    connection = http.client.HTTPConnection(target.hostname, target.port, timeout=30, source_address=source)
                 connection.request("GET", path, headers={"Accept": "image/webp,*/*"})
                 response = connection.getresponse()
                 body = response.read()
@@ -83,7 +87,9 @@ def main():
             with lock:
                 results.append(outcome)
 
-    threads = [threading.Thread(target=client) for _ in range(args.concurrency)]
+    if args.concurrency > 250:
+        sys.exit("replica-load: at most 250 clients (one loopback address each)")
+    threads = [threading.Thread(target=client, args=(number,)) for number in range(args.concurrency)]
     for thread in threads:
         thread.start()
     for thread in threads:
