@@ -240,6 +240,27 @@ int nukeiso_wait(pid_t pid, int block, nukeiso_exit *result) {
     return 0;
 }
 
+int nukeiso_await_exit(pid_t pid, int timeout_ms) {
+#ifdef SYS_pidfd_open
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (fd < 0) return errno == ESRCH ? 1 : -1;
+    struct pollfd entry = {.fd = fd, .events = POLLIN};
+    int64_t deadline = nukeiso_now_ms() + timeout_ms;
+    int ready;
+    for (;;) {
+        int64_t left = deadline - nukeiso_now_ms();
+        ready = poll(&entry, 1, left > 0 ? (int)left : 0);
+        if (ready >= 0 || errno != EINTR) break;
+    }
+    close(fd);
+    return ready > 0 ? 1 : ready == 0 ? 0 : -1;
+#else
+    (void)pid;
+    (void)timeout_ms;
+    return -1;
+#endif
+}
+
 int nukeiso_kill(pid_t pid, int signal) {
     return kill(pid, signal) == 0 ? 0 : -errno;
 }

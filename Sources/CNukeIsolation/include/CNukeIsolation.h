@@ -49,6 +49,11 @@ typedef struct nukeiso_exit {
 /// Reaps `pid` if it ended (`block` 0) or when it ends (`block` 1).
 int nukeiso_wait(pid_t pid, int block, nukeiso_exit *_Nonnull result);
 
+/// Waits up to `timeout_ms` for `pid` (a child, or a zygote's child) to end, without reaping it,
+/// on a pidfd (the kernel says when; no polling). 1 when it ended (or is gone), 0 when the time
+/// passed, -1 when this kernel has no pidfd_open (before Linux 5.3).
+int nukeiso_await_exit(pid_t pid, int timeout_ms);
+
 /// Sends `signal` to `pid`.
 int nukeiso_kill(pid_t pid, int signal);
 

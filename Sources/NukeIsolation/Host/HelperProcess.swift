@@ -174,14 +174,9 @@ final class HelperProcess: Sendable {
     /// Closes the socket (a healthy helper exits at end of file), waits briefly, then kills.
     func retire() {
         nukeiso_close(socket)
-        let deadline = nukeiso_now_ms() + 2_000
-        while Self.wait(pid: pid, zygote: zygote, block: false).kind == 0 {
-            if nukeiso_now_ms() > deadline {
-                _ = nukeiso_kill(pid, SIGKILL)
-                _ = Self.wait(pid: pid, zygote: zygote, block: true)
-                return
-            }
-            usleep(1_000)
+        if awaitExit(of: pid, milliseconds: 2_000, reap: { [pid, zygote] block in Self.wait(pid: pid, zygote: zygote, block: block) }) == nil {
+            _ = nukeiso_kill(pid, SIGKILL)
+            _ = Self.wait(pid: pid, zygote: zygote, block: true)
         }
     }
 
@@ -206,13 +201,9 @@ final class HelperProcess: Sendable {
 
     /// Waits (up to a second) for a helper that closed its socket to end, and reaps it.
     func reapAfterClose() -> nukeiso_exit {
-        var ended = Self.wait(pid: pid, zygote: zygote, block: false)
-        let deadline = nukeiso_now_ms() + 1_000
-        while ended.kind == 0, nukeiso_now_ms() < deadline {
-            usleep(500)
-            ended = Self.wait(pid: pid, zygote: zygote, block: false)
+        guard let ended = awaitExit(of: pid, milliseconds: 1_000, reap: { [pid, zygote] block in Self.wait(pid: pid, zygote: zygote, block: block) }) else {
+            return kill()
         }
-        if ended.kind == 0 { return kill() }
         nukeiso_close(socket)
         return ended
     }
@@ -236,4 +227,23 @@ private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeM
     pointers.append(nil)
     defer { pointers.forEach { free($0) } }
     return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+
+/// Waits up to `milliseconds` for `pid` to end, then reaps it with `reap` (`true`: block until it
+/// has); `nil` when it is still running. The kernel says when (a pidfd); before Linux 5.3, polls.
+func awaitExit(of pid: Int32, milliseconds: Int64, reap: (_ block: Bool) -> nukeiso_exit) -> nukeiso_exit? {
+    switch nukeiso_await_exit(pid, Int32(clamping: milliseconds)) {
+    case 1:
+        return reap(true)
+    case 0:
+        return nil
+    default:
+        let deadline = nukeiso_now_ms() + milliseconds
+        repeat {
+            let ended = reap(false)
+            if ended.kind != 0 { return ended }
+            usleep(1_000)
+        } while nukeiso_now_ms() < deadline
+        return nil
+    }
 }

@@ -122,15 +122,14 @@ final class HelperZygote: Sendable {
             if socket >= 0 { nukeiso_close(socket) }
             socket = -1
         }
-        var exit = nukeiso_exit()
-        let deadline = nukeiso_now_ms() + 2_000
-        while nukeiso_wait(pid, 0, &exit) == 0, exit.kind == 0 {
-            if nukeiso_now_ms() > deadline {
-                _ = nukeiso_kill(pid, SIGKILL)
-                _ = nukeiso_wait(pid, 1, &exit)
-                return
-            }
-            usleep(500)
+        let reap: (Bool) -> nukeiso_exit = { [pid] block in
+            var exit = nukeiso_exit()
+            // Already reaped (or never ours): ended.
+            return nukeiso_wait(pid, block ? 1 : 0, &exit) == 0 ? exit : nukeiso_exit(kind: 1, value: 0)
+        }
+        if awaitExit(of: pid, milliseconds: 2_000, reap: reap) == nil {
+            _ = nukeiso_kill(pid, SIGKILL)
+            _ = reap(true)
         }
     }
 }
