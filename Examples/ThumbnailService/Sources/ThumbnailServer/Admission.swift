@@ -7,9 +7,11 @@ import Synchronization
 ///
 /// Fair by cost, not by count: each client's cost is the time its requests held a slot, decayed
 /// with a half-life (``Costs``).
-/// - The waiter served next is the one whose client's requests cost least on average (shortest
-///   first: a thumbnail of a photograph does not wait behind documents made to run to their time
-///   limit); a client not seen yet counts as half of `heavyCost`.
+/// - The waiter served next is the one whose client's requests cost least on average, less the
+///   time it has waited (shortest first: a thumbnail of a photograph does not wait behind
+///   documents made to run to their time limit; and a costly request is served once it has
+///   waited out the difference, never starved); a client not seen yet counts as half of
+///   `heavyCost`.
 /// - A client whose accumulated cost is over `costBudget` is refused (429) until it decays.
 /// - Clients whose requests take `heavyCost` or more on average, and clients not seen yet, hold
 ///   together at most all but one of the slots the lane can get: that one stays for clients known
@@ -44,6 +46,7 @@ final class Admission: Sendable {
         var id: Int
         var client: String
         var continuation: CheckedContinuation<Outcome, Never>
+        var since: ContinuousClock.Instant
     }
 
     private struct State {
@@ -96,25 +99,26 @@ final class Admission: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let answer: Outcome? = state.withLock { state in
-                    guard state.perClient[client, default: 0] < perClientLimit else { return .clientOverLimit }
+                let (answer, admitted) = state.withLock { state -> (Outcome?, [Admitted]) in
+                    guard state.perClient[client, default: 0] < perClientLimit else { return (.clientOverLimit, []) }
                     let now = ContinuousClock.now
                     let cost = state.costs.cost(of: client, at: now)
                     if let budget = costBudget?.seconds, cost >= budget {
-                        return .overBudget(retryAfter: state.costs.secondsUntil(client, fallsTo: budget * 0.9, at: now))
+                        return (.overBudget(retryAfter: state.costs.secondsUntil(client, fallsTo: budget * 0.9, at: now)), [])
                     }
-                    // Straight in, unless a waiter whose requests cost less is first in line.
-                    let expected = expectedCost(of: client, in: state, at: now)
-                    let cheaperWaiting = state.waiters.contains { expectedCost(of: $0.client, in: state, at: now) < expected }
-                    if !cheaperWaiting, let ticket = start(client, in: &state, at: now) {
-                        state.perClient[client, default: 0] += 1
-                        return .admitted(ticket)
-                    }
-                    guard state.waiters.count < maxWaiting else { return .busy }
-                    state.waiters.append(Waiter(id: id, client: client, continuation: continuation))
+                    // In line, then every waiter that can start does, in order: straight in when
+                    // nobody ahead of this request can use the slot.
+                    state.waiters.append(Waiter(id: id, client: client, continuation: continuation, since: now))
                     state.perClient[client, default: 0] += 1
-                    return nil
+                    let admitted = admitReady(in: &state, at: now)
+                    if state.waiters.count > maxWaiting, let index = state.waiters.firstIndex(where: { $0.id == id }) {
+                        state.waiters.remove(at: index)
+                        Self.release(client, in: &state)
+                        return (.busy, admitted)
+                    }
+                    return (nil, admitted)
                 }
+                for (waiting, ticket) in admitted { waiting.resume(returning: .admitted(ticket)) }
                 if let answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
@@ -155,25 +159,28 @@ final class Admission: Sendable {
         dispatch()
     }
 
-    /// Starts every waiter that can start now, cheapest client first.
-    func dispatch() {
-        var admitted: [(CheckedContinuation<Outcome, Never>, Ticket)] = []
-        state.withLock { state in
-            let now = ContinuousClock.now
-            while !state.waiters.isEmpty {
-                let keys = state.waiters.map { expectedCost(of: $0.client, in: state, at: now) }
-                let order = state.waiters.indices.sorted { (keys[$0], $0) < (keys[$1], $1) }
-                var startedOne = false
-                for index in order {
-                    if let ticket = start(state.waiters[index].client, in: &state, at: now) {
-                        admitted.append((state.waiters.remove(at: index).continuation, ticket))
-                        startedOne = true
-                        break
-                    }
-                }
-                if !startedOne { break }
+    private typealias Admitted = (CheckedContinuation<Outcome, Never>, Ticket)
+
+    /// Starts every waiter that can start now (to be resumed outside the lock), in order of
+    /// expected cost less time waited: the cheapest first, and nobody waits for ever behind a
+    /// stream of cheaper requests (a waiter's turn comes once it has waited out the difference).
+    private func admitReady(in state: inout State, at now: ContinuousClock.Instant) -> [Admitted] {
+        var admitted: [Admitted] = []
+        let keys = state.waiters.map { expectedCost(of: $0.client, in: state, at: now) - (now - $0.since).seconds }
+        var started: [Int] = []
+        for index in state.waiters.indices.sorted(by: { (keys[$0], $0) < (keys[$1], $1) }) {
+            if let ticket = start(state.waiters[index].client, in: &state, at: now) {
+                admitted.append((state.waiters[index].continuation, ticket))
+                started.append(index)
             }
         }
+        for index in started.sorted(by: >) { state.waiters.remove(at: index) }
+        return admitted
+    }
+
+    /// Starts every waiter that can start now.
+    func dispatch() {
+        let admitted = state.withLock { state in admitReady(in: &state, at: ContinuousClock.now) }
         for (continuation, ticket) in admitted { continuation.resume(returning: .admitted(ticket)) }
     }
 
