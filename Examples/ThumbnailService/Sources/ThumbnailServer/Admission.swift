@@ -218,15 +218,16 @@ final class Admission: Sendable {
 
     /// Slots another lane may borrow now: none while anyone waits here, and half the lane stays free.
     var lendable: Int {
-        state.withLock { state in
-            guard state.waiters.isEmpty else { return 0 }
-            return max(0, maxRunning - (maxRunning + 1) / 2 - state.running - state.lent)
-        }
+        state.withLock { spare(in: $0) }
+    }
+
+    private func spare(in state: State) -> Int {
+        state.waiters.isEmpty ? max(0, maxRunning - (maxRunning + 1) / 2 - state.running - state.lent) : 0
     }
 
     private func lend() -> Bool {
         state.withLock { state in
-            guard state.waiters.isEmpty, maxRunning - (maxRunning + 1) / 2 - state.running - state.lent > 0 else { return false }
+            guard spare(in: state) > 0 else { return false }
             state.lent += 1
             return true
         }

@@ -146,10 +146,10 @@ struct SourceFetcher: Sendable {
         guard response.status == .ok else {
             throw Failure(status: response.status.code == 404 ? .notFound : .badGateway, reason: "the origin answered \(response.status.code)")
         }
-        if let declared = response.headers.first(name: "Content-Length").flatMap(Int.init), declared > maxBytes {
+        let declared = response.headers.first(name: "Content-Length").flatMap(Int.init)
+        if let declared, declared > maxBytes {
             throw Failure(status: .contentTooLarge, reason: "the source declares \(declared) bytes, more than the limit of \(maxBytes)")
         }
-        let declared = response.headers.first(name: "Content-Length").flatMap(Int.init)
         if let declared, !share.grow(to: declared) { throw Self.busy }
         var data = Data()
         if let declared { data.reserveCapacity(declared) }

@@ -183,15 +183,18 @@ final class Thumbnailer: Sendable {
         if let declared, declared > limit {
             throw Failure(status: .contentTooLarge, reason: "the upload declares \(declared) bytes, more than the limit of \(limit)", closes: true)
         }
-        let busy = Failure(status: .serviceUnavailable, reason: "busy: the service holds as many uploads as its memory allows; try again",
-                           retryAfter: 1, closes: true)
-        if let declared, !share.grow(to: declared) {
-            metrics?.countRejection(lane: "memory", reason: "budget")
-            throw busy
+        let metrics = metrics
+        /// Grows the request's share of the byte budget to `total` bytes, or refuses the upload.
+        let reserve: @Sendable (Int) throws -> Void = { total in
+            guard share.grow(to: total) else {
+                metrics?.countRejection(lane: "memory", reason: "budget")
+                throw Failure(status: .serviceUnavailable, reason: "busy: the service holds as many uploads as its memory allows; try again",
+                              retryAfter: 1, closes: true)
+            }
         }
+        if let declared { try reserve(declared) }
         let deadline = settings.bodyFloor + .seconds(Double(min(declared ?? limit, limit)) / Double(max(1, settings.minimumBodyRate)))
         let sniffLength = Self.sniffLength
-        let metrics = metrics
         return try await withThrowingTaskGroup(of: Data?.self) { group in
             group.addTask {
                 var data = Data()
@@ -203,10 +206,7 @@ final class Thumbnailer: Sendable {
                         guard total <= limit else {
                             throw Failure(status: .contentTooLarge, reason: "the upload is larger than \(limit) bytes", closes: true)
                         }
-                        guard share.grow(to: total) else {
-                            metrics?.countRejection(lane: "memory", reason: "budget")
-                            throw busy
-                        }
+                        try reserve(total)
                         data.append(contentsOf: chunk.readableBytesView)
                         if !sniffed, data.count >= sniffLength {
                             sniffed = true
