@@ -38,9 +38,9 @@ struct Nuke: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-            CLIIsolation.pool.shutdown()
+            await CLIIsolation.pool.shutdown()
         } catch {
-            CLIIsolation.pool.shutdown()
+            await CLIIsolation.pool.shutdown()
             exit(withError: error)
         }
     }

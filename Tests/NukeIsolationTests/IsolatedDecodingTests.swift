@@ -315,7 +315,7 @@ extension IsolationSuites {
                 withExtendedLifetime(image) {
                     #expect(openSocketsAndSharedMemory().mappings >= 1, "the image lives in shared memory")
                 }
-                pool.shutdown()
+                await pool.shutdown()
             }
             #expect(childProcesses().isEmpty, "\(childProcesses())")
             let after = openSocketsAndSharedMemory()

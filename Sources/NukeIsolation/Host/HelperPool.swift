@@ -151,8 +151,16 @@ public final class HelperPool: Sendable {
         changed.broadcast()
     }
 
+    /// ``shutdown()`` from async code: it waits for helpers to end (up to seconds), so it waits
+    /// on a ``BlockingWorkQueue`` thread while the calling task suspends, never on a cooperative
+    /// thread.
+    public func shutdown() async {
+        await BlockingWorkQueue.shared.run { self.shutdown() }
+    }
+
     /// Ends every idle helper; helpers decoding now end when their decode does, and the zygote
-    /// with the last of them. Later decodes fail with `.cancelled`.
+    /// with the last of them. Later decodes fail with `.cancelled`. It waits for them: from async
+    /// code, call the async overload.
     public func shutdown() {
         let (idle, busy) = state.withLock { state in
             state.isShutDown = true

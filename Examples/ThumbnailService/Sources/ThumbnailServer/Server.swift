@@ -135,7 +135,7 @@ public final class ThumbnailServer: Sendable {
             "origins": .string(settings.origins.joined(separator: ",")),
         ])
         try await makeServiceGroup().run()
-        pool?.shutdown()
+        await pool?.shutdown()
         logger.info("stopped")
     }
 }
