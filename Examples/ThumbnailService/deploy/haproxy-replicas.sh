@@ -11,8 +11,10 @@
 # throughout (for the README's scaling notes).
 #
 # Usage: deploy/haproxy-replicas.sh [--binary PATH] [--requests N] [--seconds S] [--concurrency C]
-#                                   [--photo JPEG]
+#                                   [--photo JPEG] [--proxy-protocol]
 # Default binary: the release build (swift build -c release --static-swift-stdlib).
+# --proxy-protocol: HAProxy tells the replicas who the client is in a PROXY v2 header
+# (send-proxy-v2, from 127.0.0.2) instead of X-Forwarded-For.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 binary=""
@@ -20,6 +22,7 @@ requests=3000
 seconds=120
 concurrency=6
 photo=""
+proxy_protocol=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --binary) binary="$2"; shift ;;
@@ -27,7 +30,8 @@ while [ $# -gt 0 ]; do
         --seconds) seconds="$2"; shift ;;
         --concurrency) concurrency="$2"; shift ;;
         --photo) photo="$2"; shift ;;
-        -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --proxy-protocol) proxy_protocol=1 ;;
+        -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "haproxy-replicas: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -38,6 +42,17 @@ command -v haproxy >/dev/null || { say "haproxy is missing: apt-get install hapr
 [ -x "$binary" ] || { say "no binary at $binary (build it, or pass --binary)"; exit 1; }
 
 work="$(mktemp -d)"
+# How HAProxy names the client: X-Forwarded-For from 127.0.0.1, or a PROXY v2 header from
+# 127.0.0.2 (so that this script's own checks, from 127.0.0.1, need none).
+if [ "$proxy_protocol" = 1 ]; then
+    trusted="THUMBNAIL_TRUSTED_PROXIES=127.0.0.2 THUMBNAIL_PROXY_PROTOCOL=1"
+    naming="# PROXY v2 from 127.0.0.2 (server options below)"
+    server_options="source 127.0.0.2 send-proxy-v2 check-send-proxy"
+else
+    trusted="THUMBNAIL_TRUSTED_PROXIES=127.0.0.1"
+    naming="option forwardfor"
+    server_options=""
+fi
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -70,7 +85,7 @@ for index in 1 2 3; do
     cat > "$work/start-r$index.sh" <<SH
 #!/bin/sh
 env THUMBNAIL_HOSTNAME=127.0.0.1 THUMBNAIL_PORT=$port THUMBNAIL_SOURCE_DIRECTORY="$work/sources" \
-    THUMBNAIL_SIGNING_KEY=$key THUMBNAIL_MAX_DECODES=2 THUMBNAIL_LOG_FORMAT=json THUMBNAIL_TRUSTED_PROXIES=127.0.0.1 \
+    THUMBNAIL_SIGNING_KEY=$key THUMBNAIL_MAX_DECODES=2 THUMBNAIL_LOG_FORMAT=json $trusted \
     "$binary" >> "$work/r$index.log" 2>&1 &
 echo \$! > "$work/r$index.pid"
 SH
@@ -102,9 +117,10 @@ defaults
     retries 3
     retry-on conn-failure empty-response junk-response response-timeout 503
     option redispatch 1
-    # The client's address in X-Forwarded-For; the replicas trust it from 127.0.0.1 only
-    # (THUMBNAIL_TRUSTED_PROXIES), so per-client limits apply to users, not to HAProxy.
-    option forwardfor
+    # The client's address in X-Forwarded-For or a PROXY header; the replicas trust it from
+    # HAProxy's address only (THUMBNAIL_TRUSTED_PROXIES), so per-client limits apply to users,
+    # not to HAProxy.
+    $naming
 frontend thumbnails
     bind 127.0.0.1:18500
     default_backend replicas
@@ -112,7 +128,7 @@ backend replicas
     balance leastconn
     option httpchk GET /ready
     http-check expect status 200
-    default-server inter 500ms fastinter 200ms downinter 500ms fall 2 rise 2
+    default-server inter 500ms fastinter 200ms downinter 500ms fall 2 rise 2 $server_options
     server r1 127.0.0.1:${ports[0]} check
     server r2 127.0.0.1:${ports[1]} check
     server r3 127.0.0.1:${ports[2]} check

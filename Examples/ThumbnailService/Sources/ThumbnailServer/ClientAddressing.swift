@@ -4,17 +4,23 @@ import Hummingbird
 /// Who the client is, for per-client limits and the log: the connection's peer, unless the peer
 /// is a trusted proxy (`--trusted-proxies`): then the right-most address of `X-Forwarded-For`
 /// that is not itself a trusted proxy. Addresses left of it were written by the client and are
-/// not believed; a request from anyone else has its `X-Forwarded-For` ignored.
+/// not believed; a request from anyone else has its `X-Forwarded-For` ignored. When the trusted
+/// proxy spoke the PROXY protocol, the client its header named stands in for the peer.
 struct ClientAddressing: RouterMiddleware {
     typealias Context = ThumbnailContext
     let trustedProxies: [IPNetwork]
 
     static let forwardedFor = HTTPField.Name("x-forwarded-for")!
+    /// The client a trusted proxy's PROXY header named, set by ``ConnectionGuard`` (which drops a
+    /// client's own copy).
+    static let proxiedClient = HTTPField.Name("x-thumbnail-proxied-client")!
 
     func handle(_ request: Request, context: ThumbnailContext, next: (Request, ThumbnailContext) async throws -> Response) async throws -> Response {
         guard !trustedProxies.isEmpty else { return try await next(request, context) }
         var context = context
-        context.clientAddress = client(peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])
+        var peer = context.peerAddress
+        if isTrusted(peer), let proxied = request.headers[Self.proxiedClient] { peer = proxied }
+        context.clientAddress = client(peer: peer, forwardedFor: request.headers[values: Self.forwardedFor])
         return try await next(request, context)
     }
 

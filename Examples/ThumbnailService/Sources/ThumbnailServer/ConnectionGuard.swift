@@ -15,7 +15,11 @@ import Synchronization
 ///   so does the response to a request that said `Connection: close` (``HTTP1Dialect`` says it
 ///   for HTTP/1.0), and the response says so;
 /// - at most `perClient` connections from one address at once; more are closed at once. A trusted
-///   proxy (which carries many clients' requests) is not capped.
+///   proxy (which carries many clients' requests) is not capped;
+/// - with `proxyProtocol`, a trusted proxy's connection begins with a PROXY v2 header
+///   (``ProxyProtocol/Decoder``, put first in the pipeline): the client it names is capped as a
+///   peer would be, and each request carries it to ``ClientAddressing`` in
+///   ``ClientAddressing/proxiedClient`` (a field the client's own copy of is removed).
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -31,6 +35,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         var perClient: Int = 32
         /// Peers whose connections are not counted: trusted proxies.
         var uncappedPeers = ClientAddressing(trustedProxies: [])
+        /// Trusted proxies speak the PROXY protocol (version 2).
+        var proxyProtocol = false
 
         func bodyTimeout(contentLength: Int?) -> TimeAmount {
             let bytes = min(contentLength ?? maxUploadBytes, maxUploadBytes)
@@ -62,6 +68,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let settings: Settings
     private let registry: Registry
     private var client: String?
+    /// The client a PROXY header named.
+    private var proxiedClient: String?
     private var deadline: Scheduled<Void>?
     private var closesAfterResponse = false
     /// The request in progress asked for the connection to close after its response.
@@ -83,13 +91,20 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             try? context.pipeline.syncOperations.addHandler(HTTP1Dialect(maxUploadBytes: settings.maxUploadBytes), position: .before(codec))
         }
         if !settings.uncappedPeers.isTrusted(address) {
-            guard registry.open(address, limit: settings.perClient) else {
-                context.close(promise: nil)
-                return
-            }
-            client = address
+            count(address, context)
+        } else if settings.proxyProtocol {
+            try? context.pipeline.syncOperations.addHandler(ProxyProtocol.Decoder(), position: .first)
         }
         arm(context, after: settings.headerTimeout)
+    }
+
+    /// Counts the connection against `address`'s cap, or closes it.
+    private func count(_ address: String, _ context: ChannelHandlerContext) {
+        guard registry.open(address, limit: settings.perClient) else {
+            context.close(promise: nil)
+            return
+        }
+        client = address
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -101,11 +116,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head):
+        case .head(var head):
+            head.headerFields[ClientAddressing.proxiedClient] = nil
+            if let proxiedClient { head.headerFields[ClientAddressing.proxiedClient] = proxiedClient }
             inRequest = true
             requestCloses = head.headerFields[.connection].map { $0.lowercased().contains("close") } ?? false
             let length = head.headerFields[.contentLength].flatMap { Int($0) }
             arm(context, after: settings.bodyTimeout(contentLength: length))
+            return context.fireChannelRead(wrapInboundOut(.head(head)))
         case .body:
             break
         case .end:
@@ -143,6 +161,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Draining (SIGTERM): an idle keep-alive connection closes now, a busy one after its
     /// response (which says `Connection: close`), instead of at its idle deadline.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let proxied = event as? ProxyProtocol.Decoder.Client, proxiedClient == nil {
+            proxiedClient = proxied.address.description
+            if !settings.uncappedPeers.isTrusted(proxied.address.description) { count(proxied.address.description, context) }
+            return
+        }
         if event is ChannelShouldQuiesceEvent {
             quiescing = true
             if !inRequest { context.close(promise: nil) }

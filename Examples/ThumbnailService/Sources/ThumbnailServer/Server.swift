@@ -96,7 +96,7 @@ public final class ThumbnailServer: Sendable {
         let guardSettings = ConnectionGuard.Settings(
             headerTimeout: .seconds(Int64(settings.headerTimeout)), minimumBodyRate: settings.minimumUploadRate,
             maxUploadBytes: settings.maxUploadBytes, perClient: settings.maxConnectionsPerClient,
-            uncappedPeers: ClientAddressing(trustedProxies: settings.trustedProxies))
+            uncappedPeers: ClientAddressing(trustedProxies: settings.trustedProxies), proxyProtocol: settings.proxyProtocol)
         let registry = ConnectionGuard.Registry()
         return Application(
             router: router,

@@ -76,6 +76,10 @@ struct SettingsReading {
             problem("maxBufferedBytes", "\(s.maxBufferedBytes) bytes cannot hold one upload of --max-upload-bytes \(s.maxUploadBytes)")
         }
         s.trustedProxies = networks("trustedProxies")
+        bool("proxyProtocol", &s.proxyProtocol)
+        if s.proxyProtocol, s.trustedProxies.isEmpty {
+            problem("proxyProtocol", "names no proxy to read it from; set --trusted-proxies too")
+        }
         // Enough helpers for the slow lane's own slots and the fast lane's it may borrow (half of
         // them), and one spare.
         s.helperPoolSize = s.maxSlowDecodes + (s.maxDecodes - (s.maxDecodes + 1) / 2) + 1

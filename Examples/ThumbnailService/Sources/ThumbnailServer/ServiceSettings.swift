@@ -29,6 +29,9 @@ public struct ServiceSettings: Sendable {
     /// from them, the client is the right-most address of that header not itself a trusted proxy;
     /// from anyone else, the connection's peer. Empty: the peer, always.
     var trustedProxies: [IPNetwork] = []
+    /// Trusted proxies begin each connection with a PROXY protocol v2 header (HAProxy's
+    /// `send-proxy-v2`), whose source address is the client (or the next hop).
+    public var proxyProtocol = false
 
     // MARK: Sandboxed helpers
     /// Helpers alive at most at once (HEIC, HEIF, AVIF, SVG decodes). Default: the slow lane's
@@ -92,7 +95,7 @@ public struct ServiceSettings: Sendable {
     /// The keys this service reads; any other `--flag` is a mistake.
     static let keys: [String] = [
         "hostname", "port", "maxDecodes", "maxSlowDecodes", "maxWaiting", "maxPerClient",
-        "maxConnectionsPerClient", "maxConnections", "maxUploadBytes", "headerTimeout", "minimumUploadRate", "maxBufferedBytes", "trustedProxies",
+        "maxConnectionsPerClient", "maxConnections", "maxUploadBytes", "headerTimeout", "minimumUploadRate", "maxBufferedBytes", "trustedProxies", "proxyProtocol",
         "helperPoolSize", "helperPrewarm", "sourceDirectory", "origins", "allowedPrivateNetworks",
         "maxSourceBytes", "sourceTimeout", "maxRedirects", "signingKey", "signingSalt", "allowUnsigned",
         "defaultFormat", "defaultQuality", "cacheMaxAge", "drainDelay", "notReadyWaiting", "logFormat", "heapKeepMegabytes",

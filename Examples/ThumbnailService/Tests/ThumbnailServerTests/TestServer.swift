@@ -38,11 +38,12 @@ func quietLogger(_ label: String) -> Logger {
 
 /// Runs a ``ThumbnailServer`` on 127.0.0.1 (an ephemeral port, no helpers) for `body`, then
 /// drains it as SIGTERM would.
-func withServer<T: Sendable>(_ settings: ServiceSettings, _ body: @Sendable (ThumbnailServer, Int) async throws -> T) async throws -> T {
+func withServer<T: Sendable>(_ settings: ServiceSettings, logger: Logger = quietLogger("test-server"),
+                              _ body: @Sendable (ThumbnailServer, Int) async throws -> T) async throws -> T {
     var settings = settings
     settings.hostname = "127.0.0.1"
     settings.port = 0
-    let server = ThumbnailServer(settings: settings, logger: quietLogger("test-server"), helpers: false)
+    let server = ThumbnailServer(settings: settings, logger: logger, helpers: false)
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let group = server.makeServiceGroup(signals: []) { channel in continuation.yield(channel.localAddress?.port ?? 0) }
     return try await withThrowingTaskGroup(of: Void.self) { tasks in
