@@ -31,6 +31,7 @@ public final class ThumbnailServer: Sendable {
             fastSlots: settings.maxDecodes, slowSlots: settings.maxSlowDecodes, waiting: settings.maxWaiting,
             perClient: settings.maxPerClient, maxUploadBytes: settings.maxUploadBytes, minimumBodyRate: settings.minimumUploadRate,
             defaultFormat: settings.defaultFormat, defaultQuality: settings.defaultQuality, maxBufferedBytes: settings.maxBufferedBytes,
+            spoolDirectory: settings.maxSpooledBytes > 0 ? settings.spoolDirectory : nil, maxSpooledBytes: settings.maxSpooledBytes,
             helpers: settings.helperPoolSize),
             metrics: metrics)
         if helpers {

@@ -75,6 +75,13 @@ struct SettingsReading {
         if s.maxBufferedBytes < s.maxUploadBytes {
             problem("maxBufferedBytes", "\(s.maxBufferedBytes) bytes cannot hold one upload of --max-upload-bytes \(s.maxUploadBytes)")
         }
+        if let directory = raw("spoolDirectory") {
+            s.spoolDirectory = directory.isEmpty ? nil : directory
+            if let directory = s.spoolDirectory, !FileManager.default.isWritableFile(atPath: directory) {
+                problem("spoolDirectory", "\(directory) is not a folder this process can write")
+            }
+        }
+        int("maxSpooledBytes", &s.maxSpooledBytes, 0...(1 << 44))
         s.trustedProxies = networks("trustedProxies")
         bool("proxyProtocol", &s.proxyProtocol)
         if s.proxyProtocol, s.trustedProxies.isEmpty {

@@ -25,6 +25,11 @@ public struct ServiceSettings: Sendable {
     /// read. Default: a quarter of the memory limit (the container's cgroup limit, else the
     /// machine's memory), at least 64 MiB.
     public var maxBufferedBytes = ServiceSettings.defaultBufferedBytes
+    /// Uploads the memory budget cannot hold are written here (unlinked files, mapped for the
+    /// decode), up to `maxSpooledBytes` at once; beyond that, 503. Default: the temporary folder
+    /// (`TMPDIR`, else `/tmp`). Empty: no spool.
+    public var spoolDirectory: String? = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    public var maxSpooledBytes = 1 << 30
     /// Load balancers and proxies whose `X-Forwarded-For` is believed (`10.0.0.0/8`, `::1`):
     /// from them, the client is the right-most address of that header not itself a trusted proxy;
     /// from anyone else, the connection's peer. Empty: the peer, always.
@@ -95,7 +100,7 @@ public struct ServiceSettings: Sendable {
     /// The keys this service reads; any other `--flag` is a mistake.
     static let keys: [String] = [
         "hostname", "port", "maxDecodes", "maxSlowDecodes", "maxWaiting", "maxPerClient",
-        "maxConnectionsPerClient", "maxConnections", "maxUploadBytes", "headerTimeout", "minimumUploadRate", "maxBufferedBytes", "trustedProxies", "proxyProtocol",
+        "maxConnectionsPerClient", "maxConnections", "maxUploadBytes", "headerTimeout", "minimumUploadRate", "maxBufferedBytes", "spoolDirectory", "maxSpooledBytes", "trustedProxies", "proxyProtocol",
         "helperPoolSize", "helperPrewarm", "sourceDirectory", "origins", "allowedPrivateNetworks",
         "maxSourceBytes", "sourceTimeout", "maxRedirects", "signingKey", "signingSalt", "allowUnsigned",
         "defaultFormat", "defaultQuality", "cacheMaxAge", "drainDelay", "notReadyWaiting", "logFormat", "heapKeepMegabytes",

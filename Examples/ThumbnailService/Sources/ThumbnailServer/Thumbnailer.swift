@@ -33,6 +33,9 @@ final class Thumbnailer: Sendable {
         var defaultFormat: ImageType = .webp
         var defaultQuality = 80
         var maxBufferedBytes = 256 << 20
+        /// Uploads beyond the memory budget go to files here, up to `maxSpooledBytes` at once.
+        var spoolDirectory: String?
+        var maxSpooledBytes = 1 << 30
         /// Slot time one client may have used in the slow lane recently (halving each minute)
         /// before it is answered 429 until that decays.
         var slowLaneClientBudget: Duration = .seconds(60)
@@ -44,6 +47,8 @@ final class Thumbnailer: Sendable {
     let metrics: ServiceMetrics?
     /// Upload bodies and source downloads in memory at once.
     let budget: ByteBudget
+    /// Where uploads the budget cannot hold go, if anywhere.
+    let spool: Spool?
     let fast: Admission
     let slow: Admission
     /// Decodes run here, off Swift's cooperative threads (they block in C libraries).
@@ -56,6 +61,7 @@ final class Thumbnailer: Sendable {
         self.settings = settings
         self.metrics = metrics
         budget = ByteBudget(limit: settings.maxBufferedBytes)
+        spool = settings.spoolDirectory.map { Spool(directory: $0, limit: settings.maxSpooledBytes) }
         fast = Admission(name: "fast", running: settings.fastSlots, waiting: settings.waiting, perClient: settings.perClient)
         // The slow lane borrows the fast lane's idle slots; a client's slow work is bounded by
         // its recent cost (a minute of slot time, halving each minute) and, once its requests
@@ -175,44 +181,39 @@ final class Thumbnailer: Sendable {
     }
 
     /// The upload, refused without reading it when it declares more than the limit or more than
-    /// the byte budget has left, read within its deadline, and refused as soon as its first bytes
-    /// show no format a codec reads (not after 30 MB of it).
+    /// the byte budget and the spool have left, read within its deadline, and refused as soon as
+    /// its first bytes show no format a codec reads (not after 30 MB of it).
     private func readBody(_ request: Request, share: ByteBudget.Share) async throws -> Data {
         let limit = settings.maxUploadBytes
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > limit {
             throw Failure(status: .contentTooLarge, reason: "the upload declares \(declared) bytes, more than the limit of \(limit)", closes: true)
         }
-        let metrics = metrics
-        /// Grows the request's share of the byte budget to `total` bytes, or refuses the upload.
-        let reserve: @Sendable (Int) throws -> Void = { total in
-            guard share.grow(to: total) else {
-                metrics?.countRejection(lane: "memory", reason: "budget")
-                throw Failure(status: .serviceUnavailable, reason: "busy: the service holds as many uploads as its memory allows; try again",
-                              retryAfter: 1, closes: true)
-            }
+        let (metrics, spool) = (metrics, spool)
+        let refuse: @Sendable () -> Failure = {
+            metrics?.countRejection(lane: "memory", reason: "budget")
+            return Failure(status: .serviceUnavailable, reason: "busy: the service holds as many uploads as its memory and spool allow; try again",
+                           retryAfter: 1, closes: true)
         }
-        if let declared { try reserve(declared) }
         let deadline = settings.bodyFloor + .seconds(Double(min(declared ?? limit, limit)) / Double(max(1, settings.minimumBodyRate)))
         let sniffLength = Self.sniffLength
         return try await withThrowingTaskGroup(of: Data?.self) { group in
             group.addTask {
-                var data = Data()
-                if let declared { data.reserveCapacity(declared) }
+                // Before a byte is read: the declared length fits somewhere, or the answer is 503.
+                let buffer = try UploadBuffer(share: share, spool: spool, declared: declared, refuse: refuse)
                 var sniffed = false
                 do {
                     for try await chunk in request.body {
-                        let total = data.count + chunk.readableBytes
-                        guard total <= limit else {
+                        guard buffer.count + chunk.readableBytes <= limit else {
                             throw Failure(status: .contentTooLarge, reason: "the upload is larger than \(limit) bytes", closes: true)
                         }
-                        try reserve(total)
-                        data.append(contentsOf: chunk.readableBytesView)
-                        if !sniffed, data.count >= sniffLength {
+                        try buffer.append(chunk)
+                        if !sniffed, buffer.count >= sniffLength {
                             sniffed = true
-                            guard ImageType(data) != nil else { throw Self.unknownFormat }
+                            guard ImageType(buffer.head(sniffLength)) != nil else { throw Self.unknownFormat }
                         }
                     }
+                    return try buffer.data()
                 } catch let failure as Failure {
                     throw failure
                 } catch is CancellationError {
@@ -220,7 +221,6 @@ final class Thumbnailer: Sendable {
                 } catch {
                     throw Failure(status: .badRequest, reason: "the upload could not be read: \(error)", closes: true)
                 }
-                return data
             }
             group.addTask {
                 try await Task.sleep(for: deadline)

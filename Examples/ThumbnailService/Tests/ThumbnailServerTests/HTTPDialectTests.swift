@@ -65,6 +65,7 @@ import Testing
         var settings = Self.settings()
         settings.maxBufferedBytes = 1 << 20
         settings.maxUploadBytes = 8 << 20
+        settings.spoolDirectory = nil
         try await withServer(settings) { server, port throws in
             let head = "POST /thumbnail HTTP/1.1\r\nHost: test\r\nContent-Length: \(2 << 20)\r\n\r\n"
             let exchange = try await RawConnection.exchange(port: port, send: [Data(head.utf8)])
@@ -72,6 +73,39 @@ import Testing
             #expect(exchange.text.lowercased().contains("retry-after: 1"))
             #expect(exchange.ended == .closedByServer)
             #expect(server.thumbnailer.budget.reserved == 0)
+        }
+    }
+
+    /// An upload the memory budget cannot hold goes to the spool: whole when its length is
+    /// declared, from the chunk that did not fit when it is not; both are answered, and the
+    /// memory and disk they took are returned. A spool too small for it is 503, unread.
+    @Test func uploadsBeyondTheMemoryBudgetAreSpooled() async throws {
+        let jpeg = try Fixtures.jpeg
+        var settings = Self.settings()
+        settings.maxBufferedBytes = jpeg.count / 3
+        try await withServer(settings) { server, port throws in
+            let head = "POST /thumbnail?size=32&format=png HTTP/1.1\r\nHost: test\r\nContent-Length: \(jpeg.count)\r\n\r\n"
+            let declared = try await RawConnection.exchange(port: port, send: [Data(head.utf8), jpeg], until: "IEND")
+            #expect(declared.text.hasPrefix("HTTP/1.1 200"), "\(declared.text.prefix(200))")
+            // Chunked: the first chunk fits in memory, the second does not.
+            let (first, half) = (jpeg.count / 6, jpeg.count / 2)
+            func chunk(_ part: Data) -> Data { Data((String(part.count, radix: 16) + "\r\n").utf8) + part + Data("\r\n".utf8) }
+            let chunkedHead = "POST /thumbnail?size=32&format=png HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"
+            let chunked = try await RawConnection.exchange(port: port, send: [Data(chunkedHead.utf8) + chunk(jpeg.prefix(first)),
+                                                                            chunk(jpeg.dropFirst(first).prefix(half)),
+                                                                            chunk(jpeg.dropFirst(first + half)) + Data("0\r\n\r\n".utf8)],
+                                                           until: "IEND")
+            #expect(chunked.text.hasPrefix("HTTP/1.1 200"), "\(chunked.text.prefix(200))")
+            #expect(server.thumbnailer.budget.reserved == 0)
+            #expect(server.thumbnailer.spool?.budget.reserved == 0)
+        }
+        settings.maxSpooledBytes = jpeg.count / 2
+        try await withServer(settings) { server, port throws in
+            let head = "POST /thumbnail HTTP/1.1\r\nHost: test\r\nContent-Length: \(jpeg.count)\r\n\r\n"
+            let exchange = try await RawConnection.exchange(port: port, send: [Data(head.utf8)])
+            #expect(exchange.text.hasPrefix("HTTP/1.1 503"), "\(exchange.text.prefix(200))")
+            #expect(exchange.ended == .closedByServer)
+            #expect(server.thumbnailer.spool?.budget.reserved == 0)
         }
     }
 
