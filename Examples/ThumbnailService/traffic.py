@@ -181,9 +181,10 @@ def uploads(args):
     return ok
 
 
-def raw(port, parts, wait_for=None):
+def raw(port, parts, wait_for=None, marks=None):
     """Sends parts over one connection (each after the first once `wait_for` has arrived) and reads
-    until the service closes it; returns (seconds, everything read)."""
+    until the service closes it; returns (seconds, everything read). The seconds `wait_for` took
+    are appended to `marks`."""
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
         received = b""
@@ -193,6 +194,8 @@ def raw(port, parts, wait_for=None):
                 if not chunk:
                     break
                 received += chunk
+            if index > 0 and marks is not None:
+                marks.append(time.monotonic() - started)
             s.sendall(part)
         while True:
             chunk = s.recv(65536)
@@ -222,12 +225,13 @@ def http_dialect(args):
         jpeg = photo_jpeg()
         head = ("POST /thumbnail?size=128&format=jpeg HTTP/1.1\r\nHost: test\r\nContent-Length: %d\r\nExpect: 100-continue\r\n"
                 "Connection: close\r\n\r\n" % len(jpeg)).encode()
-        times = []
+        times, continues = [], []
         for _ in range(20):
-            elapsed, text = raw(service.port, [head, jpeg], wait_for=b"100 Continue\r\n\r\n")
+            elapsed, text = raw(service.port, [head, jpeg], wait_for=b"100 Continue\r\n\r\n", marks=continues)
             assert text.startswith(b"HTTP/1.1 100 Continue") and b"HTTP/1.1 200" in text, text[:200]
             times.append(elapsed)
         expect = statistics.median(times) * 1000
+        continued = statistics.median(continues) * 1000
         # curl sends `Expect: 100-continue` for a body over 1 MiB and waits a second for the 100.
         curl = None
         if shutil.which("curl"):
@@ -246,10 +250,10 @@ def http_dialect(args):
         for _ in range(20):
             times.append(post(service.port, "/thumbnail?size=128&format=jpeg", jpeg)[1])
         plain = statistics.median(times) * 1000
-        met = http10 <= 50 and expect <= plain + 50 and (curl is None or curl <= plain + 50)
+        met = http10 <= 50 and continued <= 50 and expect <= plain + 50 and (curl is None or curl <= plain + 50)
         print("http: HTTP/1.0 GET /health answered and closed: median %.1f ms (goal <= 50 ms); "
-              "Expect: 100-continue POST of %.1f MB: median %.1f ms (curl --data-binary: %s), the same POST without Expect %.1f ms "
-              "(goal: within 50 ms of it): %s" % (http10, len(jpeg) / 1e6, expect, "%.1f ms" % curl if curl is not None else "no curl",
+              "Expect: 100-continue POST of %.1f MB: 100 Continue after a median %.1f ms (goal <= 50 ms), the answer after %.1f ms (curl --data-binary: %s), the same POST without Expect %.1f ms "
+              "(goal: within 50 ms of it): %s" % (http10, len(jpeg) / 1e6, continued, expect, "%.1f ms" % curl if curl is not None else "no curl",
                                                    plain, "met" if met else "MISSED"))
         return met and service.alive()
     finally:
