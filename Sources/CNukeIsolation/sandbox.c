@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -433,6 +434,45 @@ int nukeiso_die_with_parent(pid_t parent) {
 
 // MARK: - Entering
 
+/// Writes `text` to the file at `path` (a /proc/self map). 0, or -errno.
+static int write_text(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    ssize_t length = (ssize_t)strlen(text);
+    int result = write(fd, text, (size_t)length) == length ? 0 : -errno;
+    close(fd);
+    return result;
+}
+
+/// Linux counts RLIMIT_NPROC per user namespace from 5.14 on; before, per user across the system.
+static int counts_threads_per_namespace(void) {
+    struct utsname name;
+    int major = 0, minor = 0;
+    if (uname(&name) != 0 || sscanf(name.release, "%d.%d", &major, &minor) != 2) return 0;
+    return major > 5 || (major == 5 && minor >= 14);
+}
+
+/// A thread cap for a helper that keeps the host's (unprivileged) identity. RLIMIT_NPROC counts
+/// every process and thread of a user, the host's own among them, so the helper first moves into a
+/// user namespace of its own, where the kernel counts its threads apart (its uid and gid map to
+/// themselves: files and the status read as before), and caps them there at `limit`. Needs one
+/// thread (unshare refuses more) and user namespaces; the filter then refuses another. 0, or -errno.
+static int cap_threads_in_namespace(int limit) {
+    if (!counts_threads_per_namespace()) return -ENOSYS;
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    if (unshare(CLONE_NEWUSER) != 0) return -errno;
+    char map[64];
+    int result = write_text("/proc/self/setgroups", "deny");
+    snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
+    if (result == 0) result = write_text("/proc/self/uid_map", map);
+    snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
+    if (result == 0) result = write_text("/proc/self/gid_map", map);
+    if (result != 0) return result;
+    struct rlimit threads = {(rlim_t)limit, (rlim_t)limit};
+    return setrlimit(RLIMIT_NPROC, &threads) == 0 ? 0 : -errno;
+}
+
 int nukeiso_enter_sandbox(const nukeiso_sandbox_options *options, nukeiso_sandbox_report *report) {
     memset(report, 0, sizeof *report);
 #ifndef NUKE_AUDIT_ARCH
@@ -448,6 +488,16 @@ int nukeiso_enter_sandbox(const nukeiso_sandbox_options *options, nukeiso_sandbo
     setrlimit(RLIMIT_NOFILE, &files);
     struct rlimit core = {0, 0};
     setrlimit(RLIMIT_CORE, &core);
+    // Before the capabilities go: a new user namespace grants them anew, inside it, and
+    // drop_identity then empties those too. Only where the helper will keep the host's identity.
+    uid_t real, effective, saved;
+    getresuid(&real, &effective, &saved);
+    int keeps_identity = real != 0 && effective != 0 && saved != 0;
+    if (options->helper_thread_limit > 0 && keeps_identity && nukeiso_thread_count() == 1
+        && cap_threads_in_namespace(options->helper_thread_limit) == 0) {
+        report->thread_cap = options->helper_thread_limit;
+        report->thread_cap_per_helper = 1;
+    }
     int dropped = drop_identity(options->uid, options->gid, report);
     if (dropped != 0) return dropped;
     // A change of identity clears the parent-death signal: ask for it again, before the filter
@@ -459,6 +509,7 @@ int nukeiso_enter_sandbox(const nukeiso_sandbox_options *options, nukeiso_sandbo
     if (options->thread_limit > 0 && report->changed_identity) {
         struct rlimit threads = {(rlim_t)options->thread_limit, (rlim_t)options->thread_limit};
         if (setrlimit(RLIMIT_NPROC, &threads) != 0) return -errno;
+        report->thread_cap = options->thread_limit;
     }
     report->capabilities_dropped = 1;
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return -errno;

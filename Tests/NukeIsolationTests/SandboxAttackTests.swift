@@ -26,9 +26,10 @@ extension IsolationSuites {
             // Issue 40: executable memory (shellcode runs as written) and the host's environment.
             "mmap-rwx", "mprotect-exec", "environment-secret", "environment-home",
         ]
-        /// Refused when the helper takes an identity of its own (the host runs as root): the
-        /// thread cap is that identity's RLIMIT_NPROC.
-        static let identityAttacks = ["threads-1000"]
+        /// Refused where helpers' threads are capped: the RLIMIT_NPROC of the identity they take
+        /// (the host runs as root), or of a user namespace of each helper's own (an unprivileged
+        /// host, Linux 5.14 and later with user namespaces).
+        static let threadAttacks = ["threads-1000"]
         /// Refused without Landlock (every path call fails); under Landlock, reading links and
         /// asking for access are not among what it confines.
         static let withoutLandlockAttacks = ["readlink-host-cwd", "access-shadow"]
@@ -42,7 +43,7 @@ extension IsolationSuites {
         /// reads its lines.
         static func probe(landlock: Bool, prefix: [String] = [], environment extra: [String: String] = [:]) throws -> (outcomes: [String: Outcome], sandbox: String) {
             let process = Process()
-            let command = prefix + [IsolationTestPaths.helper, "--probe-host"] + (landlock ? [] : ["--no-landlock"]) + ["--attacks"] + attacks + identityAttacks + withoutLandlockAttacks
+            let command = prefix + [IsolationTestPaths.helper, "--probe-host"] + (landlock ? [] : ["--no-landlock"]) + ["--attacks"] + attacks + threadAttacks + withoutLandlockAttacks
             process.executableURL = URL(fileURLWithPath: command[0])
             process.arguments = Array(command.dropFirst())
             // A secret in the host's environment, as a service holds its keys: no helper may see it.
@@ -67,10 +68,10 @@ extension IsolationSuites {
             return (outcomes, sandbox)
         }
 
-        static func expectEveryAttackRefused(_ result: (outcomes: [String: Outcome], sandbox: String), _ label: String, changedIdentity: Bool = false,
+        static func expectEveryAttackRefused(_ result: (outcomes: [String: Outcome], sandbox: String), _ label: String, threadsCapped: Bool,
                                              landlock: Bool) {
             #expect(result.sandbox.contains("seccomp allow-list"), "\(label): \(result.sandbox)")
-            for attack in attacks + (changedIdentity ? identityAttacks : []) + (landlock ? [] : withoutLandlockAttacks) {
+            for attack in attacks + (threadsCapped ? threadAttacks : []) + (landlock ? [] : withoutLandlockAttacks) {
                 guard let outcome = result.outcomes[attack] else {
                     Issue.record("\(label): \(attack) has no outcome")
                     continue
@@ -84,6 +85,19 @@ extension IsolationSuites {
         }
 
         static let isRoot = getuid() == 0
+        /// An unprivileged helper can cap its threads in a user namespace of its own: the kernel
+        /// counts RLIMIT_NPROC per namespace (5.14 and later) and lets users make namespaces.
+        static let namespaceCapsThreads: Bool = {
+            var name = utsname()
+            uname(&name)
+            let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let version = release.split(separator: ".").prefix(2).compactMap { Int($0.prefix { $0.isNumber }) }
+            let allowed = (try? String(contentsOfFile: "/proc/sys/user/max_user_namespaces", encoding: .utf8))
+                .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.map { $0 > 0 } ?? false
+            let restricted = (try? String(contentsOfFile: "/proc/sys/kernel/apparmor_restrict_unprivileged_userns", encoding: .utf8))
+                .map { $0.hasPrefix("1") } ?? false
+            return version.count == 2 && (version[0] > 5 || (version[0] == 5 && version[1] >= 14)) && allowed && !restricted
+        }()
         static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
         /// An unprivileged user needs to reach the test helper (every folder above it searchable).
         static let unprivilegedCanRun: Bool = {
@@ -100,8 +114,14 @@ extension IsolationSuites {
         @Test(arguments: [true, false])
         func everyAttackIsRefusedAsTheTestsUser(landlock: Bool) throws {
             let result = try Self.probe(landlock: landlock)
-            Self.expectEveryAttackRefused(result, "\(Self.isRoot ? "root" : "user"), Landlock \(landlock ? "on" : "off")", changedIdentity: Self.isRoot, landlock: landlock)
-            if Self.isRoot { #expect(result.sandbox.contains("uid 65534 (started as root)"), "\(result.sandbox)") }
+            Self.expectEveryAttackRefused(result, "\(Self.isRoot ? "root" : "user"), Landlock \(landlock ? "on" : "off")",
+                                          threadsCapped: Self.isRoot || Self.namespaceCapsThreads, landlock: landlock)
+            if Self.isRoot {
+                #expect(result.sandbox.contains("uid 65534 (started as root)"), "\(result.sandbox)")
+                #expect(result.sandbox.contains("helpers together"), "\(result.sandbox)")
+            } else if Self.namespaceCapsThreads {
+                #expect(result.sandbox.contains("in this helper (a user namespace of its own)"), "\(result.sandbox)")
+            }
             if !landlock { #expect(result.sandbox.contains("files: none"), "\(result.sandbox)") }
         }
 
@@ -129,8 +149,12 @@ extension IsolationSuites {
         func everyAttackIsRefusedAsAnUnprivilegedUser(landlock: Bool) throws {
             let prefix = [Self.setpriv!, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"]
             let result = try Self.probe(landlock: landlock, prefix: prefix)
-            Self.expectEveryAttackRefused(result, "nobody, Landlock \(landlock ? "on" : "off")", landlock: landlock)
+            Self.expectEveryAttackRefused(result, "nobody, Landlock \(landlock ? "on" : "off")", threadsCapped: Self.namespaceCapsThreads, landlock: landlock)
             #expect(!result.sandbox.contains("started as root"), "\(result.sandbox)")
+            // Issue 40: an unprivileged host's helpers had no thread cap (3,000 threads in 0.4 s).
+            if Self.namespaceCapsThreads {
+                #expect(result.sandbox.contains("threads: at most \(IsolationConfiguration().threadsPerHelper) in this helper"), "\(result.sandbox)")
+            }
         }
     }
 }

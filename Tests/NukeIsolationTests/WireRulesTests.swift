@@ -294,6 +294,17 @@ extension IsolationSuites {
                     let encoded = status.encoded()
                     refused({ () throws(WireReader.Malformed) in _ = try SandboxStatus(decoding: encoded) }, "\(field): \(hostile.first ?? "")")
                 }
+            case .threadCap:
+                var status = SandboxStatus.off("test")
+                status.threadCap = 64
+                status.threadCapPerHelper = true
+                let decoded = try SandboxStatus(decoding: status.encoded())
+                #expect(decoded.threadCap == 64 && decoded.threadCapPerHelper)
+                for hostile in [-1, WireRules.maximumThreadCap + 1, Int.max] {
+                    status.threadCap = hostile
+                    let encoded = status.encoded()
+                    refused({ () throws(WireReader.Malformed) in _ = try SandboxStatus(decoding: encoded) }, "\(field): \(hostile)")
+                }
             case .errorText:
                 var text = ""
                 let secret = "AKIA-not-for-clients"

@@ -148,6 +148,9 @@ typedef struct nukeiso_sandbox_options {
     /// threads every helper of that identity may run together. Not applied when the helper
     /// keeps the host's identity (the limit would count the host's own processes).
     int32_t thread_limit;
+    /// RLIMIT_NPROC of one helper that keeps the host's identity (the host is not root), in a
+    /// user namespace of its own where its threads are counted apart (0: no cap).
+    int32_t helper_thread_limit;
 } nukeiso_sandbox_options;
 
 /// What ``nukeiso_enter_sandbox`` did.
@@ -163,6 +166,11 @@ typedef struct nukeiso_sandbox_report {
     uint32_t uid;
     uint32_t gid;
     int32_t threads;
+    /// The threads the helper may run (RLIMIT_NPROC), 0 when not capped.
+    int32_t thread_cap;
+    /// 1: the cap counts this helper's threads alone (a user namespace of its own); 0: every
+    /// helper of the sandbox's identity together.
+    int32_t thread_cap_per_helper;
 } nukeiso_sandbox_report;
 
 /// Installs the sandbox in this process, in this order:

@@ -28,6 +28,7 @@ enum IsolationHelper {
         var groupID: UInt32 = 65534
         var niceness: Int32 = 0
         var threadLimit: Int32 = 0
+        var helperThreadLimit: Int32 = 0
 
         init(arguments: [String]) {
             sandboxed = !arguments.contains("--no-sandbox")
@@ -40,6 +41,7 @@ enum IsolationHelper {
             groupID = value("--sandbox-gid") ?? groupID
             niceness = value("--sandbox-nice").map { Int32(clamping: $0) } ?? 0
             threadLimit = value("--sandbox-threads").map { Int32(clamping: $0) } ?? 0
+            helperThreadLimit = value("--sandbox-helper-threads").map { Int32(clamping: $0) } ?? 0
         }
     }
 
@@ -127,7 +129,7 @@ enum IsolationHelper {
             let result = strings.map { UnsafePointer($0) }.withUnsafeBufferPointer { pointers in
                 var settings = nukeiso_sandbox_options(uid: options.userID, gid: options.groupID, use_landlock: options.usesLandlock ? 1 : 0,
                                                        readable: pointers.baseAddress, readable_count: pointers.count, niceness: options.niceness,
-                                                       thread_limit: options.threadLimit)
+                                                       thread_limit: options.threadLimit, helper_thread_limit: options.helperThreadLimit)
                 return nukeiso_enter_sandbox(&settings, &report)
             }
             if result == 0 {
@@ -141,6 +143,8 @@ enum IsolationHelper {
                                        scopesByLandlock: report.landlock_scopes != 0, capabilitiesDropped: report.capabilities_dropped != 0,
                                        leftRoot: report.changed_identity != 0, userID: report.uid, groupID: report.gid, failure: nil)
                 status.unreadablePaths = Array(unreadable.prefix(WireRules.maximumUnreadablePaths))
+                status.threadCap = Int(report.thread_cap)
+                status.threadCapPerHelper = report.thread_cap_per_helper != 0
             } else {
                 // A helper whose sandbox failed half-way says so and decodes nothing.
                 status = .off("the sandbox could not be entered: \(String(cString: strerror(-result)))")

@@ -88,7 +88,8 @@ final class HelperProcess: Sendable {
         if !configuration.usesLandlock { arguments.append("--no-landlock") }
         arguments += ["--sandbox-uid", String(configuration.sandboxUserID), "--sandbox-gid", String(configuration.sandboxGroupID)]
         if configuration.helperNiceness > 0 { arguments += ["--sandbox-nice", String(configuration.helperNiceness)] }
-        arguments += ["--sandbox-threads", String(configuration.helperThreadLimit)]
+        arguments += ["--sandbox-threads", String(configuration.helperThreadLimit),
+                      "--sandbox-helper-threads", String(configuration.threadsPerHelper)]
         var socket: Int32 = -1
         let pid = withCStrings(arguments) { argv in
             nukeiso_spawn(configuration.helper.path, argv, configuration.standardError ?? -1, &socket)

@@ -91,8 +91,19 @@ public struct IsolationConfiguration: Sendable, Hashable {
     /// may have at once, so that other pools and replicas of the same identity fit beside it, and
     /// at least 256. Applies when helpers take an identity of their own (the host runs as root).
     public var helperThreadLimit: Int {
-        max(256, 4 * (maximumHelpers + spareHelpers + 2) * (2 * HelperPool.processorCount + 8))
+        max(256, 4 * (maximumHelpers + spareHelpers + 2) * threadsOneHelperNeeds)
     }
+
+    /// The threads one helper may run when it keeps the host's identity (the host is not root):
+    /// RLIMIT_NPROC in a user namespace of the helper's own, where the kernel counts its threads
+    /// apart from the host's (Linux 5.14 and later). Four times what the codecs' pools need, and
+    /// at least 64.
+    public var threadsPerHelper: Int {
+        max(64, 4 * threadsOneHelperNeeds)
+    }
+
+    /// About one thread per processor in each of dav1d's, libheif's and librsvg's pools.
+    private var threadsOneHelperNeeds: Int { 2 * HelperPool.processorCount + 8 }
 
     /// Start the helper program once as a zygote, warm it up, and start each helper as a copy
     /// of it (``HelperZygote``): a few milliseconds a helper instead of tens. Default `true`. A

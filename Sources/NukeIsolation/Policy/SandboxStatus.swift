@@ -28,6 +28,12 @@ public struct SandboxStatus: Sendable, Hashable {
     /// among them) that the helper's identity cannot read: text in an isolated SVG renders without
     /// those fonts. Give the sandbox's user read access, or configure fonts it can read.
     public var unreadablePaths: [String] = []
+    /// The threads the helper may run (RLIMIT_NPROC); 0: not capped (an unprivileged host on a
+    /// kernel before 5.14 or without user namespaces).
+    public var threadCap = 0
+    /// The cap counts this helper's threads alone (a user namespace of its own), not every
+    /// helper of the sandbox's identity together.
+    public var threadCapPerHelper = false
 
     /// No sandbox: `reason` says why.
     public static func off(_ reason: String) -> SandboxStatus {
@@ -52,6 +58,12 @@ public struct SandboxStatus: Sendable, Hashable {
         }
         layers.append(leftRoot ? "no capabilities, uid \(userID) (started as root)" : "no capabilities, uid \(userID)")
         layers.append("no inherited descriptors")
+        if threadCap > 0 {
+            layers.append(threadCapPerHelper ? "threads: at most \(threadCap) in this helper (a user namespace of its own)"
+                                             : "threads: at most \(threadCap) for uid \(userID)'s helpers together")
+        } else {
+            layers.append("threads: not capped (no user namespace for an unprivileged host)")
+        }
         if !unreadablePaths.isEmpty {
             layers.append("unreadable by uid \(userID), so left out: \(unreadablePaths.joined(separator: ", "))")
         }

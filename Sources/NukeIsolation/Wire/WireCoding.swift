@@ -442,6 +442,8 @@ extension SandboxStatus {
         w.string(failure)
         w.int(unreadablePaths.count)
         unreadablePaths.forEach { w.string($0) }
+        w.int(threadCap)
+        w.bool(threadCapPerHelper)
         return w.data
     }
 
@@ -456,5 +458,10 @@ extension SandboxStatus {
         let count = try r.int()
         guard (0...WireRules.maximumUnreadablePaths).contains(count) else { throw WireRules.malformed(.unreadablePath, "\(count) paths") }
         for _ in 0..<count { unreadablePaths.append(try WireRules.path(try r.string())) }
+        guard !r.isAtEnd else { return }
+        let cap = try r.int()
+        guard (0...WireRules.maximumThreadCap).contains(cap) else { throw WireRules.malformed(.threadCap, cap) }
+        threadCap = cap
+        threadCapPerHelper = try r.bool()
     }
 }

@@ -23,7 +23,7 @@ enum WireField: String, CaseIterable, Sendable {
     // A decoder's failure.
     case errorCode, errorStage, errorFormat, errorText
     // The sandbox status a helper reports when ready (for `nuke formats`, never a client).
-    case unreadablePath
+    case unreadablePath, threadCap
 
     /// The rule, as the documentation and the test name it.
     var rule: String {
@@ -58,6 +58,7 @@ enum WireField: String, CaseIterable, Sendable {
         case .frameDisposal: "none, background or previous"
         case .errorCode: "one of ImageCodecError's codes a decoder reports (anything else reads as 'decoder failed')"
         case .errorStage: "one of ImageCodecError's stages (anything else reads as 'decoding')"
+        case .threadCap: "0 (none) to \(WireRules.maximumThreadCap) threads"
         case .unreadablePath: "at most \(WireRules.maximumUnreadablePaths), each an absolute path of at most \(WireRules.maximumPathLength) printable ASCII bytes"
         case .errorText: "never shown to the caller: the host writes its own message; the helper's text goes to the log, at most \(WireRules.maximumLoggedText) bytes, escaped"
         }

@@ -18,6 +18,8 @@ enum WireRules {
     static let maximumValueLength = 256
     static let maximumLoggedText = 512
     static let maximumUnreadablePaths = 16
+    /// RLIMIT_NPROC a helper may report (Linux's own ceiling for threads is 4 million; a cap is far below).
+    static let maximumThreadCap = 1 << 20
     static let maximumPathLength = 256
 
     /// An absolute path of printable ASCII, for the operator's status line.
