@@ -74,7 +74,7 @@ struct Conversion: Sendable {
 
     /// Decodes a file read in pieces, without keeping it: `head` holds its first bytes (enough for
     /// the header), `read` gives the rest. With `read` `nil`, `head` is the whole file and the
-    /// registry falls through its candidates on failure.
+    /// registry tries its next candidate when one says the file is not for it.
     ///
     /// With `file`, the codec reads the whole file from there itself (`head` is its first bytes).
     func decode(head data: Data, reading read: (() throws -> Data?)?, file: ImageFileSource? = nil) throws -> Decoded {

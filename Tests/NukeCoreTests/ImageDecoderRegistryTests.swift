@@ -62,21 +62,37 @@ struct ImageDecoderRegistryTests {
         #expect(registry.registeredCodecs.map(\.name) == ["B", "A", "C"])
     }
 
-    @Test func fallsThroughAndReportsEveryCodecTried() throws {
+    /// Only a decoder that says the data is not for it (`.noCodec`, `.unsupported`) lets the next
+    /// one try; every attempt is reported.
+    @Test func fallsThroughOnlyWhenTheDataIsNotForADecoder() throws {
         let registry = ImageDecoderRegistry()
-        let corrupt = ImageCodecError(.corrupt, stage: .decoding, codec: "second", message: "bad huffman")
-        let incomplete = ImageCodecError(.incomplete, stage: .decoding, codec: "first", message: "premature end")
-        registry.register(for: .jpeg, name: "second") { _ in FailingDecoder(error: corrupt) }
-        registry.register(for: .jpeg, name: "first") { _ in FailingDecoder(error: incomplete) }
+        let unsupported = ImageCodecError(.unsupported, stage: .decoding, codec: "second", message: "arithmetic coding")
+        let notMine = ImageCodecError(.noCodec, stage: .decoding, codec: "first", message: "not a baseline file")
+        registry.register(for: .jpeg, name: "second") { _ in FailingDecoder(error: unsupported) }
+        registry.register(for: .jpeg, name: "first") { _ in FailingDecoder(error: notMine) }
         let error = #expect(throws: ImageCodecError.self) { try registry.decode(jpegLike) }
-        #expect(error?.code == .incomplete)  // the first candidate's error
+        #expect(error?.code == .noCodec)  // the first candidate's error
         #expect(error?.attempts.map(\.codec) == ["first", "second"])
-        #expect(error?.description.contains("bad huffman") == true)
-        #expect(error?.description.contains("premature end") == true)
+        #expect(error?.description.contains("arithmetic coding") == true)
+        #expect(error?.description.contains("not a baseline file") == true)
 
         // A working decoder with lower priority is reached.
         registry.register(for: .jpeg, priority: -1, name: "works") { _ in MagicDecoder(sample: 3) }
         #expect(try registry.decode(jpegLike).testSample == 3)
+    }
+
+    /// Issue 42: a verdict on the data is final: corrupt or incomplete data, or a custom decoder's
+    /// own error, is not handed to the next candidate.
+    @Test func verdictsAreFinal() throws {
+        for failure in [ImageCodecError(.corrupt, stage: .decoding, codec: "first", message: "bad huffman"),
+                        ImageCodecError(.incomplete, stage: .decoding, codec: "first", message: "premature end")] {
+            let registry = ImageDecoderRegistry()
+            registry.register(for: .jpeg, priority: -1, name: "works") { _ in MagicDecoder(sample: 3) }
+            registry.register(for: .jpeg, name: "first") { _ in FailingDecoder(error: failure) }
+            let error = #expect(throws: ImageCodecError.self) { try registry.decode(jpegLike) }
+            #expect(error?.code == failure.code)
+            #expect(error?.attempts.map(\.codec) == ["first"])
+        }
     }
 
     @Test func wrapsForeignErrors() {

@@ -108,6 +108,45 @@ import Testing
         #expect(failedAt < data.count / 4, "failed after \(failedAt) of \(data.count) bytes")
     }
 
+    /// Issue 42: verdicts are final. With a catch-all registered as a fallback, a PNG whose second
+    /// IDAT chunk has a bad CRC fails as corrupt (the PNG decoder's verdict), one-shot and in a
+    /// session fed 4 KB pieces, and is never handed to the catch-all (which would answer 1 × 1).
+    @Test func aCorruptVerdictDoesNotFallThroughToACatchAll() async throws {
+        // Uncompressed, so that the 256 KB of pixels span many 8 KB IDAT chunks.
+        var data = try ImageEncoders.PNG(options: ImageEncodingOptions(compressionLevel: 0))
+            .encode(Image(bitmap: PNGTestImages.gradient(width: 256, height: 256, format: .rgba8)))
+        let idat = Data("IDAT".utf8)
+        let first = try #require(data.range(of: idat))
+        let second = try #require(data.range(of: idat, in: first.upperBound..<data.endIndex))
+        data[second.upperBound + 100] ^= 0xFF
+        let registry = ImageDecoderRegistry(codecs: [.png])
+        registry.register(priority: -1, name: "catch-all") { _ in CatchAll() }
+        let oneShot = try #require(throws: ImageCodecError.self) { try registry.decode(data) }
+        #expect(oneShot.code == .corrupt, "\(oneShot)")
+        #expect(oneShot.attempts.count == 1, "\(oneShot.attempts)")
+        for progressive in [true, false] {
+            let session = ImageDecodingSession(configuration: .init(registry: registry, isProgressive: progressive))
+            let events = Task { () -> ImageDecodingSession.Event? in
+                var last: ImageDecodingSession.Event?
+                for await event in session.events { last = event }
+                return last
+            }
+            var offset = 0
+            while offset < data.count, !session.isEnded {
+                session.append(data[offset..<min(offset + 4096, data.count)])
+                offset += 4096
+                await session.waitUntilProcessed()
+            }
+            if !session.isEnded { session.finish() }
+            let last = await events.value
+            guard case .failure(let error)? = last else {
+                Issue.record("progressive \(progressive): expected the PNG decoder's failure, got \(String(describing: last))")
+                continue
+            }
+            #expect(error.code == .corrupt, "progressive \(progressive): \(error)")
+        }
+    }
+
     @Test func thirdPartyHeaderHookGivesTheSessionItsSize() async throws {
         // A made-up format: "TOY!" then width and height as big-endian UInt16.
         let toy = ImageType(rawValue: "com.example.toy")

@@ -40,15 +40,16 @@ public struct ImageCodecError: Error, Sendable, Hashable, CustomStringConvertibl
         /// its helper was ended.
         public static let sandboxViolation = Code(rawValue: "sandbox violation")
 
-        /// `true` for the codes that end a registry's search for a decoder: `.limitExceeded`
-        /// (the caller's limits are a decision about the file: no catch-all decoder may launder
-        /// a file the format's own decoder refused) and `.cancelled`. Every other code falls
-        /// through to the next candidate, which may succeed where the first failed (a hardware
-        /// decoder that cannot handle a file falls back to libjpeg).
-        /// The isolation codes (`.crashed`, `.timedOut`, `.sandboxViolation`) end it too: a file
-        /// that crashed an isolated decoder must not be retried by an in-process one.
+        /// `true` for the codes that end a registry's search for a decoder: a verdict on the
+        /// data is final. Corrupt, incomplete, over a limit (the caller's decision about the
+        /// file: no catch-all decoder may launder what the format's own decoder refused),
+        /// cancelled, an isolated decoder's crash, time-out or violation, a custom decoder's own
+        /// error: none is handed to the next candidate. Only a decoder that says the data is not
+        /// for it lets the next one try: `.noCodec` (not its format) and `.unsupported` (a variant
+        /// of the format it does not read, which another decoder may: a hardware JPEG decoder
+        /// that cannot handle a file falls back to libjpeg).
         public var endsSearch: Bool {
-            self == .limitExceeded || self == .cancelled || self == .crashed || self == .timedOut || self == .sandboxViolation
+            self != .noCodec && self != .unsupported
         }
 
         public var description: String { rawValue }

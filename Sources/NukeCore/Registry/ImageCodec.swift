@@ -102,7 +102,8 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
     /// Higher is tried first; among equals, the later registration is tried first.
     public var priority: Int
     /// Whether ``ImageDecoderRegistry/decode(_:)-(ImageDecodingContext)`` may try the next decoder
-    /// when this one fails. Default `true`. NukeIsolation's registrations set it to `false`: a file
+    /// when this one says the data is not for it (``ImageCodecError/Code-swift.struct/endsSearch``:
+    /// other verdicts are final anyway). Default `true`. NukeIsolation's registrations set it to `false`: a file
     /// an isolated decoder refused must not reach an in-process decoder of the same library.
     public var fallsThrough: Bool
 

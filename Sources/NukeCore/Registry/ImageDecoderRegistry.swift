@@ -13,13 +13,12 @@ import Synchronization
 ///
 /// Candidates are tried by priority, highest first; among equal priorities the most recently
 /// registered first (so a decoder an app registers at startup wins over a plugin for its
-/// format). ``decode(_:)-(ImageDecodingContext)`` falls through to the next candidate when one
-/// throws, and reports every decoder it tried — except for the errors that end the search
-/// (``ImageCodecError/Code-swift.struct/endsSearch``): a limit exceeded or a cancellation.
-/// A limit is the caller's decision about a file, so no other decoder (a catch-all registered
-/// at startup, say) may decode what the format's own decoder refused. Every other error falls
-/// through, because another decoder may well succeed: a hardware JPEG decoder that cannot handle
-/// a file falls back to libjpeg, a strict decoder to a lenient one.
+/// format). ``decode(_:)-(ImageDecodingContext)`` falls through to the next candidate only when
+/// one says the data is not for it (`.noCodec`, or `.unsupported`: a variant it does not read),
+/// and reports every decoder it tried. Every other verdict is final
+/// (``ImageCodecError/Code-swift.struct/endsSearch``): corrupt or incomplete data, a limit
+/// exceeded, a cancellation. A catch-all registered as a fallback decodes what no format's decoder
+/// accepts, never what a format's own decoder refused.
 ///
 /// Each codec may also provide a header hook (``ImageCodec/parseHeader``,
 /// ``ImageDecoderRegistering/parseHeader(_:)``): ``parseHeader(_:)`` reads the size from the first
@@ -237,8 +236,8 @@ public final class ImageDecoderRegistry: Sendable {
         try decode(makeContext(for: data))
     }
 
-    /// Decodes with the first decoder that accepts `context`, falling through on errors that
-    /// do not end the search.
+    /// Decodes with the first decoder that accepts `context`, falling through only when it says
+    /// the data is not for it (``ImageCodecError/Code-swift.struct/endsSearch``).
     ///
     /// - Throws: See ``decode(_:)-(Data)``.
     public func decode(_ context: ImageDecodingContext) throws -> ImageContainer {
