@@ -27,6 +27,36 @@ struct ImageDecoderRegistryTests {
         registry.unregister(registration)  // twice is harmless
     }
 
+    /// Issue 42: a Nuke-style decoder registered with a closure writes no limit or cancellation
+    /// check of its own, and gets both: a 5 × 3 image under `maxPixelCount = 4` is refused, and a
+    /// decode cancelled before it starts is not run.
+    @Test func closureRegisteredDecodersGetLimitsAndCancellation() throws {
+        final class Calls: Sendable { let count = Atomic(0) }
+        struct FiveByThree: ImageDecoding {
+            let calls: Calls
+            func decode(_ data: Data) throws -> ImageContainer {
+                calls.count.add(1, ordering: .relaxed)
+                return ImageContainer(image: Image(bitmap: Bitmap(width: 5, height: 3, pixelFormat: .gray8, bytes: [UInt8](repeating: 0, count: 15))))
+            }
+        }
+        let calls = Calls()
+        let registry = ImageDecoderRegistry()
+        registry.register { _ in FiveByThree(calls: calls) }
+        #expect(try registry.decode(magic).image.width == 5)
+        registry.limits = ImageLimits(maxPixelCount: 4)
+        let limited = #expect(throws: ImageCodecError.self) { try registry.decode(magic) }
+        #expect(limited?.code == .limitExceeded)
+        registry.limits = .default
+        let cancellation = ImageDecodingCancellation()
+        cancellation.cancel()
+        var context = registry.makeContext(for: magic)
+        context.cancellation = cancellation
+        let before = calls.count.load(ordering: .relaxed)
+        let cancelled = #expect(throws: ImageCodecError.self) { try registry.decode(context) }
+        #expect(cancelled?.code == .cancelled)
+        #expect(calls.count.load(ordering: .relaxed) == before, "the decoder ran for a cancelled decode")
+    }
+
     @Test func closureRegistrationAndTypeFilter() throws {
         let registry = ImageDecoderRegistry()
         registry.register(for: .jpeg, name: "fake-jpeg") { _ in MagicDecoder(sample: 7) }

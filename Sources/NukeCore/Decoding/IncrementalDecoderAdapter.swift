@@ -149,16 +149,24 @@ public final class IncrementalDecoderAdapter: ImageDecoding, Sendable {
 /// Drives a Nuke-style ``ImageDecoding`` through the incremental contract, for the registry and
 /// the session: the driver keeps the data, asks for a preview when new bytes arrived (and again
 /// while the decoder's scan number grows), and decodes it all after ``finish()``.
+///
+/// What such a decoder does not do itself, the driver does for it: a cancelled decode ends before
+/// the decoder is called (and its image is not returned), and every image it returns is held to
+/// the decode's limits (dimensions, pixel count, frames, bytes): a closure registered with
+/// ``ImageDecoderRegistry/register(for:priority:name:header:_:)`` gets the caller's limits and
+/// cancellation without writing them.
 struct ImageDecodingDriver: IncrementalImageDecoding {
     let decoder: any ImageDecoding
+    private let context: ImageDecodingContext
     private var data = Data()
     private var isFinished = false
     private var lastPartialCount = 0
     private var mayHaveMore = false
     private var lastScan = 0
 
-    init(_ decoder: any ImageDecoding) {
+    init(_ decoder: any ImageDecoding, context: ImageDecodingContext) {
         self.decoder = decoder
+        self.context = context
     }
 
     mutating func push(_ bytes: Data) {
@@ -170,7 +178,8 @@ struct ImageDecodingDriver: IncrementalImageDecoding {
     }
 
     mutating func next() throws -> ImageDecodingEvent {
-        if isFinished { return .final(try decoder.decode(data)) }
+        try checkCancellation()
+        if isFinished { return .final(try checked(decoder.decode(data))) }
         guard data.count > lastPartialCount || mayHaveMore else { return .needsMoreData }
         lastPartialCount = data.count
         mayHaveMore = false
@@ -179,6 +188,22 @@ struct ImageDecodingDriver: IncrementalImageDecoding {
             lastScan = scan
             mayHaveMore = true
         }
-        return .preview(preview)
+        return .preview(try checked(preview))
+    }
+
+    private func checkCancellation() throws(ImageCodecError) {
+        guard context.isCancelled else { return }
+        throw ImageCodecError(.cancelled, stage: .decoding, format: context.type, message: "cancelled")
+    }
+
+    /// The decoder's image, once the decode was not cancelled meanwhile and the image is within the limits.
+    private func checked(_ container: ImageContainer) throws(ImageCodecError) -> ImageContainer {
+        try checkCancellation()
+        let bitmap = container.image.bitmap
+        // An empty image (ImageDecoders.Empty's) holds no pixels to limit.
+        guard bitmap.width > 0 || bitmap.height > 0 else { return container }
+        try context.limits.check(width: bitmap.width, height: bitmap.height, bytesPerPixel: bitmap.pixelFormat.bytesPerPixel,
+                                 frameCount: container.image.frames.count, format: container.type ?? context.type, codec: nil)
+        return container
     }
 }

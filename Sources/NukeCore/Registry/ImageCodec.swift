@@ -56,7 +56,7 @@ public struct ImageCodec: Sendable {
     /// through the contract; `nil` when the codec does not accept the data.
     func incrementalDecoder(for context: ImageDecodingContext) -> (any IncrementalImageDecoding)? {
         if let makeIncrementalDecoder { return makeIncrementalDecoder(context) }
-        return makeDecoder?(context).map { ImageDecodingDriver($0) }
+        return makeDecoder?(context).map { ImageDecodingDriver($0, context: context) }
     }
 
     /// The Nuke-style decoder for the context: the plugin's own, or its incremental decoder behind

@@ -247,6 +247,10 @@ public final class ImageDecoderRegistry: Sendable {
         let planned = oriented(context, header: header)
         var attempts: [ImageCodecError] = []
         for entry in registrations.entries(for: context.type) {
+            if context.isCancelled {
+                attempts.append(ImageCodecError(.cancelled, stage: .decoding, format: context.type, codec: entry.info.codecDescription, message: "cancelled"))
+                break
+            }
             guard let made = entry.factory.incrementalDecoder(for: planned) else { continue }
             var decoder = ImageOutputStage.wrapping(made, context: context)
             do {
