@@ -29,8 +29,9 @@ import NukePixels
 /// - **embedded images** (`data:` URLs): PNG and JPEG within the limits by their headers, SVG by
 ///   this same budget; other formats are refused (gdk-pixbuf would decode them without limits).
 ///
-/// Entity declarations whose text holds markup are refused: the markup they expand to would be
-/// invisible to this scan.
+/// Under limits as tight as ``NukeCore/ImageLimits/untrusted``'s, entity declarations whose text
+/// holds markup are refused: the markup they expand to would be invisible to this scan. Under
+/// looser limits they are drawn (the SVG 1.1 suite uses them), and libxml2 bounds their expansion.
 struct SVGBudget {
     let limits: ImageLimits
     let renderArea: Double
@@ -63,7 +64,7 @@ struct SVGBudget {
 
     /// The cost of drawing a whole document (nested ones: `depth` > 0).
     fileprivate func evaluate(_ bytes: Data, depth: Int) throws(ImageCodecError) -> Cost {
-        let document = try SVGMarkup.parse(bytes)
+        let document = try SVGMarkup.parse(bytes, refusingMarkupEntities: limits.maxVectorElements <= ImageLimits.untrusted.maxVectorElements)
         var evaluation = Evaluation(document: document, budget: self, depth: depth)
         var total = Cost()
         // Every top-level element (one root in a well-formed document).
@@ -259,7 +260,7 @@ struct SVGMarkup {
 
     static let referencingAttributes: Set<String> = ["fill", "stroke", "mask", "clip-path", "marker-start", "marker-mid", "marker-end", "marker", "filter"]
 
-    static func parse(_ data: Data) throws(ImageCodecError) -> SVGMarkup {
+    static func parse(_ data: Data, refusingMarkupEntities: Bool) throws(ImageCodecError) -> SVGMarkup {
         var markup = SVGMarkup()
         var stack: [Int] = []
         var stylesheet = ""
@@ -312,7 +313,7 @@ struct SVGMarkup {
                     p += 1
                 }
                 let declaration = text(declarationStart..<min(p, n))
-                if declaration.contains("<!ENTITY") {
+                if refusingMarkupEntities, declaration.contains("<!ENTITY") {
                     // An entity whose text is markup would add elements this scan never sees.
                     for part in declaration.split(separator: "<!ENTITY", omittingEmptySubsequences: false).dropFirst()
                     where part.contains("<") || part.contains("&#60;") || part.lowercased().contains("&#x3c;") {
