@@ -28,6 +28,8 @@ struct Conversion: Sendable {
     var appliesOrientation = false
     /// ``NukeCore/ImageDecodingContext/colorConversion``, for `--color`.
     var colorTarget: ImageColorTarget?
+    /// `--color keep`: the colour as stored even where the output cannot hold it.
+    var keepsStoredColor = false
     /// The page of a multi-page file (0-based), for `--page`.
     var page: Int?
     /// What runs on the decoded image (`--resize`, `--crop`, `--blur`…): the first one planned into
@@ -94,7 +96,7 @@ struct Conversion: Sendable {
         // box for the stored pixels itself; keeping the stored pixels, for EXIF orientations 5–8
         // they are turned a quarter, so fit them into the box turned the same way.
         context.appliesOrientation = appliesOrientation
-        context.colorConversion = colorTarget
+        context.colorConversion = colorTarget ?? (keepsStoredColor ? nil : Self.colorTheOutputNeeds(data, format: format))
         if let page { context.userInfo[ImageDecodingContext.tiffPageOption] = page }
         let box = maxSize.map { size in
             !appliesOrientation && ImageHeader(data)?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
@@ -125,7 +127,7 @@ struct Conversion: Sendable {
             // The frames come from the animation, not the output stage: its steps, here.
             var frames = ImageContainer(image: image, type: container.type, userInfo: container.userInfo)
             if appliesOrientation { frames.applyOrientation() }
-            if let colorTarget, let manager = ImageColorManagement.current { try manager.convert(&frames, to: colorTarget) }
+            if let target = context.colorConversion, let manager = ImageColorManagement.current { try manager.convert(&frames, to: target) }
             image = frames.image
         }
         if let maxSize = box, image.width > 0, image.height > 0 {
@@ -141,6 +143,18 @@ struct Conversion: Sendable {
             }
         }
         return Decoded(image: image)
+    }
+
+    /// With no `--color`: sRGB, through the colour manager, for a source whose colour the output
+    /// cannot hold — CMYK (a 4-component JPEG or TIFF without alpha: no encoder here writes CMYK,
+    /// and a naive CMYK → RGB formula is far from what the file's profile says), or anything
+    /// bound for GIF (which carries no ICC profile). `nil`: the colour as stored, its profile kept.
+    static func colorTheOutputNeeds(_ data: Data, format: OutputFormat) -> ImageColorTarget? {
+        guard case .encoded(let output) = format, ImageColorManagement.current != nil else { return nil }
+        if output == .gif { return .sRGB }
+        guard let header = ImageHeader(data), header.componentCount == 4, header.hasAlpha != true,
+              header.type == .jpeg || header.type == .tiff else { return nil }
+        return .sRGB
     }
 
     /// The decoded container through ``processors``: an animation for an output that holds one
@@ -160,8 +174,8 @@ struct Conversion: Sendable {
         // Steps the output stage took on the container's image, for frames drawn from the animation.
         let orientation = container.userInfo[.appliedOrientationKey] as? ImageOrientation ?? .up
         var frameSteps: [any ImageProcessing] = []
-        if let colorTarget, ImageColorManagement.current != nil {
-            frameSteps.append(ImageProcessors.ColorConversion(to: colorTarget))
+        if let target = context.colorConversion, ImageColorManagement.current != nil {
+            frameSteps.append(ImageProcessors.ColorConversion(to: target))
         }
         if let animation = container.animation {
             if let frame {

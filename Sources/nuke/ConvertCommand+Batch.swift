@@ -25,6 +25,7 @@ extension ConvertCommand {
         batch.prefersFastScaling = fastScaling
         batch.appliesOrientation = appliesOrientation(for: format)
         batch.colorTarget = try colorTarget()
+        batch.keepsStoredColor = color?.lowercased() == "keep"
         batch.page = page.map { $0 - 1 }
         batch.processors = processing.processors
         batch.frame = processing.frame

@@ -56,7 +56,7 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "apply: turn the pixels upright as the EXIF orientation says (as vipsthumbnail does); keep: the stored pixels, with the orientation in the output's metadata. Default: apply, except for pam and ppm (the decoded pixels as stored).")
     var orientation: OrientationChoice?
 
-    @Option(help: "srgb: convert the pixels to sRGB with Little CMS from the file's ICC profile, nclx or CMYK (as vipsthumbnail and sharp do); keep: the file's colours and profile; or the path of an RGB ICC profile to convert to. Default: srgb with --max-size or --resize (a thumbnail), otherwise keep.")
+    @Option(help: "srgb: convert the pixels to sRGB with Little CMS from the file's ICC profile, nclx or CMYK (as vipsthumbnail and sharp do); keep: the file's colours and profile; or the path of an RGB ICC profile to convert to. Default: srgb with --max-size or --resize (a thumbnail) and where the output cannot hold the colour (CMYK; anything to GIF), otherwise keep.")
     var color: String?
 
     @Option(help: "Metadata written: all (EXIF, XMP, ICC), display (only what shows the image correctly: the ICC profile, and the orientation when the pixels are not upright; no camera data, GPS, serial numbers or XMP), none. Default: display with --max-size or --resize (a thumbnail), otherwise all.")
@@ -162,6 +162,7 @@ struct ConvertCommand: AsyncParsableCommand {
         conversion.prefersFastScaling = fastScaling
         conversion.appliesOrientation = appliesOrientation(for: format)
         conversion.colorTarget = try colorTarget()
+        conversion.keepsStoredColor = color?.lowercased() == "keep"
         conversion.processors = processing.processors
         conversion.frame = processing.frame
         if let page {

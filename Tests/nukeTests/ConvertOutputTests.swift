@@ -33,6 +33,18 @@ import Testing
         }
     }
 
+    /// Issue 42: a CMYK JPEG converted to PNG with no `--color` goes through its profile to sRGB
+    /// (lcms2's transicc within a level, Fixtures/color), not through the naive formula (a mean
+    /// error of 16 levels); `--color keep` still asks for the stored colour.
+    @Test func cmykIsColourManagedWhenTheOutputCannotHoldIt() throws {
+        let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/color/cmyk-ps-srgb.pam")))
+        let (_, managed) = try Self.convert("Fixtures/color/cmyk-ps.jpg", "png")
+        let comparison = ImageComparison(managed.bitmap, reference: reference, tolerance: .maxDifference(1))
+        #expect(comparison.isMatch, "\(comparison)")
+        let (_, naive) = try Self.convert("Fixtures/color/cmyk-ps.jpg", "png", "--color", "keep")
+        #expect(!ImageComparison(naive.bitmap, reference: reference, tolerance: .maxDifference(1)).isMatch)
+    }
+
     /// `--page` picks a page of a multi-page TIFF (from 1); a page past the last is an error.
     @Test func pagesOfATIFF() throws {
         let (_, second) = try Self.convert("Fixtures/tiff/pages-3.tif", "png", "--page", "2")
