@@ -107,7 +107,9 @@ def raw_tiff(name, samples, bits, photometric, extra=None, colormap=None, big_en
     order = ">" if big_endian else "<"
     rows = []
     for y in range(h):
-        if bits >= 8:
+        if samples.dtype.kind == "f":
+            rows.append(samples[y].astype(order + "f4").tobytes())
+        elif bits >= 8:
             rows.append(samples[y].astype(order + ("u2" if bits == 16 else "u1")).tobytes())
         else:
             values = samples[y].reshape(-1)
@@ -125,6 +127,8 @@ def raw_tiff(name, samples, bits, photometric, extra=None, colormap=None, big_en
         tags.append((320, 3, colormap))
     if extra is not None:
         tags.append((338, 3, extra))
+    if samples.dtype.kind == "f":
+        tags.append((339, 3, [3] * s))   # SampleFormat: IEEE floating point
     tags = sorted(tags + list(more_tags))
     # Layout: header, strips, then out-of-line tag values, then the directory.
     data = bytearray(8)
@@ -243,6 +247,21 @@ add("ycbcr-raw.tif", "make-tiff-fixtures.py writer: uncompressed YCbCr, no subsa
 raw_tiff("private-tag.tif", RGB, 8, 2, tags=[(65000, 3, [7])])
 add("private-tag.tif", "make-tiff-fixtures.py writer: 8-bit RGB with a private tag (65000) libtiff does not know", RGB,
     notes="libtiff warns while reading the directory: reported, not refused by a strict decode")
+# 32-bit floating-point samples (SampleFormat 3), nominally 0 to 1: read as 16-bit samples,
+# values outside 0…1 clamped (as libvips shows them). Some samples are out of range on purpose.
+# Reference: the written floats clamped and scaled to 16 bits here (round(f × 65535)).
+def float_reference(floats):
+    return np.rint(np.clip(floats, 0, 1) * 65535).astype(np.uint16)
+rgb_float = (RGB.astype(np.float32) / 255) * np.float32(1.25) - np.float32(0.1)
+raw_tiff("rgb-float32.tif", rgb_float, 32, 2)
+add("rgb-float32.tif", "make-tiff-fixtures.py writer: 32-bit floating-point RGB, some samples below 0 and above 1",
+    to8(float_reference(rgb_float)), reference16=float_reference(rgb_float), tolerance=1,
+    notes="reference: the written floats clamped to 0-1 and scaled to 16 bits")
+gray_float = GRAY[..., None].astype(np.float32) / 255
+raw_tiff("gray-float32.tif", gray_float, 32, 1, big_endian=True)
+add("gray-float32.tif", "make-tiff-fixtures.py writer: 32-bit floating-point gray, big-endian",
+    to8(float_reference(gray_float))[..., 0], reference16=float_reference(gray_float)[..., 0], tolerance=1,
+    notes="reference: the written floats scaled to 16 bits")
 raw_tiff("gray-alpha.tif", np.dstack([GRAY, ALPHA]), 8, 1, extra=[2])
 add("gray-alpha.tif", "make-tiff-fixtures.py writer: 8-bit gray and unassociated alpha", np.dstack([GRAY, ALPHA]))
 

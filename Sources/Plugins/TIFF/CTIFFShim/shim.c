@@ -263,13 +263,17 @@ static nuke_status describe(nuketiff_decoder *decoder, nuketiff_info *info) {
 
     int bits = info->bits_per_sample;
     int uint_samples = info->sample_format == SAMPLEFORMAT_UINT || info->sample_format == SAMPLEFORMAT_VOID;
+    // 32-bit floating-point samples (nominally 0 to 1, as libvips reads them): gray or RGB, to 16 bits.
+    int float_samples = info->sample_format == SAMPLEFORMAT_IEEEFP && bits == 32;
     int jpeg_ycbcr = photometric == PHOTOMETRIC_YCBCR && info->compression == COMPRESSION_JPEG;
     if (jpeg_ycbcr) {
         // libtiff's JPEG codec converts YCbCr to RGB itself: the samples read are then RGB.
         TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
     }
     int direct = 0;
-    if (uint_samples && info->samples_per_pixel >= color_channels) {
+    if (float_samples && info->samples_per_pixel >= color_channels) {
+        direct = photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE || photometric == PHOTOMETRIC_RGB;
+    } else if (uint_samples && info->samples_per_pixel >= color_channels) {
         switch (photometric) {
         case PHOTOMETRIC_MINISBLACK:
         case PHOTOMETRIC_MINISWHITE: direct = bits == 1 || bits == 2 || bits == 4 || bits == 8 || bits == 16; break;
@@ -299,7 +303,7 @@ static nuke_status describe(nuketiff_decoder *decoder, nuketiff_info *info) {
     info->cmyk = photometric == PHOTOMETRIC_SEPARATED;
     int gray = photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE;
     info->channels = (gray ? 1 : 3) + (info->alpha != 0 ? 1 : 0);
-    info->wide_available = direct && bits == 16 && !info->cmyk;
+    info->wide_available = direct && (bits == 16 || float_samples) && !info->cmyk;
 
     if (photometric == PHOTOMETRIC_PALETTE && direct) {
         uint16_t *red = NULL, *green = NULL, *blue = NULL;
@@ -394,10 +398,30 @@ static inline uint32_t pixel_sample(const uint8_t *const *planes, int planar, ui
     return planar ? sample_at(planes[s], x, bits) : sample_at(planes[0], x * spp + s, bits);
 }
 
-/// Converts one row of samples into `out` (the output format).
+/// Floating-point samples, in place, to 16-bit ones: clamped to 0…1 (NaN as 0), rounded. Each
+/// 2-byte result lands at or before the 4-byte sample it comes from.
+static void floats_to_16(uint8_t *row, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        float value;
+        memcpy(&value, row + 4 * i, 4);
+        if (!(value > 0.0f)) value = 0.0f;
+        if (value > 1.0f) value = 1.0f;
+        uint16_t sample = (uint16_t)(value * 65535.0f + 0.5f);
+        memcpy(row + 2 * i, &sample, 2);
+    }
+}
+
+/// Converts one row of samples into `out` (the output format). Floating-point samples are
+/// turned into 16-bit ones in their buffers first (`planes` are the converter's own band rows).
 static void convert_row(const row_converter *c, const uint8_t *const *planes, uint8_t *out) {
     const nuketiff_info *info = c->info;
-    const int bits = info->bits_per_sample;
+    int bits = info->bits_per_sample;
+    if (info->sample_format == SAMPLEFORMAT_IEEEFP && bits == 32) {
+        const int separate = info->planar_config == PLANARCONFIG_SEPARATE && info->samples_per_pixel > 1;
+        const size_t count = separate ? info->width : (size_t)info->width * info->samples_per_pixel;
+        for (uint32_t p = 0; p < (separate ? info->samples_per_pixel : 1u); p++) floats_to_16((uint8_t *)planes[p], count);
+        bits = 16;
+    }
     const uint32_t spp = info->samples_per_pixel;
     const int planar = info->planar_config == PLANARCONFIG_SEPARATE && spp > 1;
     const uint32_t width = info->width;
