@@ -49,7 +49,7 @@ extension ImageDecoders {
     /// (twice the final size, or the final size with `prefersFastScaling`), then the core's
     /// resampler. No progressive decoding: libheif needs the whole file.
     ///
-    /// libheif 1.15.1 crashes on some hostile files (DESIGN.md): decode untrusted files through
+    /// libheif 1.15.1 crashes on some hostile files (Docs/Isolation.md): decode untrusted files through
     /// NukeIsolation, which isolates HEIF by default.
     ///
     /// The corresponding libheif functions are `heif_context_read_from_memory_without_copy` and
