@@ -96,10 +96,12 @@ struct Conversion: Sendable {
         // box for the stored pixels itself; keeping the stored pixels, for EXIF orientations 5–8
         // they are turned a quarter, so fit them into the box turned the same way.
         context.appliesOrientation = appliesOrientation
-        context.colorConversion = colorTarget ?? (keepsStoredColor ? nil : Self.colorTheOutputNeeds(data, format: format))
+        // The header, read once, for the colour and the box.
+        let header = ImageHeader(data)
+        context.colorConversion = colorTarget ?? (keepsStoredColor ? nil : Self.colorTheOutputNeeds(header, format: format))
         if let page { context.userInfo[ImageDecodingContext.tiffPageOption] = page }
         let box = maxSize.map { size in
-            !appliesOrientation && ImageHeader(data)?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
+            !appliesOrientation && header?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
         }
         if let box {
             context.targetSize = box
@@ -149,10 +151,10 @@ struct Conversion: Sendable {
     /// cannot hold — CMYK (a 4-component JPEG or TIFF without alpha: no encoder here writes CMYK,
     /// and a naive CMYK → RGB formula is far from what the file's profile says), or anything
     /// bound for GIF (which carries no ICC profile). `nil`: the colour as stored, its profile kept.
-    static func colorTheOutputNeeds(_ data: Data, format: OutputFormat) -> ImageColorTarget? {
+    static func colorTheOutputNeeds(_ header: ImageHeader?, format: OutputFormat) -> ImageColorTarget? {
         guard case .encoded(let output) = format, ImageColorManagement.current != nil else { return nil }
         if output == .gif { return .sRGB }
-        guard let header = ImageHeader(data), header.componentCount == 4, header.hasAlpha != true,
+        guard let header, header.componentCount == 4, header.hasAlpha != true,
               header.type == .jpeg || header.type == .tiff else { return nil }
         return .sRGB
     }

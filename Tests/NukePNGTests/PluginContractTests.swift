@@ -78,28 +78,9 @@ import Testing
         let noise = (0..<(1024 * 1024 * 4)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let bitmap = Bitmap(width: 1024, height: 1024, pixelFormat: .rgba8, bytes: noise)
         var data = try ImageEncoders.PNG().encode(Image(bitmap: bitmap))
-        let idat = Data("IDAT".utf8)
-        let first = try #require(data.range(of: idat))
-        let second = try #require(data.range(of: idat, in: first.upperBound..<data.endIndex))
-        let crcOffset = second.upperBound + 8192   // libpng writes 8 KiB IDAT chunks: the CRC after its data
-        data[crcOffset] ^= 0xFF
-        let session = ImageDecodingSession(configuration: .init(registry: ImageDecoderRegistry(codecs: [.png])))
-        let events = Task { () -> ImageDecodingSession.Event? in
-            var last: ImageDecodingSession.Event?
-            for await event in session.events { last = event }
-            return last
-        }
-        // Append 4 KiB at a time, as a download would, and stop when the session has ended.
-        var offset = 0
-        while offset < data.count, !session.isEnded {
-            let end = min(offset + 4096, data.count)
-            session.append(data[offset..<end])
-            offset = end
-            await session.waitUntilProcessed()
-        }
-        let failedAt = offset
-        if !session.isEnded { session.finish() }
-        let last = await events.value
+        // libpng writes 8 KiB IDAT chunks: the CRC after its data.
+        try Self.corruptSecondIDAT(&data, at: 8192)
+        let (last, failedAt) = await Self.lastEvent(feeding: data, to: ImageDecodingSession(configuration: .init(registry: ImageDecoderRegistry(codecs: [.png]))))
         guard case .failure(let error)? = last else {
             Issue.record("expected a failure, got \(String(describing: last))")
             return
@@ -115,36 +96,47 @@ import Testing
         // Uncompressed, so that the 256 KB of pixels span many 8 KB IDAT chunks.
         var data = try ImageEncoders.PNG(options: ImageEncodingOptions(compressionLevel: 0))
             .encode(Image(bitmap: PNGTestImages.gradient(width: 256, height: 256, format: .rgba8)))
-        let idat = Data("IDAT".utf8)
-        let first = try #require(data.range(of: idat))
-        let second = try #require(data.range(of: idat, in: first.upperBound..<data.endIndex))
-        data[second.upperBound + 100] ^= 0xFF
+        try Self.corruptSecondIDAT(&data, at: 100)
         let registry = ImageDecoderRegistry(codecs: [.png])
         registry.register(priority: -1, name: "catch-all") { _ in CatchAll() }
         let oneShot = try #require(throws: ImageCodecError.self) { try registry.decode(data) }
         #expect(oneShot.code == .corrupt, "\(oneShot)")
         #expect(oneShot.attempts.count == 1, "\(oneShot.attempts)")
         for progressive in [true, false] {
-            let session = ImageDecodingSession(configuration: .init(registry: registry, isProgressive: progressive))
-            let events = Task { () -> ImageDecodingSession.Event? in
-                var last: ImageDecodingSession.Event?
-                for await event in session.events { last = event }
-                return last
-            }
-            var offset = 0
-            while offset < data.count, !session.isEnded {
-                session.append(data[offset..<min(offset + 4096, data.count)])
-                offset += 4096
-                await session.waitUntilProcessed()
-            }
-            if !session.isEnded { session.finish() }
-            let last = await events.value
+            let (last, _) = await Self.lastEvent(feeding: data, to: ImageDecodingSession(configuration: .init(registry: registry, isProgressive: progressive)))
             guard case .failure(let error)? = last else {
                 Issue.record("progressive \(progressive): expected the PNG decoder's failure, got \(String(describing: last))")
                 continue
             }
             #expect(error.code == .corrupt, "progressive \(progressive): \(error)")
         }
+    }
+
+    /// Flips a byte `offset` bytes into the second IDAT chunk's data (or its CRC).
+    static func corruptSecondIDAT(_ data: inout Data, at offset: Int) throws {
+        let idat = Data("IDAT".utf8)
+        let first = try #require(data.range(of: idat))
+        let second = try #require(data.range(of: idat, in: first.upperBound..<data.endIndex))
+        data[second.upperBound + offset] ^= 0xFF
+    }
+
+    /// Appends `data` 4 KiB at a time, as a download would, until the session ends (then
+    /// finishes it): its last event, and how many bytes it had been given.
+    static func lastEvent(feeding data: Data, to session: ImageDecodingSession) async -> (ImageDecodingSession.Event?, Int) {
+        let events = Task { () -> ImageDecodingSession.Event? in
+            var last: ImageDecodingSession.Event?
+            for await event in session.events { last = event }
+            return last
+        }
+        var offset = 0
+        while offset < data.count, !session.isEnded {
+            let end = min(offset + 4096, data.count)
+            session.append(data[offset..<end])
+            offset = end
+            await session.waitUntilProcessed()
+        }
+        if !session.isEnded { session.finish() }
+        return (await events.value, offset)
     }
 
     @Test func thirdPartyHeaderHookGivesTheSessionItsSize() async throws {
