@@ -28,9 +28,12 @@ public struct PixelAllocator: Sendable {
     /// fresh memory, some 9,000 page faults in 4 KiB pages and 18 in 2 MiB ones (a 12 MP BMP
     /// decodes 1.6 times as fast). Where the kernel has THP disabled the advice is ignored and the
     /// mapping behaves as the heap; fresh anonymous mappings are already zero.
-    public static let heap = PixelAllocator { byteCount, zeroed in
+    public static let heap = PixelAllocator { (byteCount, zeroed) throws(ImageCodecError) in
         if byteCount >= largeBufferThreshold, let storage = PixelStorage.mappedForHugePages(byteCount: byteCount) { return storage }
-        return PixelStorage.allocate(byteCount: byteCount, zeroed: zeroed)
+        guard let storage = PixelStorage.allocateIfPossible(byteCount: byteCount, zeroed: zeroed) else {
+            throw ImageCodecError(.limitExceeded, stage: .decoding, message: "the system has no \(byteCount) bytes for the pixels")
+        }
+        return storage
     }
 
     /// Buffers of this size or more come from their own mapping (``heap``): 8 MiB.
@@ -67,8 +70,8 @@ public struct PixelAllocator: Sendable {
         bytesPerRow: Int? = nil,
         zeroed: Bool = true
     ) throws(ImageCodecError) -> Bitmap {
-        let stride = Self.stride(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow)
-        let storage = try allocate(byteCount: stride * height, zeroed: zeroed)
+        let (stride, count) = try Self.layout(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow)
+        let storage = try allocate(byteCount: count, zeroed: zeroed)
         return Bitmap(width: width, height: height, pixelFormat: pixelFormat, alphaMode: alphaMode, bytesPerRow: stride, storage: storage)
     }
 
@@ -90,17 +93,22 @@ public struct PixelAllocator: Sendable {
         bytesPerRow: Int? = nil,
         initializingWith body: (UnsafeMutableRawBufferPointer) throws(ImageCodecError) -> Void
     ) throws(ImageCodecError) -> Bitmap {
-        let stride = Self.stride(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow)
-        let count = stride * height
+        let (stride, count) = try Self.layout(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow)
         let storage = try allocate(byteCount: count)
         try storage.withUnsafeMutableBytes { (buffer) throws(ImageCodecError) in try body(UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])) }
         return Bitmap(width: width, height: height, pixelFormat: pixelFormat, alphaMode: alphaMode, bytesPerRow: stride, storage: storage)
     }
 
-    private static func stride(width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int?) -> Int {
-        let stride = bytesPerRow ?? width * pixelFormat.bytesPerPixel
+    /// The row stride and the byte count of a bitmap; `.limitExceeded` when they do not fit in an `Int`.
+    private static func layout(width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int?) throws(ImageCodecError) -> (stride: Int, count: Int) {
         precondition(width >= 0 && height >= 0, "negative bitmap size")
-        precondition(stride >= width * pixelFormat.bytesPerPixel, "bytesPerRow shorter than a row")
-        return stride
+        let (row, rowOverflow) = width.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
+        let stride = bytesPerRow ?? row
+        let (count, overflow) = stride.multipliedReportingOverflow(by: height)
+        guard !rowOverflow, !overflow else {
+            throw ImageCodecError(.limitExceeded, stage: .decoding, message: "a \(width)×\(height) bitmap does not fit in memory")
+        }
+        precondition(stride >= row, "bytesPerRow shorter than a row")
+        return (stride, count)
     }
 }

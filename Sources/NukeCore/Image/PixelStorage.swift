@@ -83,6 +83,19 @@ public final class PixelStorage: Sendable {
         return PixelStorage(adopting: pointer, byteCount: byteCount) { $0.baseAddress?.deallocate() }
     }
 
+    /// Memory from the heap as ``allocate(byteCount:zeroed:)`` gives it, or `nil` when the system
+    /// has none to give, where `allocate` would stop the process.
+    static func allocateIfPossible(byteCount: Int, zeroed: Bool) -> PixelStorage? {
+        guard byteCount >= 0 else { return nil }
+        #if canImport(Glibc)
+        // malloc's own alignment is `alignment` (16): it answers `nil` instead of trapping.
+        guard let pointer = zeroed ? calloc(max(byteCount, 1), 1) : malloc(max(byteCount, 1)) else { return nil }
+        return PixelStorage(adopting: pointer, byteCount: byteCount) { free($0.baseAddress) }
+        #else
+        return allocate(byteCount: byteCount, zeroed: zeroed)
+        #endif
+    }
+
     /// Zeroed memory of its own mapping, marked for transparent huge pages; `nil` where that is
     /// not available (not Linux, or `mmap` failed), for the caller to use the heap instead.
     static func mappedForHugePages(byteCount: Int) -> PixelStorage? {
