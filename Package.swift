@@ -90,8 +90,9 @@ let package = Package(
         // animation compositor, a buffer pool.
         .target(name: "NukePixels", dependencies: ["NukeCore"], path: "Sources/NukePixels", swiftSettings: swiftSettings),
         // What every codec plugin shares (Docs/WritingACodecPlugin.md): the Swift side of the C
-        // shim convention, the Nuke-style decoder, whole-input decoding.
-        .target(name: "NukePluginKit", dependencies: ["NukeCore", "CNukeShim"], path: "Sources/NukePluginKit", swiftSettings: swiftSettings),
+        // shim convention, the Nuke-style decoder, whole-input decoding, and the decode driver that
+        // gives every plugin limits, cancellation and decode to size.
+        .target(name: "NukePluginKit", dependencies: ["NukeCore", "NukePixels", "CNukeShim"], path: "Sources/NukePluginKit", swiftSettings: swiftSettings),
         .testTarget(name: "NukePluginKitTests", dependencies: ["NukePluginKit", "NukeCore", "CNukeShim"], path: "Tests/NukePluginKitTests", swiftSettings: swiftSettings),
         // Progressive decoding of a download: events as bytes arrive, off the caller's thread.
         .target(name: "NukeSession", dependencies: ["NukeCore"], path: "Sources/NukeSession", swiftSettings: swiftSettings),

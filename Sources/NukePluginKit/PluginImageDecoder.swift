@@ -26,12 +26,18 @@ public protocol ImageDecoderPlugin: Sendable {
     /// `init?(partiallyDownloadedData:context:)`): `false` for a library that needs the whole
     /// file, whose previews could only be `nil`. The default: `true`.
     static var decodesPartialData: Bool { get }
+
+    /// The codec the errors of the core's checks name (`"libjpeg-turbo 3.0"`), as the plugin's
+    /// own errors do. The default: `nil`.
+    static var codecName: String? { get }
 }
 
 extension ImageDecoderPlugin {
     public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult { .unavailable }
 
     public static var decodesPartialData: Bool { true }
+
+    public static var codecName: String? { nil }
 }
 
 /// The Nuke-style decoder of a plugin: Nuke's `ImageDecoding` over the plugin's incremental
@@ -53,7 +59,7 @@ public final class PluginImageDecoder<Plugin: ImageDecoderPlugin>: ImageDecoderR
     @inlinable
     public init(context: ImageDecodingContext) {
         self.context = context
-        adapter = IncrementalDecoderAdapter { Plugin.makeIncrementalDecoder(context: context) }
+        adapter = IncrementalDecoderAdapter { Plugin.drivenDecoder(context: context, gatesHeader: true) }
     }
 
     /// Creates a decoder with default options.
@@ -109,7 +115,7 @@ extension ImageCodec {
         self.init(
             info: info,
             makeIncrementalDecoder: { context in
-                Plugin.accepts(context.data, context: context) ? Plugin.makeIncrementalDecoder(context: context) : nil
+                Plugin.accepts(context.data, context: context) ? Plugin.drivenDecoder(context: context, gatesHeader: false) : nil
             },
             makeDecoder: { context in PluginImageDecoder<Plugin>(data: context.data, context: context) },
             parseHeader: { Plugin.parseHeader($0) },

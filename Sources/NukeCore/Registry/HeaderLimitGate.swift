@@ -21,7 +21,8 @@ extension ImageLimits {
     /// - Throws: ``ImageCodecError`` `.limitExceeded` (or `.corrupt` for an empty size).
     public func check(header: ImageHeader, context: ImageDecodingContext, inputByteCount: Int?) throws(ImageCodecError) {
         let samples = max(1, header.componentCount ?? 1) * ((header.bitDepth ?? 8) > 8 && context.prefersHighBitDepth ? 2 : 1)
-        let frames = max(1, header.frameCount ?? 1)
+        // Pages that are not an animation (a TIFF's) are decoded one at a time.
+        let frames = header.isAnimated ? max(1, header.frameCount ?? 1) : 1
         let scaled = context.targetSize != nil
         try check(width: header.width, height: header.height, bytesPerPixel: scaled ? 0 : samples,
                   frameCount: frames, format: header.type, codec: nil, inputByteCount: scaled ? nil : inputByteCount)
@@ -29,16 +30,16 @@ extension ImageLimits {
 }
 
 /// An incremental decoder that sees no byte until the format's header hook has read the header
-/// and the core has checked it against the decode's limits (``ImageLimits/check(header:context:)``).
+/// and the core has checked it against the decode's limits (``ImageLimits/check(header:context:inputByteCount:)``).
 ///
 /// Bytes wait here (headers are small: a JPEG's frame header may follow 64 KiB of EXIF) until
 /// the hook answers; a hook that still needs more after 1 MiB, or cannot read the header, lets
 /// them through for the decoder to judge.
-struct HeaderLimitGate: IncrementalImageDecoding {
+public struct HeaderLimitGate: IncrementalImageDecoding {
     private var inner: any IncrementalImageDecoding
     private let context: ImageDecodingContext
     private let parse: (Data) -> ImageHeader.ParseResult
-    private let codec: String
+    private let codec: String?
     private var held = Data()
     private var isOpen = false
     private var isFinished = false
@@ -47,14 +48,20 @@ struct HeaderLimitGate: IncrementalImageDecoding {
     /// How many bytes wait at most for a hook that keeps asking for more.
     static let patience = 1 << 20
 
-    init(_ inner: any IncrementalImageDecoding, context: ImageDecodingContext, codec: String, parse: @escaping (Data) -> ImageHeader.ParseResult) {
+    /// - Parameters:
+    ///   - inner: The decoder the bytes go to once the header is within the limits.
+    ///   - context: The decode, whose limits are checked.
+    ///   - codec: The codec a limit error names.
+    ///   - parse: The format's header hook.
+    public init(_ inner: any IncrementalImageDecoding, context: ImageDecodingContext, codec: String?, parse: @escaping (Data) -> ImageHeader.ParseResult) {
         self.inner = inner
         self.context = context
         self.codec = codec
         self.parse = parse
     }
 
-    mutating func push(_ bytes: Data) {
+    /// Holds the bytes until the header is read and checked, then passes them on.
+    public mutating func push(_ bytes: Data) {
         if isOpen {
             inner.push(bytes)
             return
@@ -63,13 +70,15 @@ struct HeaderLimitGate: IncrementalImageDecoding {
         evaluate()
     }
 
-    mutating func finish() {
+    /// Decides the gate with what arrived, then finishes the decoder behind it.
+    public mutating func finish() {
         isFinished = true
         if !isOpen { evaluate() }
         if failure == nil { inner.finish() }
     }
 
-    mutating func next() throws -> ImageDecodingEvent {
+    /// The limit error, `needsMoreData` while the gate is shut, else the decoder's event.
+    public mutating func next() throws -> ImageDecodingEvent {
         if let failure { throw failure }
         guard isOpen else {
             // Only before the end: `finish()` opens the gate or fails it.
@@ -78,11 +87,13 @@ struct HeaderLimitGate: IncrementalImageDecoding {
         return try inner.next()
     }
 
-    mutating func setWantsPreviews(_ wantsPreviews: Bool) {
+    /// Passed to the decoder behind the gate.
+    public mutating func setWantsPreviews(_ wantsPreviews: Bool) {
         inner.setWantsPreviews(wantsPreviews)
     }
 
-    mutating func setRowSink(_ sink: any ImageRowSink) -> Bool {
+    /// Passed to the decoder behind the gate.
+    public mutating func setRowSink(_ sink: any ImageRowSink) -> Bool {
         inner.setRowSink(sink)
     }
 
@@ -93,7 +104,7 @@ struct HeaderLimitGate: IncrementalImageDecoding {
                 try context.limits.check(header: header, context: context, inputByteCount: isFinished ? held.count : nil)
             } catch {
                 var error = error
-                error.codec = codec
+                if let codec { error.codec = codec }
                 failure = error
                 return
             }

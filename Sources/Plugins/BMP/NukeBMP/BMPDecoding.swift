@@ -38,11 +38,8 @@ struct BMPDecoding {
             .bmpCompressionKey: header.compression.rawValue,
         ]
         if let warnings { userInfo[.warningsKey] = warnings }
-        // Opaque rows were streamed into the plan's resampler; the rest is resized here.
-        if let plan = context.scalePlan(for: ImageSize(width: header.width, height: header.height)) {
-            bitmap = plan.finish(bitmap)
-            userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
-        }
+        // Opaque rows were streamed into the plan's resampler; the core's driver resizes the rest.
+        userInfo[.originalSizeKey] = ImageSize(width: header.width, height: header.height)
         if context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
         let image = Image(bitmap: bitmap, colorInfo: ColorInfo(iccProfile: icc))
         return ImageContainer(image: image, type: .bmp, isPreview: false, userInfo: userInfo)

@@ -14,6 +14,9 @@ import NukePluginKit
 /// .target(name: "App", dependencies: [.product(name: "NukeBMP", package: "NukeCodecs")])
 /// ```
 public enum BMPPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { BMPLibrary.codecName }
+
     /// Whether the data starts with `BM`.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         data.count >= 2 && data[data.startIndex] == UInt8(ascii: "B") && data[data.startIndex + 1] == UInt8(ascii: "M")

@@ -8,6 +8,9 @@ import NukePluginKit
 
 /// NukeGIF's decoder plugin: the GIF signature, the incremental decoder and the header hook.
 public enum GIFPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { GIFLibrary.codecName }
+
     /// Whether the data starts with `GIF87a` or `GIF89a`.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         hasSignature(data)

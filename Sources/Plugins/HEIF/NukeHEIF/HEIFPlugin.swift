@@ -8,6 +8,9 @@ import NukePluginKit
 
 /// NukeHEIF's decoder plugin: HEIC, HEIF and AVIF files, decoded whole by libheif.
 public enum HEIFPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { HEIFLibrary.codecName }
+
     /// Whether the `ftyp` box names a HEIC, HEIF or AVIF brand.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         guard let type = ImageType(data) else { return false }

@@ -47,10 +47,8 @@ struct ICODecoding {
             image = Image(bitmap: bitmap)
         }
         var bitmap = image.bitmap
-        if let plan = context.scalePlan(for: ImageSize(width: bitmap.width, height: bitmap.height)) {
-            bitmap = plan.finish(bitmap)
-            userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
-        }
+        // The entry chosen for the target is the original the core's driver resizes.
+        if context.targetSize != nil { userInfo[.originalSizeKey] = ImageSize(width: bitmap.width, height: bitmap.height) }
         if context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
         return ImageContainer(image: Image(bitmap: bitmap, colorInfo: image.colorInfo), type: type, isPreview: false, userInfo: userInfo)
     }

@@ -63,7 +63,7 @@ struct ICODirectory {
                               hotspot: CursorHotspot(x: type == .cur ? field1 : 0, y: type == .cur ? field2 : 0),
                               offset: offset, size: size, isPNG: false)
             // What the entry's own header says, when it is here.
-            if offset + 24 <= b.count, (0..<8).allSatisfy({ b[offset + $0] == pngSignature[$0] }) {
+            if offset + 8 <= b.count, (0..<8).allSatisfy({ b[offset + $0] == pngSignature[$0] }) {
                 entry.isPNG = true
                 entry.bitCount = 32
                 if offset + 24 <= b.count {

@@ -18,6 +18,9 @@ import NukePluginKit
 /// ])
 /// ```
 public enum ICOPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { ICOLibrary.codecName }
+
     /// Whether the data starts with an ICO or CUR directory header.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         let type = ImageType(data.prefix(16))

@@ -8,6 +8,9 @@ import NukePluginKit
 
 /// NukeJPEG's decoder plugin: the JPEG signature, the incremental decoder and the header hook.
 public enum JPEGPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { JPEGLibrary.codecName }
+
     /// Whether the data starts with a JPEG signature (or the caller declared JPEG).
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         context.type == .jpeg || data.starts(with: [0xFF, 0xD8, 0xFF])

@@ -8,6 +8,9 @@ import NukePluginKit
 
 /// NukeJXL's decoder plugin: the JPEG XL signatures, the incremental decoder and the header hook.
 public enum JXLPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { JXLLibrary.codecName }
+
     /// Whether the data starts like a bare codestream (`FF 0A`) or the JPEG XL container
     /// (`00 00 00 0C 4A 58 4C 20 0D 0A 87 0A`).
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {

@@ -8,19 +8,14 @@ import NukePixels
 import NukePluginKit
 
 /// Decodes a complete PAM, PPM or PGM file: the header, the limits, then the samples straight
-/// into the request's pixel memory (16-bit samples from big-endian).
+/// into the request's pixel memory (16-bit samples from big-endian); the core's driver resizes.
 struct NetpbmDecoding {
     let context: ImageDecodingContext
 
     func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
         var bitmap = try bitmap(data)
-        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false]
-        if let plan = context.scalePlan(for: ImageSize(width: bitmap.width, height: bitmap.height)) {
-            bitmap = plan.finish(bitmap)
-            userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
-        }
         if context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
-        return ImageContainer(image: Image(bitmap: bitmap), type: .netpbm, isPreview: false, userInfo: userInfo)
+        return ImageContainer(image: Image(bitmap: bitmap), type: .netpbm, isPreview: false, userInfo: [.isProgressiveKey: false])
     }
 
     func bitmap(_ data: Data) throws(ImageCodecError) -> Bitmap {

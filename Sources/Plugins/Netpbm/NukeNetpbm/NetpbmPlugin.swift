@@ -15,6 +15,9 @@ extension ImageType {
 /// NukeNetpbm's decoder plugin: PAM, PPM and PGM files, the format of the reference decodes the
 /// conformance kit compares with and of `nuke convert`'s raw output.
 public enum NetpbmPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { NetpbmLibrary.codecName }
+
     /// Whether the data starts with `P5`, `P6` or `P7` and white space.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         hasSignature(data)

@@ -8,6 +8,9 @@ import NukePluginKit
 
 /// NukePNG's decoder plugin: the PNG signature, the incremental decoder and the header hook.
 public enum PNGPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { PNGLibrary.codecName }
+
     /// Whether the data starts with the PNG signature.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         hasSignature(data)

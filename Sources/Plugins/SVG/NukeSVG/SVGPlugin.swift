@@ -9,6 +9,9 @@ import NukePluginKit
 
 /// NukeSVG's decoder plugin: SVG and SVGZ documents, rendered whole by librsvg.
 public enum SVGPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { SVGLibrary.codecName }
+
     /// `ImageDecodingContext.userInfo[dpiKey]`: the resolution (`Double`) for physical units
     /// (`in`, `cm`, `mm`, `pt`, `pc`). Default 96, as CSS.
     public static let dpiKey = "nukecodecs/svg-dpi"

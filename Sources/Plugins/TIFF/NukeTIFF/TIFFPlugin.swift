@@ -8,6 +8,9 @@ import NukePluginKit
 
 /// NukeTIFF's decoder plugin: TIFF and BigTIFF, decoded whole by libtiff.
 public enum TIFFPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { TIFFLibrary.codecName }
+
     /// Whether the data starts with a TIFF or BigTIFF signature, in either byte order.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         ImageType(data) == .tiff

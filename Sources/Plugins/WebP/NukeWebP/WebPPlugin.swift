@@ -8,6 +8,9 @@ import NukePluginKit
 
 /// NukeWebP's decoder plugin: the RIFF/WEBP signature, the incremental decoder and the header hook.
 public enum WebPPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { WebPLibrary.codecName }
+
     /// Whether the data starts with `RIFF`, a size and `WEBP`.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         WebPContainer.hasSignature(data)

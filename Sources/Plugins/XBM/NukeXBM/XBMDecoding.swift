@@ -13,16 +13,11 @@ struct XBMDecoding {
     let context: ImageDecodingContext
 
     func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
-        let (header, decoded) = try bitmap(data)
-        var bitmap = decoded
+        let (header, bitmap) = try bitmap(data)
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false, .xbmIsX10Key: header.isX10]
         if let hotspot = header.hotspot {
             userInfo[.xbmHotspotXKey] = hotspot.x
             userInfo[.xbmHotspotYKey] = hotspot.y
-        }
-        if let plan = context.scalePlan(for: ImageSize(width: bitmap.width, height: bitmap.height)) {
-            bitmap = plan.finish(bitmap)
-            userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
         }
         return ImageContainer(image: Image(bitmap: bitmap), type: .xbm, isPreview: false, userInfo: userInfo)
     }

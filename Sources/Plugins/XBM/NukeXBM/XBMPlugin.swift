@@ -14,6 +14,9 @@ import NukePluginKit
 /// .target(name: "App", dependencies: [.product(name: "NukeXBM", package: "NukeCodecs")])
 /// ```
 public enum XBMPlugin: ImageDecoderPlugin {
+    /// The codec the core's errors name (its limit and cancellation checks).
+    public static var codecName: String? { XBMLibrary.codecName }
+
     /// Whether the data starts as an XBM file (`#define <name>_width`).
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         ImageType(data.prefix(512)) == .xbm

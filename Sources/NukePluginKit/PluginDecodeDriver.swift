@@ -1,0 +1,97 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import NukeCore
+import NukePixels
+
+/// What the core does around every plugin's decoder, on every path — the registry, a session,
+/// NukeIsolation's helper and the plugin's Nuke-style decoder called directly — so that a plugin
+/// writes none of it:
+///
+/// - **limits**: on the direct path, no byte reaches the plugin until its header hook has read
+///   the header and the limits have been checked against it (the registry's gate does the same
+///   on its paths); every image the plugin returns is held to the limits too;
+/// - **cancellation**: checked before the plugin is asked for more and when it returns an image,
+///   which a cancelled decode then does not return;
+/// - **decode to size**: an image larger than the context's target is resampled to the plan's
+///   final size (``NukeCore/ImageScalePlan``: Pillow's `thumbnail` rule), every frame of it, and
+///   reports ``NukeCore/ImageContainer/UserInfoKey/originalSizeKey`` and
+///   ``NukeCore/ImageContainer/UserInfoKey/decodeScaleKey``. A plugin whose codec reduces natively
+///   (JPEG's DCT scaling, libwebp's scaler, a resampler fed row by row) returns what it made, with
+///   the stored size in its header event or in `originalSizeKey`; the driver finishes the rest.
+///
+/// A plugin that takes a row sink (``NukeCore/IncrementalImageDecoding/setRowSink(_:)``) hands
+/// over rows at the final size itself: the driver cannot resample rows it never holds.
+struct PluginDecodeDriver: IncrementalImageDecoding {
+    private var inner: any IncrementalImageDecoding
+    private let context: ImageDecodingContext
+    private let codec: String?
+    /// The stored size, from the plugin's header event, for the plan.
+    private var storedSize: ImageSize?
+
+    /// - Parameters:
+    ///   - inner: The plugin's decoder.
+    ///   - parseHeader: The plugin's header hook, when the driver gates the header itself (the
+    ///     direct path; the registry gates its own).
+    init(_ inner: any IncrementalImageDecoding, context: ImageDecodingContext, codec: String?,
+         parseHeader: ((Data) -> ImageHeader.ParseResult)?) {
+        self.inner = parseHeader.map { HeaderLimitGate(inner, context: context, codec: codec, parse: $0) } ?? inner
+        self.context = context
+        self.codec = codec
+    }
+
+    mutating func push(_ bytes: Data) { inner.push(bytes) }
+    mutating func finish() { inner.finish() }
+    mutating func setWantsPreviews(_ wantsPreviews: Bool) { inner.setWantsPreviews(wantsPreviews) }
+    mutating func setRowSink(_ sink: any ImageRowSink) -> Bool { inner.setRowSink(sink) }
+
+    mutating func next() throws -> ImageDecodingEvent {
+        try checkCancellation()
+        switch try inner.next() {
+        case .header(let header):
+            storedSize = header.size
+            return .header(header)
+        case .preview(let container): return .preview(try finished(container))
+        case .final(let container): return .final(try finished(container))
+        case .needsMoreData: return .needsMoreData
+        }
+    }
+
+    private func checkCancellation() throws(ImageCodecError) {
+        guard context.isCancelled else { return }
+        throw ImageCodecError(.cancelled, stage: .decoding, format: context.type, codec: codec, message: "cancelled")
+    }
+
+    /// The plugin's image, within the limits, at the target size, unless the decode was cancelled.
+    private func finished(_ container: ImageContainer) throws(ImageCodecError) -> ImageContainer {
+        try checkCancellation()
+        var container = container
+        let bitmap = container.image.bitmap
+        // A row-sink decode's final image is empty: its rows went to the sink.
+        guard bitmap.width > 0, bitmap.height > 0 else { return container }
+        try context.limits.check(width: bitmap.width, height: bitmap.height, bytesPerPixel: bitmap.pixelFormat.bytesPerPixel,
+                                 frameCount: container.image.frames.count, format: container.type ?? context.type, codec: codec)
+        let original = (container.userInfo[.originalSizeKey] as? ImageSize) ?? storedSize ?? ImageSize(width: bitmap.width, height: bitmap.height)
+        guard let plan = context.scalePlan(for: original) else { return container }
+        for index in container.image.frames.indices {
+            container.image.frames[index].bitmap = plan.finish(container.image.frames[index].bitmap)
+        }
+        let result = container.image.bitmap
+        container.userInfo.merge(plan.userInfo(for: ImageSize(width: result.width, height: result.height))) { $1 }
+        return container
+    }
+}
+
+extension ImageDecoderPlugin {
+    /// The plugin's decoder for `context`, run by the ``PluginDecodeDriver``.
+    ///
+    /// - Parameter gatesHeader: Whether the driver gates the header itself: on the direct path
+    ///   (the Nuke-style decoder called by the app); the registry gates its own.
+    @usableFromInline
+    static func drivenDecoder(context: ImageDecodingContext, gatesHeader: Bool) -> any IncrementalImageDecoding {
+        let hook: ((Data) -> ImageHeader.ParseResult)? = gatesHeader ? { data in Self.parseHeader(data) } : nil
+        return PluginDecodeDriver(makeIncrementalDecoder(context: context), context: context, codec: codecName, parseHeader: hook)
+    }
+}
