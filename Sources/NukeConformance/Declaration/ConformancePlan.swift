@@ -88,8 +88,9 @@ public struct ConformancePlan: Sendable {
 
     /// The standard cases over the fixtures: sniffing and progressive feeding for every fixture;
     /// reference decode, truncation, corruption, round trip (when the codec encodes) and limits
-    /// and limits and animation (lazy frames against eager ones; still images are skipped) for the
-    /// valid ones; invalid input for the invalid ones; and concurrency once.
+    /// limits, animation (lazy frames against eager ones; still images are skipped), decode to
+    /// size and cancellation for the valid ones; invalid input and final verdicts for the invalid
+    /// ones; and concurrency once.
     public var cases: [ConformanceCase] {
         let all = manifest.fixtures
         let valid = manifest.valid
@@ -105,6 +106,9 @@ public struct ConformancePlan: Sendable {
         }
         cases += valid.map { ConformanceCase(check: .limits, fixture: $0) }
         cases += valid.map { ConformanceCase(check: .animation, fixture: $0) }
+        cases += valid.map { ConformanceCase(check: .decodeToSize, fixture: $0) }
+        cases += valid.map { ConformanceCase(check: .cancellation, fixture: $0, minimumCases: 1) }
+        cases += manifest.invalid.map { ConformanceCase(check: .finalVerdicts, fixture: $0) }
         cases.append(ConformanceCase(check: .concurrency, fixture: nil, minimumCases: 1))
         return cases
     }

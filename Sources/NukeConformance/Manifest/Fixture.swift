@@ -13,7 +13,7 @@ public struct Fixture: Sendable, Hashable, Identifiable, CustomStringConvertible
     public var file: String
     /// Whether a decoder must accept or reject the file.
     public var kind: Kind
-    /// The reference decode (a PAM, PPM or PGM file), 8 bits per sample as the decoder
+    /// The reference decode (a PAM, PPM or PGM file, or a PNG with NukePNG linked), 8 bits per sample as the decoder
     /// produces by default. `nil` for invalid fixtures, or a valid one that only must decode.
     public var reference: String?
     /// A 16-bit reference, compared with a decode that sets
@@ -137,14 +137,23 @@ public struct Fixture: Sendable, Hashable, Identifiable, CustomStringConvertible
 
     /// Reads the reference decode, or returns `nil` when the fixture has none.
     ///
-    /// - Throws: The file system's error, or ``ImageCodecError`` when the file is not Netpbm.
+    /// A reference is a PAM, PPM or PGM file, or any format a linked codec reads as stored (a PNG
+    /// written by Pillow, with NukePNG linked into the tests).
+    ///
+    /// - Throws: The file system's error, or ``ImageCodecError`` when no linked codec reads it.
     public func referenceBitmap() throws -> Bitmap? {
-        try referenceURL.map { try Netpbm.decode(Data(contentsOf: $0)) }
+        try referenceURL.map { try Self.reference(Data(contentsOf: $0)) }
     }
 
     /// Reads the 16-bit reference decode, or returns `nil` when the fixture has none.
     public func reference16Bitmap() throws -> Bitmap? {
-        try reference16URL.map { try Netpbm.decode(Data(contentsOf: $0)) }
+        try reference16URL.map { try Self.reference(Data(contentsOf: $0), highBitDepth: true) }
+    }
+
+    private static func reference(_ data: Data, highBitDepth: Bool = false) throws -> Bitmap {
+        if data.starts(with: [UInt8(ascii: "P")]) { return try Netpbm.decode(data) }
+        let context = ImageDecodingContext(data: data, prefersHighBitDepth: highBitDepth)
+        return try ImageDecoderRegistry.shared.decode(context).image.bitmap
     }
 
     private func resolve(_ name: String) -> URL {

@@ -28,6 +28,14 @@ public enum ConformanceCheck: String, Sendable, Hashable, CaseIterable, CustomSt
     /// Animated fixtures: frames decoded lazily equal the eager array, seeking equals playing in
     /// order, the first frame is the container's image, and the timing is sane.
     case animation
+    /// A target a third of the image's size gives the core's planned size and the original size
+    /// in `userInfo` (codecs that declare `scaledDecode`).
+    case decodeToSize = "decode to size"
+    /// A cancelled token ends the decode in `.cancelled`, in one go and fed in pieces.
+    case cancellation
+    /// A corrupt, truncated or over-the-limit file ends the decode with the codec's error: a
+    /// catch-all decoder registered after it is not tried.
+    case finalVerdicts = "final verdicts"
 
     public var description: String { rawValue }
 }

@@ -102,6 +102,9 @@ public struct ConformanceSuite: Sendable {
         case .concurrency: preconditionFailure("the concurrency check runs its own threads")
         case .robustness: checkRobustness(fixture)
         case .animation: checkAnimation(fixture)
+        case .decodeToSize: checkDecodeToSize(fixture)
+        case .cancellation: checkCancellation(fixture)
+        case .finalVerdicts: checkFinalVerdicts(fixture)
         }
     }
 
@@ -109,8 +112,8 @@ public struct ConformanceSuite: Sendable {
     public func applies(_ check: ConformanceCheck, to fixture: Fixture) -> Bool {
         switch check {
         case .sniffing, .progressive, .concurrency, .robustness: true
-        case .referenceDecode, .truncation, .corruption, .roundTrip, .limits, .animation: fixture.kind == .valid
-        case .invalidInput: fixture.kind == .invalid
+        case .referenceDecode, .truncation, .corruption, .roundTrip, .limits, .animation, .decodeToSize, .cancellation: fixture.kind == .valid
+        case .invalidInput, .finalVerdicts: fixture.kind == .invalid
         }
     }
 }
