@@ -3,7 +3,8 @@
 # one with NukeCore alone (it must not link any codec library) and one with NukeCore and
 # NukeJPEG (JPEG decodes with no registration call, PNG is a clear error, a custom decoder
 # registered at startup wins), and one that links NukeHEIF with NukeIsolation and decodes HEIC
-# in sandboxed helpers (itself in helper mode); then the thumbnail service, met by a hostile client
+# in sandboxed helpers (itself in helper mode); then Examples/QOIPlugin, a third party's plugin
+# with the conformance kit's tests; then the thumbnail service, met by a hostile client
 # (Examples/ThumbnailService/edges.py: slow headers and bodies, oversized uploads, bad parameters,
 # connection floods, a helper killed mid-decode, log lines), its own Swift Testing suite (signed
 # URLs, SSRF refusals, negotiation, 304, drain, metrics; on loopback only), and its deployment
@@ -34,6 +35,9 @@ echo "integration: building IsolatedApp (NukeCore + NukeJPEG + NukeHEIF + NukeIs
 swift build --package-path "$work/IsolatedApp" -q
 isolated_bin="$(swift build --package-path "$work/IsolatedApp" --show-bin-path)/IsolatedApp"
 "$isolated_bin" "$root/Fixtures/heif/photo.heic" "$root/Fixtures/jpeg/baseline-420.jpg"
+
+echo "integration: testing Examples/QOIPlugin (a third party's plugin: the conformance kit, and what the core gives it)"
+swift test --package-path "$root/Examples/QOIPlugin" -q
 
 echo "integration: building Examples/ThumbnailService and meeting its edges as a hostile client"
 swift build --package-path "$root/Examples/ThumbnailService" -q
