@@ -180,4 +180,22 @@ struct PixelStorageTests {
         #expect(counter.value == 1)
         #expect(bitmap.storage.byteCount == 25)
     }
+
+    /// A bitmap whose bytes overflow an `Int` is refused before any allocation.
+    @Test func anOverflowingSizeIsALimitError() {
+        let error = #expect(throws: ImageCodecError.self) {
+            try PixelAllocator.heap.makeBitmap(width: Int.max / 2, height: 3, pixelFormat: .rgba8)
+        }
+        #expect(error?.code == .limitExceeded)
+    }
+
+    /// More memory than the system has is `.limitExceeded`, where `UnsafeMutableRawPointer.allocate`
+    /// would stop the process. (Not under AddressSanitizer, whose malloc aborts on such a request.)
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil))
+    func memoryTheSystemLacksIsALimitError() {
+        let error = #expect(throws: ImageCodecError.self) {
+            try PixelAllocator.heap.makeBitmap(width: 1 << 24, height: 1 << 24, pixelFormat: .rgba8)   // 1 PiB
+        }
+        #expect(error?.code == .limitExceeded)
+    }
 }
