@@ -201,10 +201,7 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
         if bitmap.alphaMode == .straight, context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
         var userInfo = metadataUserInfo(info)
         userInfo[.isProgressiveKey] = passes > 0
-        if let plan = context.scalePlan(for: ImageSize(width: Int(info.width), height: Int(info.height))) {
-            bitmap = plan.finish(bitmap)
-            userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
-        }
+        // At full size: the core's driver resamples it to the target.
         let container = ImageContainer(image: makeImage(bitmap), type: .jxl, isPreview: false, userInfo: userInfo)
         result = container
         return container

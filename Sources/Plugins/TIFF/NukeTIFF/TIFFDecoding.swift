@@ -82,9 +82,8 @@ struct TIFFDecoding {
         }
 
         // Decode to size as the core plans it: rows stream into the resampler a band at a time.
-        let plan = context.scalePlan(for: size)
         var bitmap: Bitmap
-        if let target = plan?.finalSize, target != size, target.width <= size.width, target.height <= size.height {
+        if let target = context.scalePlan(for: size)?.finalSize, target != size, target.width <= size.width, target.height <= size.height {
             let resampler = ImageResampler(
                 sourceWidth: size.width, sourceHeight: size.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
                 targetWidth: target.width, targetHeight: target.height
@@ -97,14 +96,14 @@ struct TIFFDecoding {
                 try handle.decode(channels: channels, wide: wide, into: buffer, stride: size.width * pixelFormat.bytesPerPixel,
                                   cmyk: cmyk, context: context)
             }
-            if let plan { bitmap = plan.finish(bitmap) }
         }
         try TIFFLibrary.checkCancellation(context)
         let warnings = handle.warnings
         try context.checkWarnings(warnings, format: .tiff, codec: TIFFLibrary.codecName)
         if let warnings { userInfo[.warningsKey] = warnings }
         if let directoryWarnings = handle.directoryWarnings { userInfo[.tiffDirectoryWarningsKey] = directoryWarnings }
-        if let plan { userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 } }
+        // Rows streamed into the resampler reached the final size; the core's driver resamples the rest.
+        if bitmap.width != size.width || bitmap.height != size.height { userInfo[.originalSizeKey] = size }
         if alphaMode == .premultiplied, !context.prefersPremultipliedAlpha {
             bitmap = bitmap.unpremultiplied()
         } else if alphaMode == .straight, context.prefersPremultipliedAlpha {

@@ -206,13 +206,10 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
     }
 
     private func finalStill(_ decoded: WebPStillDecoding.Result, canvas: Canvas) throws(ImageCodecError) -> ImageContainer {
-        var bitmap = decoded.bitmap
+        let bitmap = decoded.bitmap
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false]
-        // The core's plan finishes what libwebp's scaler left (or the whole reduction).
-        if let plan = context.scalePlan(for: canvas.size) {
-            bitmap = plan.finish(bitmap)
-            userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
-        }
+        // The core's driver finishes what libwebp's scaler left (or the whole reduction) from the stored size.
+        if bitmap.width != canvas.size.width || bitmap.height != canvas.size.height { userInfo[.originalSizeKey] = canvas.size }
         let image = makeImage(bitmap)
         let container = ImageContainer(image: image, type: .webp, isPreview: false, userInfo: userInfo)
         result = container
