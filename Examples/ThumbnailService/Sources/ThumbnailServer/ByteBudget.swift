@@ -7,47 +7,34 @@ import Synchronization
 /// of connections.
 final class ByteBudget: Sendable {
     let limit: Int
-    private struct State {
-        var reserved = 0
-        /// Bytes reserved since the heap was last trimmed.
-        var churn = 0
-    }
-    private let state = Mutex(State())
-    /// Called (outside the lock) when the last reservation of a burst is returned: the heap
-    /// gives freed blocks back to the kernel.
-    private let onIdle: @Sendable () -> Void
-    /// A burst smaller than this is not worth a trim.
-    private let trimAfter: Int
+    private let state = Mutex(0)
+    /// Trims the heap when this budget and every other it shares the trimmer with are idle.
+    let trimmer: HeapTrimmer
 
-    init(limit: Int, trimAfter: Int = 64 << 20, onIdle: @escaping @Sendable () -> Void = { HeapTuning.releaseFreeMemory() }) {
+    init(limit: Int, trimmer: HeapTrimmer = HeapTrimmer()) {
         self.limit = max(limit, 0)
-        self.trimAfter = trimAfter
-        self.onIdle = onIdle
+        self.trimmer = trimmer
     }
 
     /// Reserves `bytes`, or returns `false` (reserving nothing) when they do not fit.
     func reserve(_ bytes: Int) -> Bool {
         guard bytes > 0 else { return true }
-        return state.withLock { state in
-            guard bytes <= limit - state.reserved else { return false }
-            state.reserved += bytes
-            state.churn += bytes
+        let reserved = state.withLock { reserved in
+            guard bytes <= limit - reserved else { return false }
+            reserved += bytes
             return true
         }
+        if reserved { trimmer.reserved(bytes) }
+        return reserved
     }
 
     func release(_ bytes: Int) {
         guard bytes > 0 else { return }
-        let idle = state.withLock { state -> Bool in
-            state.reserved = max(0, state.reserved - bytes)
-            guard state.reserved == 0, state.churn >= trimAfter else { return false }
-            state.churn = 0
-            return true
-        }
-        if idle { onIdle() }
+        state.withLock { $0 = max(0, $0 - bytes) }
+        trimmer.released(bytes)
     }
 
-    var reserved: Int { state.withLock { $0.reserved } }
+    var reserved: Int { state.withLock { $0 } }
 
     /// One request's share: reserved as it reads, returned all at once when it ends.
     final class Share: Sendable {
@@ -78,5 +65,45 @@ final class ByteBudget: Sendable {
         }
 
         deinit { release() }
+    }
+}
+
+/// Gives the heap's free pages back to the kernel once, when a burst of requests is over: when
+/// every budget sharing it (the memory budget and the upload spool's) holds nothing, and at least
+/// `trimAfter` bytes went through them since the last trim. One trimmer for both, so a burst of
+/// spooled uploads whose decodes outlast the memory budget's last share is trimmed at its end,
+/// not at the memory budget's idle moment in the middle of it.
+final class HeapTrimmer: Sendable {
+    private struct State {
+        var reserved = 0
+        /// Bytes reserved since the heap was last trimmed.
+        var churn = 0
+    }
+    private let state = Mutex(State())
+    /// A burst smaller than this is not worth a trim.
+    private let trimAfter: Int
+    /// Called outside the lock.
+    private let trim: @Sendable () -> Void
+
+    init(trimAfter: Int = 64 << 20, trim: @escaping @Sendable () -> Void = { HeapTuning.releaseFreeMemory() }) {
+        self.trimAfter = trimAfter
+        self.trim = trim
+    }
+
+    func reserved(_ bytes: Int) {
+        state.withLock { state in
+            state.reserved += bytes
+            state.churn += bytes
+        }
+    }
+
+    func released(_ bytes: Int) {
+        let idle = state.withLock { state -> Bool in
+            state.reserved = max(0, state.reserved - bytes)
+            guard state.reserved == 0, state.churn >= trimAfter else { return false }
+            state.churn = 0
+            return true
+        }
+        if idle { trim() }
     }
 }

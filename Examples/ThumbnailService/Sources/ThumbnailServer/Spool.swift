@@ -14,11 +14,11 @@ final class Spool: Sendable {
     let directory: String
     let budget: ByteBudget
 
-    init(directory: String, limit: Int) {
+    /// - Parameter trimmer: The memory budget's: the spool is disk, not heap, but the decodes of
+    ///   a burst of spooled uploads leave the heap to trim once the last of them is done.
+    init(directory: String, limit: Int, trimmer: HeapTrimmer) {
         self.directory = directory
-        // Disk, not heap; but the decodes of a burst of spooled uploads leave the heap to trim
-        // once the last of them is done.
-        budget = ByteBudget(limit: limit)
+        budget = ByteBudget(limit: limit, trimmer: trimmer)
     }
 
     struct Failure: Error, CustomStringConvertible {

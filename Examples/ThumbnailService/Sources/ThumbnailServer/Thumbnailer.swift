@@ -60,8 +60,10 @@ final class Thumbnailer: Sendable {
     init(settings: Settings, metrics: ServiceMetrics? = nil) {
         self.settings = settings
         self.metrics = metrics
-        budget = ByteBudget(limit: settings.maxBufferedBytes)
-        spool = settings.spoolDirectory.map { Spool(directory: $0, limit: settings.maxSpooledBytes) }
+        // One heap trim at the end of a burst, when neither memory nor spool holds an upload.
+        let trimmer = HeapTrimmer()
+        budget = ByteBudget(limit: settings.maxBufferedBytes, trimmer: trimmer)
+        spool = settings.spoolDirectory.map { Spool(directory: $0, limit: settings.maxSpooledBytes, trimmer: trimmer) }
         fast = Admission(name: "fast", running: settings.fastSlots, waiting: settings.waiting, perClient: settings.perClient)
         // The slow lane borrows the fast lane's idle slots; a client's slow work is bounded by
         // its recent cost (a minute of slot time, halving each minute) and, once its requests

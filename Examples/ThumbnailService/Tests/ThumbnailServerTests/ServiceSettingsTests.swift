@@ -103,10 +103,15 @@ import Testing
         #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "9:memory:/docker/c1\n") == nil)
     }
 
-    /// Reserved bytes come back when a share ends; a burst's end trims the heap once.
+    /// Reserved bytes come back when a share ends; a burst's end trims the heap once, when the
+    /// budgets sharing the trimmer (memory and spool) are all idle.
     @Test func byteBudgetSharesAndTrim() {
         let trims = Mutex(0)
-        let budget = ByteBudget(limit: 100, trimAfter: 50, onIdle: { trims.withLock { $0 += 1 } })
+        let trimmer = HeapTrimmer(trimAfter: 50, trim: { trims.withLock { $0 += 1 } })
+        let budget = ByteBudget(limit: 100, trimmer: trimmer)
+        let spool = ByteBudget(limit: 1000, trimmer: trimmer)
+        let spooled = ByteBudget.Share(spool)
+        #expect(spooled.grow(to: 500))
         let first = ByteBudget.Share(budget)
         #expect(first.grow(to: 60))
         #expect(first.grow(to: 40))
@@ -118,6 +123,9 @@ import Testing
         #expect(trims.withLock { $0 } == 0)
         second.release()
         #expect(budget.reserved == 0)
+        // The spooled upload is still being decoded: no trim in the middle of the burst.
+        #expect(trims.withLock { $0 } == 0)
+        spooled.release()
         #expect(trims.withLock { $0 } == 1)
     }
 }
