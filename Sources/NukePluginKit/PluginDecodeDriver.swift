@@ -48,7 +48,7 @@ struct PluginDecodeDriver: IncrementalImageDecoding {
     mutating func setRowSink(_ sink: any ImageRowSink) -> Bool { inner.setRowSink(sink) }
 
     mutating func next() throws -> ImageDecodingEvent {
-        try checkCancellation()
+        try context.checkCancellation(codec: codec)
         switch try inner.next() {
         case .header(let header):
             storedSize = header.size
@@ -59,20 +59,14 @@ struct PluginDecodeDriver: IncrementalImageDecoding {
         }
     }
 
-    private func checkCancellation() throws(ImageCodecError) {
-        guard context.isCancelled else { return }
-        throw ImageCodecError(.cancelled, stage: .decoding, format: context.type, codec: codec, message: "cancelled")
-    }
-
     /// The plugin's image, within the limits, at the target size, unless the decode was cancelled.
     private func finished(_ container: ImageContainer) throws(ImageCodecError) -> ImageContainer {
-        try checkCancellation()
+        try context.checkCancellation(codec: codec)
+        try context.checkLimits(of: container, codec: codec)
         var container = container
         let bitmap = container.image.bitmap
         // A row-sink decode's final image is empty: its rows went to the sink.
         guard bitmap.width > 0, bitmap.height > 0 else { return container }
-        try context.limits.check(width: bitmap.width, height: bitmap.height, bytesPerPixel: bitmap.pixelFormat.bytesPerPixel,
-                                 frameCount: container.image.frames.count, format: container.type ?? context.type, codec: codec)
         let original = (container.userInfo[.originalSizeKey] as? ImageSize) ?? storedSize ?? ImageSize(width: bitmap.width, height: bitmap.height)
         guard let plan = context.scalePlan(for: original) else { return container }
         for index in container.image.frames.indices {

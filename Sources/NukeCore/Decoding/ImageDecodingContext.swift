@@ -123,6 +123,29 @@ public struct ImageDecodingContext: Sendable {
     public var cancellationToken: ImageDecodingCancellation {
         cancellation ?? .taskOnly
     }
+
+    /// Throws `.cancelled` when the decode was cancelled: the check the core's drivers make
+    /// between a decoder's steps.
+    ///
+    /// - Parameter codec: The codec the error names.
+    public func checkCancellation(codec: String? = nil) throws(ImageCodecError) {
+        guard isCancelled else { return }
+        throw ImageCodecError(.cancelled, stage: .decoding, format: type, codec: codec, message: "cancelled")
+    }
+
+    /// Holds an image a decoder returned to the limits (dimensions, pixel count, frames, bytes):
+    /// what the core's drivers check whatever the decoder checked itself. An empty image (a
+    /// row-sink decode's, `ImageDecoders.Empty`'s) holds no pixels to limit.
+    ///
+    /// - Parameters:
+    ///   - container: The decoded image.
+    ///   - codec: The codec the error names.
+    public func checkLimits(of container: ImageContainer, codec: String? = nil) throws(ImageCodecError) {
+        let bitmap = container.image.bitmap
+        guard bitmap.width > 0 || bitmap.height > 0 else { return }
+        try limits.check(width: bitmap.width, height: bitmap.height, bytesPerPixel: bitmap.pixelFormat.bytesPerPixel,
+                         frameCount: container.image.frames.count, format: container.type ?? type, codec: codec)
+    }
 }
 
 /// A size in pixels.

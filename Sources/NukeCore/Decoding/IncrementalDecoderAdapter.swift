@@ -178,7 +178,7 @@ struct ImageDecodingDriver: IncrementalImageDecoding {
     }
 
     mutating func next() throws -> ImageDecodingEvent {
-        try checkCancellation()
+        try context.checkCancellation()
         if isFinished { return .final(try checked(decoder.decode(data))) }
         guard data.count > lastPartialCount || mayHaveMore else { return .needsMoreData }
         lastPartialCount = data.count
@@ -191,19 +191,10 @@ struct ImageDecodingDriver: IncrementalImageDecoding {
         return .preview(try checked(preview))
     }
 
-    private func checkCancellation() throws(ImageCodecError) {
-        guard context.isCancelled else { return }
-        throw ImageCodecError(.cancelled, stage: .decoding, format: context.type, message: "cancelled")
-    }
-
     /// The decoder's image, once the decode was not cancelled meanwhile and the image is within the limits.
     private func checked(_ container: ImageContainer) throws(ImageCodecError) -> ImageContainer {
-        try checkCancellation()
-        let bitmap = container.image.bitmap
-        // An empty image (ImageDecoders.Empty's) holds no pixels to limit.
-        guard bitmap.width > 0 || bitmap.height > 0 else { return container }
-        try context.limits.check(width: bitmap.width, height: bitmap.height, bytesPerPixel: bitmap.pixelFormat.bytesPerPixel,
-                                 frameCount: container.image.frames.count, format: container.type ?? context.type, codec: nil)
+        try context.checkCancellation()
+        try context.checkLimits(of: container)
         return container
     }
 }
