@@ -22,6 +22,12 @@ struct HEIFItemGraph {
     var needs: [UInt32: [UInt32]] = [:]
     /// Each item's size (`ispe`) in pixels, when it has one.
     var pixels: [UInt32: Int] = [:]
+    /// Each item's width and height (`ispe`), when it has one.
+    var sizes: [UInt32: ImageSize] = [:]
+    /// Each item's rotation (`irot`) in quarter turns, when it has one.
+    var quarterTurns: [UInt32: Int] = [:]
+    /// Each item's largest bits per channel (`pixi`), when it has one.
+    var bitDepths: [UInt32: Int] = [:]
     /// The thumbnails of each item (`thmb` references), which decode to size may decode instead.
     var thumbnails: [UInt32: [UInt32]] = [:]
     /// Each item's type (`infe`, versions 2 and 3), such as `"av01"` or `"grid"`.
@@ -42,31 +48,54 @@ struct HEIFItemGraph {
     static func parse(_ data: Data) -> HEIFItemGraph? {
         data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> HEIFItemGraph? in
             guard let meta = BoxReader(raw).boxes(in: 0..<raw.count).first(where: { $0.type == "meta" }) else { return nil }
-            var graph = HEIFItemGraph()
-            let reader = BoxReader(raw)
-            // meta is a full box: version and flags, then its children. libheif reads the first
-            // box of each type.
-            var seen: Set<String> = []
-            let children = reader.boxes(in: meta.fullBoxChildren).filter { seen.insert($0.type).inserted }
-            for box in children {
-                switch box.type {
-                case "pitm":
-                    guard let version = reader.byte(at: box.body.lowerBound) else { continue }
-                    graph.primary = reader.integer(at: box.body.lowerBound + 4, bytes: version == 0 ? 2 : 4).map(UInt32.init)
-                case "iref":
-                    graph.readReferences(box, reader)
-                case "iprp":
-                    graph.readProperties(box, reader)
-                case "iinf":
-                    graph.readItemTypes(box, reader)
-                case "iloc":
-                    graph.readLocations(box, idat: children.first { $0.type == "idat" }, reader)
-                default:
-                    continue
-                }
-            }
-            return graph
+            return parse(meta: meta, BoxReader(raw))
         }
+    }
+
+    /// The primary image's header for the core's limit gate, read on the host before any byte
+    /// reaches libheif (or a helper): its `ispe` size, turned by its `irot`, and its `pixi` bit
+    /// depth. The size is before any `clap` crop, so an upper bound for the limits.
+    ///
+    /// - Returns: `.needsMoreData` until the `meta` box is complete; `.unavailable` when it names
+    ///   no primary image with a size.
+    static func header(_ data: Data, type: ImageType) -> ImageHeader.ParseResult {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> ImageHeader.ParseResult in
+            let reader = BoxReader(raw)
+            let boxes = reader.boxes(in: 0..<raw.count)
+            guard let meta = boxes.first(where: { $0.type == "meta" }) else { return .needsMoreData }
+            guard !meta.isCut else { return .needsMoreData }
+            let graph = parse(meta: meta, reader)
+            guard let primary = graph.primary, let size = graph.sizes[primary], size.width > 0, size.height > 0 else { return .unavailable }
+            let turned = (graph.quarterTurns[primary] ?? 0) % 2 == 1
+            return .parsed(ImageHeader(type: type, width: turned ? size.height : size.width, height: turned ? size.width : size.height,
+                                       bitDepth: graph.bitDepths[primary]))
+        }
+    }
+
+    private static func parse(meta: BoxReader.Box, _ reader: BoxReader) -> HEIFItemGraph {
+        var graph = HEIFItemGraph()
+        // meta is a full box: version and flags, then its children. libheif reads the first
+        // box of each type.
+        var seen: Set<String> = []
+        let children = reader.boxes(in: meta.fullBoxChildren).filter { seen.insert($0.type).inserted }
+        for box in children {
+            switch box.type {
+            case "pitm":
+                guard let version = reader.byte(at: box.body.lowerBound) else { continue }
+                graph.primary = reader.integer(at: box.body.lowerBound + 4, bytes: version == 0 ? 2 : 4).map(UInt32.init)
+            case "iref":
+                graph.readReferences(box, reader)
+            case "iprp":
+                graph.readProperties(box, reader)
+            case "iinf":
+                graph.readItemTypes(box, reader)
+            case "iloc":
+                graph.readLocations(box, idat: children.first { $0.type == "idat" }, reader)
+            default:
+                continue
+            }
+        }
+        return graph
     }
 
     /// Reads `iref` as libheif 1.15 reads it (`Box_iref::parse`): one reference after another to
@@ -106,10 +135,26 @@ struct HEIFItemGraph {
         let children = reader.boxes(in: iprp.body)
         guard let ipco = children.first(where: { $0.type == "ipco" }), let ipma = children.first(where: { $0.type == "ipma" }) else { return }
         // Property indices count from 1, in ipco's order.
-        var sizes: [Int: Int] = [:]
-        for (index, property) in reader.boxes(in: ipco.body).enumerated() where property.type == "ispe" {
-            if let width = reader.integer(at: property.body.lowerBound + 4, bytes: 4), let height = reader.integer(at: property.body.lowerBound + 8, bytes: 4) {
-                sizes[index + 1] = width.multipliedReportingOverflow(by: height).overflow ? Int.max : width * height
+        var sizes: [Int: ImageSize] = [:]
+        var turns: [Int: Int] = [:]
+        var depths: [Int: Int] = [:]
+        for (index, property) in reader.boxes(in: ipco.body).enumerated() {
+            let at = property.body.lowerBound
+            switch property.type {
+            case "ispe":
+                if let width = reader.integer(at: at + 4, bytes: 4), let height = reader.integer(at: at + 8, bytes: 4) {
+                    sizes[index + 1] = ImageSize(width: width, height: height)
+                }
+            case "irot":
+                // Anticlockwise, in quarter turns (the low two bits).
+                if let angle = reader.byte(at: at) { turns[index + 1] = angle & 3 }
+            case "pixi":
+                // A full box: the number of channels, then each one's bits.
+                if let channels = reader.byte(at: at + 4) {
+                    depths[index + 1] = (0..<channels).compactMap { reader.byte(at: at + 5 + $0) }.max()
+                }
+            default:
+                continue
             }
         }
         guard let version = reader.byte(at: ipma.body.lowerBound), let flags = reader.byte(at: ipma.body.lowerBound + 3),
@@ -124,7 +169,12 @@ struct HEIFItemGraph {
                 guard let value = reader.integer(at: at, bytes: indexBytes) else { return }
                 at += indexBytes
                 let index = value & (indexBytes == 2 ? 0x7FFF : 0x7F)
-                if let size = sizes[index] { pixels[UInt32(item)] = size }
+                if let size = sizes[index] {
+                    self.sizes[UInt32(item)] = size
+                    pixels[UInt32(item)] = size.width.multipliedReportingOverflow(by: size.height).overflow ? Int.max : size.width * size.height
+                }
+                if let turn = turns[index] { quarterTurns[UInt32(item)] = turn }
+                if let depth = depths[index] { bitDepths[UInt32(item)] = depth }
             }
         }
     }
@@ -275,6 +325,8 @@ private struct BoxReader {
         var type: String
         /// The bytes after the box's header.
         var body: Range<Int>
+        /// Whether the box's size runs past the bytes read: its end has not arrived (or never will).
+        var isCut = false
 
         /// A full box's children: the body after its version and flags (empty when too short).
         var fullBoxChildren: Range<Int> {
@@ -316,8 +368,9 @@ private struct BoxReader {
                 size = range.upperBound - at
             }
             guard size >= header, at + header <= range.upperBound else { break }
+            let isCut = size > range.upperBound - at
             size = min(size, range.upperBound - at)
-            result.append(Box(type: type, body: (at + header)..<(at + size)))
+            result.append(Box(type: type, body: (at + header)..<(at + size), isCut: isCut))
             at += size
         }
         return result

@@ -24,6 +24,18 @@ public enum HEIFPlugin: ImageDecoderPlugin {
 
     /// No previews: libheif needs the whole file.
     public static var decodesPartialData: Bool { false }
+
+    /// Reads the primary image's size (`ispe`, turned by `irot`) and bit depth (`pixi`) from the
+    /// `meta` box, in pure Swift: the core checks the limits on it before libheif, or the helper
+    /// an isolated decode runs in, sees a byte.
+    ///
+    /// - Returns: `.parsed`; `.needsMoreData` until the `meta` box is complete; `.unavailable`
+    ///   for data that is not HEIF or whose `meta` box names no primary image with a size.
+    public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
+        guard let type = ImageType(data) else { return data.count < 12 ? .needsMoreData : .unavailable }
+        guard type == .heic || type == .heif || type == .avif else { return .unavailable }
+        return HEIFItemGraph.header(data, type: type)
+    }
 }
 
 extension ImageDecoders {
