@@ -261,3 +261,39 @@ long nuketest_attack(const char *name, int host) {
     }
     return -ENOSYS;
 }
+
+int nuketest_write_with_descriptors(int socket, const void *bytes, size_t length, int fd, int count) {
+    if (count < 1) count = 1;
+    if (count > 250) count = 250;
+    size_t space = CMSG_SPACE(sizeof(int) * (size_t)count);
+    char *control = calloc(1, space);
+    if (!control) return -ENOMEM;
+    struct iovec iov = {(void *)bytes, length};
+    struct msghdr message = {0};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = space;
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
+    int *fds = (int *)CMSG_DATA(header);
+    for (int i = 0; i < count; i++) fds[i] = fd;
+    ssize_t sent;
+    do {
+        sent = sendmsg(socket, &message, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    free(control);
+    if (sent < 0) return -errno;
+    const char *rest = (const char *)bytes + sent;
+    size_t left = length - (size_t)sent;
+    while (left > 0) {
+        ssize_t n = write(socket, rest, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return n < 0 ? -errno : -EIO;
+        rest += n;
+        left -= (size_t)n;
+    }
+    return 0;
+}

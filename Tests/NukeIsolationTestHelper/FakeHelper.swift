@@ -1,4 +1,5 @@
 import CNukeIsolation
+import CNukeIsolationTestSupport
 import Foundation
 
 /// A compromised helper: it speaks the wire protocol with bytes of its own making, not with
@@ -73,6 +74,14 @@ enum FakeHelper {
             // 700 MiB twice: each within the decode's 1 GiB limit, together past 1.2 ×.
             _ = borrow(700 << 20)
             _ = borrow(700 << 20)
+        case "allocation-beyond-declared":
+            // 64 MiB for an input whose header declares 160 × 120: within 1.2 × the byte limit,
+            // far past four images of the declared size.
+            _ = borrow(64 << 20)
+        case "descriptors-with-every-message":
+            // 250 descriptors the host never asked for with each message of an honest answer:
+            // the host reads its socket with read(2), which takes none (the kernel closes them).
+            sendImage(width: 3, height: 2, buffer: borrow(24))
         case "secret-failure":
             var failure = Writer()
             failure.string("corrupt")
@@ -173,7 +182,14 @@ enum FakeHelper {
         write(message + payload)
     }
 
+    /// Whether 250 copies of this helper's socket go with each message (`descriptors-with-every-message`).
+    static let attachesDescriptors = CommandLine.arguments.contains("descriptors-with-every-message")
+
     static func write(_ data: Data) {
+        if attachesDescriptors {
+            _ = data.withUnsafeBytes { nuketest_write_with_descriptors(socket, $0.baseAddress!, $0.count, socket, 250) }
+            return
+        }
         _ = data.withUnsafeBytes { nukeiso_write_all(socket, $0.baseAddress!, $0.count) }
     }
 

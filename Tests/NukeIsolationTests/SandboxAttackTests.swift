@@ -215,6 +215,30 @@ extension IsolationSuites {
             #expect(!(error.codec ?? "").contains("libpng"), "\(error)")
         }
 
+        /// Issue 40, one budget per decode from the declared size: the helper of a PNG whose header
+        /// (read by the host) declares 160 × 120 may borrow four such images and 1 MiB, not the
+        /// 1.2 × the 1 GiB byte limit it was lent before.
+        @Test func aHelperBorrowsNoMoreThanTheHeaderDeclares() throws {
+            let pool = Self.pool("allocation-beyond-declared")
+            defer { pool.shutdown() }
+            let png = try IsolationTestPaths.fixture("png/adam7-rgb-8-160x120.png")
+            let error = try #require(throws: ImageCodecError.self) { try IsolatedDecoding.decode(png, pool: pool) }
+            #expect(error.code == .sandboxViolation, "\(error)")
+            #expect(error.message.contains("past the decode's"), "\(error)")
+        }
+
+        /// Issue 40, descriptors on the wire: 250 of the helper's descriptors with each message of
+        /// an honest answer leave the host's descriptor table as it was, and the answer decodes.
+        @Test func descriptorsAHelperSendsAreNeverTaken() throws {
+            let pool = Self.pool("descriptors-with-every-message")
+            defer { pool.shutdown() }
+            func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+            let before = openDescriptors()
+            let image = try IsolatedDecoding.decode(IsolationTestPaths.command("I"), pool: pool)
+            #expect(image.image.width == 3 && image.image.height == 2)
+            #expect(openDescriptors() - before < 10, "the host kept descriptors its helper sent")
+        }
+
         @Test func aMessageCutShortEndsTheDecode() throws {
             let pool = Self.pool("truncated-message")
             defer { pool.shutdown() }

@@ -177,6 +177,12 @@ extension IsolationSuites {
                 _ = try buffers.lend(byteCount: 600 << 10, to: lease, limit: 1 << 20)
                 // Together past the budget: refused, whatever each asks.
                 #expect(throws: SharedPixelBuffers.Refused.self) { _ = try buffers.lend(byteCount: 600 << 10, to: lease, limit: 1 << 20) }
+                // The budget: the byte limit's 1.2 ×, or less when the host read a header.
+                let limits = ImageLimits(maxDecodedBytes: 100 << 20)
+                #expect(IsolatedIncrementalDecoder.pixelBudget(limits: limits, declaredBytes: nil, deliveredBytes: 0) == 120 << 20)
+                #expect(IsolatedIncrementalDecoder.pixelBudget(limits: limits, declaredBytes: 1024, deliveredBytes: 0) == 4096 + (1 << 20))
+                #expect(IsolatedIncrementalDecoder.pixelBudget(limits: limits, declaredBytes: 1024, deliveredBytes: 1024) == 5120 + (1 << 20))
+                #expect(IsolatedIncrementalDecoder.pixelBudget(limits: limits, declaredBytes: Int.max, deliveredBytes: Int.max) == 120 << 20)
             case .bufferID:
                 let buffers = SharedPixelBuffers(budget: 0)
                 let lease = buffers.makeLease()

@@ -63,7 +63,9 @@ public enum IsolatedDecoding {
         var registrations: [ImageDecoderRegistry.Registration] = []
         for codec in registry.registeredCodecs where codec.priority < priority && policy.isolates(codec.type) {
             guard seen.insert(codec.type).inserted else { continue }
-            registrations.append(registry.register(isolatedCodec(for: codec, pool: pool)))
+            // The host reads headers with the registry's hooks, the helper's word never counts.
+            let readHeader: @Sendable (Data) -> ImageHeader.ParseResult = { [weak registry] data in registry?.parseHeader(data) ?? .unavailable }
+            registrations.append(registry.register(isolatedCodec(for: codec, pool: pool, readHeader: readHeader)))
         }
         return registrations
     }
@@ -78,7 +80,8 @@ public enum IsolatedDecoding {
         let streams = context.type.map { type in
             ImageDecoderRegistry.shared.registeredCodecs.contains { $0.type == type && $0.capabilities.contains(.progressive) }
         } ?? false
-        var decoder = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "NukeIsolation", streamsInput: streams)
+        var decoder = IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "NukeIsolation", streamsInput: streams,
+                                                 readHeader: { ImageDecoderRegistry.shared.parseHeader($0) })
         if !context.data.isEmpty { decoder.push(context.data) }
         decoder.finish()
         return try decoder.finalImage(format: context.type, codec: "NukeIsolation")
@@ -89,7 +92,7 @@ public enum IsolatedDecoding {
         try decode(ImageDecodingContext(data: data), pool: pool)
     }
 
-    static func isolatedCodec(for codec: ImageCodecInfo, pool: HelperPool) -> ImageCodec {
+    static func isolatedCodec(for codec: ImageCodecInfo, pool: HelperPool, readHeader: @escaping @Sendable (Data) -> ImageHeader.ParseResult) -> ImageCodec {
         let info = ImageCodecInfo(
             name: "\(codec.name) (isolated)",
             type: codec.type,
@@ -102,7 +105,7 @@ public enum IsolatedDecoding {
         )
         return ImageCodec(info: info, makeIncrementalDecoder: { context in
             IsolatedIncrementalDecoder(pool: pool, context: context, codecName: "\(codec.codecDescription), isolated",
-                                       streamsInput: codec.capabilities.contains(.progressive))
+                                       streamsInput: codec.capabilities.contains(.progressive), readHeader: readHeader)
         })
     }
 }

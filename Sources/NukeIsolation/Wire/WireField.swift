@@ -30,7 +30,7 @@ enum WireField: String, CaseIterable, Sendable {
         switch self {
         case .messageKind: "one of the kinds a helper sends (ready, needsMoreData, header, preview, final, failure, allocate), each only where the conversation expects it"
         case .messageLength: "at most the longest message of its kind for the decode's limits, read only up to that"
-        case .allocationSize: "≥ 0, and all of a decode's requests together within 1.2 × its maxDecodedBytes"
+        case .allocationSize: "≥ 0, and all of a decode's requests together within 1.2 × its maxDecodedBytes and, when the host reads the header, four declared images and 1 MiB beyond the images handed back"
         case .bufferID: "a buffer lent to this helper, large enough for the image that names it"
         case .headerType, .imageType, .errorFormat: "a format the host knows (built in, registered, or with a codec in its registry), at most \(WireRules.maximumTypeLength) bytes"
         case .headerSize, .imageSize, .canvasSize: "width and height ≥ 0, within maxDimension, their product within maxPixelCount"

@@ -20,7 +20,7 @@ import NukeCore
         public var allocations: [Int] = []
     }
 
-    /// Reads `data` as a helper conversation: 8 bytes of limits, then messages (a kind byte, a
+    /// Reads `data` as a helper conversation: 8 bytes of limits and the declared size, then messages (a kind byte, a
     /// 16-bit length, the payload), each read as the host reads that kind. Never traps.
     public static func read(_ data: Data) -> Accepted {
         var accepted = Accepted()
@@ -31,8 +31,10 @@ import NukeCore
         let limits = ImageLimits(maxPixelCount: dimension * dimension, maxDimension: dimension, maxFrameCount: 1 + Int(bytes[1] % 64),
                                  maxDecodedBytes: 1 + (Int(bytes[2]) << 12), maxMetadataBytes: Int(bytes[3]) << 4)
         let expected: ImageType? = [ImageType.png, .gif, .webp, .jpeg, .heic, .svg][Int(bytes[4]) % 6]
-        let budget = limits.maxDecodedBytes + limits.maxDecodedBytes / 5
+        // A header the host read, or none (SVG): the bytes choose.
+        let declared: Int? = bytes[5] == 0 ? nil : Int(bytes[5]) * Int(bytes[6]) * 4
         var lent = 0
+        var delivered = 0
         var offset = 8
         while offset + 3 <= bytes.count {
             let kind = bytes[offset]
@@ -51,6 +53,7 @@ import NukeCore
                     let image = try WireImage(decoding: description, limits: limits, expected: expected)
                     _ = try reader.int()
                     let storage = PixelStorage.allocate(byteCount: image.byteCount, zeroed: true)
+                    delivered += image.byteCount
                     accepted.images.append(image.container(storage: storage))
                     if let animation = image.animation {
                         accepted.animations.append((animation.loopCount, animation.frameInfos.map(\.duration), animation.canvasSize))
@@ -63,6 +66,7 @@ import NukeCore
                     var reader = WireReader(payload)
                     let count = try reader.int()
                     let (total, overflow) = lent.addingReportingOverflow(max(count, 1))
+                    let budget = IsolatedIncrementalDecoder.pixelBudget(limits: limits, declaredBytes: declared, deliveredBytes: delivered)
                     guard count >= 0, !overflow, total <= budget else { continue }
                     lent = total
                     accepted.allocations.append(count)

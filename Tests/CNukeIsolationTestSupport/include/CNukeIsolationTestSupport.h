@@ -25,4 +25,9 @@ int nuketest_fork(void);
 /// -errno (it was refused); a call the sandbox refuses by ending the process does not return.
 /// -ENOSYS for an unknown name.
 long nuketest_attack(const char *name, int host);
+
+/// Writes `length` bytes to `socket` with `count` (1–250) copies of descriptor `fd` attached
+/// (SCM_RIGHTS) to the first of them, as a compromised helper would try to fill the host's
+/// descriptor table. Returns 0 or -errno.
+int nuketest_write_with_descriptors(int socket, const void *bytes, size_t length, int fd, int count);
 #endif
