@@ -182,6 +182,9 @@ enum ToyPAM {
         case sharedState
         /// The encoder drops the last row's first sample.
         case lossyEncoder
+        /// The header hook declares half the width: the core's limits would be checked on less
+        /// than is decoded.
+        case underDeclaredHeader
 
         var caughtBy: ConformanceCheck {
             switch self {
@@ -191,6 +194,7 @@ enum ToyPAM {
             case .ignoresLimits: .limits
             case .sharedState: .concurrency
             case .lossyEncoder: .roundTrip
+            case .underDeclaredHeader: .header
             }
         }
 
@@ -203,6 +207,7 @@ enum ToyPAM {
             case .ignoresLimits: [.referenceDecode, .truncation, .progressive, .roundTrip]
             case .sharedState: [.sniffing]
             case .lossyEncoder: [.referenceDecode, .truncation, .progressive, .limits]
+            case .underDeclaredHeader: [.referenceDecode, .truncation, .progressive, .limits]
             }
         }
 
@@ -215,6 +220,18 @@ enum ToyPAM {
             makeDecoder: { context in
                 context.data.starts(with: Array("P7".utf8)) || context.data.count < 2 && !context.isCompleted
                     ? Decoder(context: context, defect: defect) : nil
+            },
+            parseHeader: { data in
+                // The decoder's own header reader, without limits (the core checks them).
+                let reader = Decoder(context: ImageDecodingContext(data: data, limits: .unlimited), defect: defect)
+                do {
+                    let header = try reader.header(data)
+                    return .parsed(ImageHeader(type: type, width: defect == .underDeclaredHeader ? (header.width + 1) / 2 : header.width, height: header.height))
+                } catch let error as ImageCodecError where error.code == .incomplete {
+                    return .needsMoreData
+                } catch {
+                    return .unavailable
+                }
             },
             makeEncoder: { _ in Encoder(defect: defect) }
         )

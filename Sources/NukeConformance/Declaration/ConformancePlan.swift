@@ -87,9 +87,9 @@ public struct ConformancePlan: Sendable {
     public var hasCorpus: Bool { FileManager.default.fileExists(atPath: corpus.path) }
 
     /// The standard cases over the fixtures: sniffing and progressive feeding for every fixture;
-    /// reference decode, truncation, corruption, round trip (when the codec encodes) and limits
-    /// limits, animation (lazy frames against eager ones; still images are skipped), decode to
-    /// size and cancellation for the valid ones; invalid input and final verdicts for the invalid
+    /// reference decode, truncation, corruption, round trip (when the codec encodes), limits,
+    /// animation (lazy frames against eager ones; still images are skipped), decode to size,
+    /// cancellation and the header hook for the valid ones; invalid input and final verdicts for the invalid
     /// ones; and concurrency once.
     public var cases: [ConformanceCase] {
         let all = manifest.fixtures
@@ -108,6 +108,7 @@ public struct ConformancePlan: Sendable {
         cases += valid.map { ConformanceCase(check: .animation, fixture: $0) }
         cases += valid.map { ConformanceCase(check: .decodeToSize, fixture: $0) }
         cases += valid.map { ConformanceCase(check: .cancellation, fixture: $0, minimumCases: 1) }
+        cases += valid.map { ConformanceCase(check: .header, fixture: $0) }
         cases += manifest.invalid.map { ConformanceCase(check: .finalVerdicts, fixture: $0) }
         cases.append(ConformanceCase(check: .concurrency, fixture: nil, minimumCases: 1))
         return cases

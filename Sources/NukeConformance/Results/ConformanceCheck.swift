@@ -36,6 +36,9 @@ public enum ConformanceCheck: String, Sendable, Hashable, CaseIterable, CustomSt
     /// A corrupt, truncated or over-the-limit file ends the decode with the codec's error: a
     /// catch-all decoder registered after it is not tried.
     case finalVerdicts = "final verdicts"
+    /// The header hook (when the codec has one) declares at least the decoded size, and every
+    /// prefix reads that same header or asks for more: the core's limits are checked on it.
+    case header
 
     public var description: String { rawValue }
 }

@@ -105,6 +105,7 @@ public struct ConformanceSuite: Sendable {
         case .decodeToSize: checkDecodeToSize(fixture)
         case .cancellation: checkCancellation(fixture)
         case .finalVerdicts: checkFinalVerdicts(fixture)
+        case .header: checkHeader(fixture)
         }
     }
 
@@ -112,7 +113,8 @@ public struct ConformanceSuite: Sendable {
     public func applies(_ check: ConformanceCheck, to fixture: Fixture) -> Bool {
         switch check {
         case .sniffing, .progressive, .concurrency, .robustness: true
-        case .referenceDecode, .truncation, .corruption, .roundTrip, .limits, .animation, .decodeToSize, .cancellation: fixture.kind == .valid
+        case .referenceDecode, .truncation, .corruption, .roundTrip, .limits, .animation, .decodeToSize, .cancellation, .header:
+            fixture.kind == .valid
         case .invalidInput, .finalVerdicts: fixture.kind == .invalid
         }
     }
