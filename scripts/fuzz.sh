@@ -3,7 +3,9 @@
 #
 #   scripts/fuzz.sh TARGET [SECONDS]   fuzz one target (jpeg, png, gif, webp, heif, svg, tiff, bmp,
 #                                      ico, xbm, jxl, registry, wire: helper
-#                                      conversations read by the host, then encoded)
+#                                      conversations sent over a socket pair with
+#                                      descriptors attached, read by the host's own
+#                                      reader, then encoded)
 #                                      for SECONDS (default 300), seeded from Fixtures/ and
 #                                      ../shared/corpora when present; a crash is written to
 #                                      out/fuzz/crashes/ and the script exits non-zero

@@ -146,11 +146,14 @@ extension NukeFuzz {
         ImageEncoders.BMP(),
     ]
 
-    /// A helper conversation, as a compromised helper could write it, read by the host
-    /// (WireFuzzing) and everything it accepts passed downstream: the output stage, every
+    /// A helper conversation, as a compromised helper could write it, sent over a real socket
+    /// pair with descriptors attached (/dev/null, a memfd, a pipe, the socket), read by the host's
+    /// own reader (WireFuzzing) and everything it accepts passed downstream: the output stage, every
     /// encoder, and animations with the frame durations and loop count the helper described.
     static func fuzzWire(_ data: Data) {
-        let accepted = WireFuzzing.read(data)
+        let accepted = WireFuzzing.read(data) { socket, bytes, descriptors in
+            bytes.withUnsafeBytes { nukefuzz_send_with_descriptors(socket, $0.baseAddress!, $0.count, Int32(descriptors)) }
+        }
         for header in accepted.headers { _ = header.description }
         for error in accepted.errors { _ = error.description }
         for container in accepted.images {

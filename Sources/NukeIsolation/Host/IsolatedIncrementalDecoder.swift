@@ -284,7 +284,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
         let bounds = WireBounds(context.limits)
         while true {
             try waitForAnswer(from: helper, deadline: deadline)
-            let message = try helper.receive(deadline: deadline) { $0 == .allocate ? 8 : bounds.maximumPayload($0) }
+            let message = try helper.receive(deadline: deadline) { bounds.maximumPayload($0) }
             guard message.kind == .allocate else { return message }
             var reader = WireReader(message.payload)
             let byteCount = try reader.int()

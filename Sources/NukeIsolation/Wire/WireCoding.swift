@@ -417,6 +417,7 @@ struct WireBounds {
     func maximumPayload(_ kind: WireMessage.Kind) -> Int {
         switch kind {
         case .needsMoreData: return 0
+        case .allocate: return 8   // one integer: the bytes asked for
         case .header, .failure, .ready: return 64 << 10
         case .preview, .final:
             let metadata = min(limits.maxMetadataBytes, 256 << 20).multipliedReportingOverflow(by: 3)
