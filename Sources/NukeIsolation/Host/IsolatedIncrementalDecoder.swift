@@ -48,9 +48,14 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     /// The host's own reading of the input's header (the format's hook; never the helper's
     /// word), which bounds the pixel memory the helper may borrow: ``pixelBudget``.
     private let readHeader: @Sendable (Data) -> ImageHeader.ParseResult
-    /// The bytes of the image the header declares, read when the helper first asks for memory;
-    /// `nil` when the host cannot read the header.
-    private var declaredBytes: Int??
+    /// The bytes of the image the header declares (8 a pixel past 8 bits a sample, else 4), read
+    /// when the helper first asks for memory; `nil` when the host cannot read the header.
+    private lazy var declaredBytes: Int? = {
+        guard case .parsed(let header) = readHeader(input) else { return nil }
+        let (pixels, pixelOverflow) = header.width.multipliedReportingOverflow(by: header.height)
+        let (bytes, bytesOverflow) = pixels.multipliedReportingOverflow(by: (header.bitDepth ?? 16) > 8 ? 8 : 4)
+        return pixelOverflow || bytesOverflow ? Int.max : bytes
+    }()
     /// The bytes of the images the helper handed back in this decode (previews, frames).
     private var deliveredBytes = 0
 
@@ -306,17 +311,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     /// The most pixel memory the helper may have borrowed so far in this decode:
     /// ``pixelBudget(limits:declaredBytes:deliveredBytes:)`` with the header the host reads.
     private func pixelBudget() -> Int {
-        if declaredBytes == nil {
-            guard case .parsed(let header) = readHeader(input) else {
-                declaredBytes = .some(nil)
-                return Self.pixelBudget(limits: context.limits, declaredBytes: nil, deliveredBytes: deliveredBytes)
-            }
-            let bytesPerPixel = (header.bitDepth ?? 16) > 8 ? 8 : 4
-            let (pixels, pixelOverflow) = header.width.multipliedReportingOverflow(by: header.height)
-            let (bytes, bytesOverflow) = pixels.multipliedReportingOverflow(by: bytesPerPixel)
-            declaredBytes = .some(pixelOverflow || bytesOverflow ? Int.max : bytes)
-        }
-        return Self.pixelBudget(limits: context.limits, declaredBytes: declaredBytes ?? nil, deliveredBytes: deliveredBytes)
+        Self.pixelBudget(limits: context.limits, declaredBytes: declaredBytes, deliveredBytes: deliveredBytes)
     }
 
     /// One budget for all the buffers a helper borrows in a decode (image, scratch, previews,
