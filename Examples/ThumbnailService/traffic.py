@@ -7,7 +7,8 @@ build of ThumbnailService, with the figures it is judged by.
 
 - uploads: `--uploads` clients post `--upload-mib` MiB at once, twice: bytes no codec reads (the
   service answers 415 after the first 64 KiB) and a JPEG signature followed by noise (read in
-  full, within the byte budget, then refused 422, or 503 beyond the budget). Prints the service's
+  full, within the byte budget, then refused 422, or 503 beyond the budget), and a valid 1600 x 1200
+  JPEG padded with comment segments to that size (decoded as it arrives). Prints the service's
   RSS before (after one such upload alone), its peak (VmHWM) and its RSS 10 s later; goals: peak <= budget + 200 MiB, and back
   within 25 % of the pre-burst RSS within 10 s.
 - http: HTTP/1.0 `GET /health` (answered and closed) and `POST` with `Expect: 100-continue` of a
@@ -141,7 +142,8 @@ def uploads(args):
     try:
         size = args.upload_mib << 20
         noise = random.Random(1).randbytes(size)
-        bodies = {"unknown bytes": b"\x00" * 64 + noise[64:], "JPEG signature + noise": b"\xff\xd8\xff\xe0" + noise[4:]}
+        bodies = {"unknown bytes": b"\x00" * 64 + noise[64:], "JPEG signature + noise": b"\xff\xd8\xff\xe0" + noise[4:],
+                  "valid JPEG (1600 x 1200) padded with comments": padded_jpeg(photo_jpeg(), size)}
         for name, body in bodies.items():
             # One upload alone first: the code it runs is paged in (file-backed pages the burst
             # did not take), so "before" is the service at work, not the service never used.
@@ -179,6 +181,20 @@ def uploads(args):
         ok = ok and service.alive()
         service.stop()
     return ok
+
+
+def padded_jpeg(jpeg, size):
+    """`jpeg` with comment segments after its frame header up to `size` bytes: an upload far larger
+    than the image it decodes to, which the service decodes as it arrives."""
+    offset = 2
+    while jpeg[offset + 1] not in (0xC0, 0xC1, 0xC2):
+        offset += 2 + (jpeg[offset + 2] << 8 | jpeg[offset + 3])
+    end = offset + 2 + (jpeg[offset + 2] << 8 | jpeg[offset + 3])
+    padding = bytearray()
+    while len(jpeg) + len(padding) + 4 < size:
+        length = min(65535, size - len(jpeg) - len(padding) - 2)
+        padding += b"\xff\xfe" + bytes([length >> 8, length & 0xFF]) + b" " * (length - 2)
+    return jpeg[:end] + bytes(padding) + jpeg[end:]
 
 
 def raw(port, parts, wait_for=None, marks=None):

@@ -54,6 +54,44 @@ import Testing
         #expect(try registry.decode(data).image.width == 1)
     }
 
+    /// ``NukeCore/ImageDecoderRegistry/streamingDecode(_:)``, driven piece by piece as a server
+    /// reading an upload drives it: the pieces give the image the whole file gives; a file
+    /// complete before its last piece (`IEND`) ends there; and the piece that breaks a chunk's CRC
+    /// throws `.corrupt`, the pieces after it never pushed.
+    @Test func aStreamingDecodeEndsAtItsVerdict() throws {
+        let registry = ImageDecoderRegistry(codecs: [.png])
+        let data = try ImageEncoders.PNG(options: ImageEncodingOptions(compressionLevel: 0))
+            .encode(Image(bitmap: PNGTestImages.gradient(width: 200, height: 100, format: .rgb8)))
+        let whole = try registry.decode(data).image.bitmap
+        func pieces(of data: Data) -> [Data] {
+            stride(from: 64, to: data.count, by: 1_000).map { data[$0..<min(data.count, $0 + 1_000)] }
+        }
+        var decode = try registry.streamingDecode(registry.makeContext(for: data.prefix(64)))
+        var final: ImageContainer?
+        for piece in pieces(of: data) where final == nil { final = try decode.push(piece) }
+        #expect(try (final ?? decode.finish()).image.bitmap == whole)
+        // Bytes after IEND are not needed: the image comes with the piece that holds it.
+        var early = try registry.streamingDecode(registry.makeContext(for: data.prefix(64)))
+        #expect(try early.push(data.dropFirst(64) + Data(count: 1_000))?.image.bitmap == whole)
+        #expect(early.isEnded)
+
+        var bytes = [UInt8](data)
+        bytes[bytes.count / 3] ^= 0xFF  // in an IDAT chunk of 8 KiB, the third of about 8
+        let corrupt = Data(bytes)
+        var failing = try registry.streamingDecode(registry.makeContext(for: corrupt.prefix(64)))
+        var pushed = 0
+        let error = try #require(throws: ImageCodecError.self) {
+            for piece in pieces(of: corrupt) {
+                pushed += 1
+                _ = try failing.push(piece)
+            }
+            _ = try failing.finish()
+        }
+        #expect(error.code == .corrupt, "\(error)")
+        #expect(error.format == .png)
+        #expect(pushed < pieces(of: corrupt).count, "the verdict came at piece \(pushed) of \(pieces(of: corrupt).count)")
+    }
+
     @Test func catchAllStillCatchesWhatNoFormatDecoderAccepts() throws {
         let registry = ImageDecoderRegistry(codecs: [.png])
         registry.register(priority: -1, name: "catch-all") { _ in CatchAll() }

@@ -303,42 +303,14 @@ public final class ImageDecoderRegistry: Sendable {
     }
 
     private func decode(_ context: ImageDecodingContext, reading read: () throws -> Data?, sink: (any ImageRowSink)?) throws -> ImageContainer {
-        // The context's data is only the first piece, not the complete input.
-        var context = context
-        context.isCompleted = false
-        guard let (made, info) = incrementalDecoder(for: context) else { throw noDecoderError(for: context) }
-        var decoder = made
-        decoder.setWantsPreviews(false)
-        let streams = sink.map { decoder.setRowSink($0) } ?? false
-        let container = try decodePieces(&decoder, context: context, info: info, reading: read)
-        if let sink, !streams { try sink.write(container.image.bitmap) }
-        return container
-    }
-
-    private func decodePieces(_ decoder: inout any IncrementalImageDecoding, context: ImageDecodingContext, info: ImageCodecInfo,
-                              reading read: () throws -> Data?) throws -> ImageContainer {
-        do {
-            if !context.data.isEmpty { decoder.push(context.data) }
-            while let piece = try read() {
-                guard !piece.isEmpty else { continue }
-                decoder.push(piece)
-                if case .final(let container) = try Self.drain(&decoder) { return container }
-            }
-            return try Self.decodeAll(&decoder, data: Data(), format: context.type)
-        } catch let error as ImageCodecError {
-            throw ImageCodecError.wrapping(error, stage: .decoding, format: context.type, codec: info.codecDescription)
+        var decode = try StreamingDecode(registry: self, context: context, rowsTo: sink)
+        var container: ImageContainer?
+        while container == nil, let piece = try read() {
+            container = try decode.push(piece)
         }
-    }
-
-    /// Runs the decoder over the bytes it has: `.final` when it finished early, else `.needsMoreData`.
-    private static func drain(_ decoder: inout any IncrementalImageDecoding) throws -> ImageDecodingEvent {
-        while true {
-            switch try decoder.next() {
-            case .needsMoreData: return .needsMoreData
-            case .final(let container): return .final(container)
-            case .header, .preview: continue
-            }
-        }
+        let final = try container ?? decode.finish()
+        if let sink, !decode.streamsRows { try sink.write(final.image.bitmap) }
+        return final
     }
 
     /// Gives an incremental decoder all of the data at once and returns the final image.

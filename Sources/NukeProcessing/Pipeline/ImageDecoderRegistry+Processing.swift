@@ -28,9 +28,23 @@ extension ImageDecoderRegistry {
     /// - Throws: ``NukeCore/ImageCodecError`` from the decode or a processor.
     public func decode(_ context: ImageDecodingContext, processors: [any ImageProcessing]) throws -> ImageContainer {
         var planned = context.planned(for: processors)
-        guard !processors.isEmpty else { return try decode(planned) }
-        planned.defersOutputStage = true
-        var container = try decode(planned).processed(by: processors, finishing: planned)
+        planned.defersOutputStage = !processors.isEmpty
+        return try decode(planned).finished(by: processors, planned: planned)
+    }
+}
+
+extension ImageContainer {
+    /// Runs `processors` on a container decoded with `planned`, as
+    /// ``NukeCore/ImageDecoderRegistry/decode(_:processors:)`` does after its decode, so that a
+    /// decode that gets its pieces elsewhere (``NukeCore/ImageDecoderRegistry/streamingDecode(_:)``)
+    /// finishes the same way. `planned` is ``NukeCore/ImageDecodingContext/planned(for:)`` of
+    /// those processors with ``NukeCore/ImageDecodingContext/defersOutputStage`` set when there
+    /// are any.
+    ///
+    /// - Throws: ``NukeCore/ImageCodecError`` from the output stage or a processor.
+    public func finished(by processors: [any ImageProcessing], planned: ImageDecodingContext) throws -> ImageContainer {
+        guard !processors.isEmpty else { return self }
+        var container = try processed(by: processors, finishing: planned)
         if let animation = container.animation {
             let orientation = container.userInfo[.appliedOrientationKey] as? ImageOrientation ?? .up
             // The frames come from the animation, not the output stage: its colour step, here.

@@ -131,11 +131,24 @@ final class Thumbnailer: Sendable {
             log["format"] = .string(parameters.type.name)
             let share = ByteBudget.Share(budget)
             defer { share.release() }
-            let data = try await readBody(request, share: share)
-            log["bytes"] = "\(data.count)"
-            guard !data.isEmpty else { throw Failure(status: .badRequest, reason: "empty upload") }
-            let output = try await render(data, parameters.request, format: parameters.type, quality: settings.defaultQuality, client: client, log: &log)
+            let job = Job(request: parameters.request, format: parameters.type, quality: settings.defaultQuality)
+            let output: Data
             var headers = HTTPFields()
+            switch try await readBody(request, share: share, streaming: job, client: client) {
+            case .whole(let data):
+                log["bytes"] = "\(data.count)"
+                guard !data.isEmpty else { throw Failure(status: .badRequest, reason: "empty upload") }
+                output = try await render(data, parameters.request, format: parameters.type, quality: settings.defaultQuality, client: client, log: &log)
+            case .streamed(let thumbnail, let bytesRead, let isComplete):
+                log["bytes"] = "\(bytesRead)"
+                log["input"] = .string(thumbnail.input.name)
+                log["lane"] = .string(fast.name)
+                log["upload"] = "streamed"
+                output = thumbnail.output
+                // Complete before its last byte (every scan a decode to size reads was in): the
+                // rest is not read, and the connection cannot carry another request.
+                if !isComplete { headers[.connection] = "close" }
+            }
             headers[.contentType] = parameters.type.mimeType
             return finish(Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: output))), "ok")
         } catch let failure as Failure {
@@ -153,10 +166,18 @@ final class Thumbnailer: Sendable {
         log["input"] = .string(input?.name ?? "?")
         let lane = input.map { Self.slowFormats.contains($0) } == true ? slow : fast
         log["lane"] = .string(lane.name)
-        let ticket: Admission.Ticket
+        let ticket = try await admit(to: lane, client: client)
+        defer { lane.leave(ticket) }
+        if Task.isCancelled { throw CancellationError() }
+        let job = Job(request: request, format: format, quality: quality)
+        return try await thumbnail(data, job, log: &log)
+    }
+
+    /// A slot in `lane` for `client`, waiting for a turn there or answering why there is none.
+    func admit(to lane: Admission, client: String) async throws -> Admission.Ticket {
         switch await lane.enter(client: client) {
-        case .admitted(let admitted):
-            ticket = admitted
+        case .admitted(let ticket):
+            return ticket
         case .overBudget(let seconds):
             metrics?.countRejection(lane: lane.name, reason: "cost")
             throw Failure(status: .tooManyRequests, reason: "this client has used its share of the \(lane.name) lane; try again later", retryAfter: seconds)
@@ -169,10 +190,6 @@ final class Thumbnailer: Sendable {
         case .cancelled:
             throw CancellationError()
         }
-        defer { lane.leave(ticket) }
-        if Task.isCancelled { throw CancellationError() }
-        let job = Job(request: request, format: format, quality: quality)
-        return try await thumbnail(data, job, log: &log)
     }
 
     /// One decode and encode, with everything it needs.
@@ -182,10 +199,20 @@ final class Thumbnailer: Sendable {
         var quality: Int
     }
 
+    /// What reading an upload gave: its bytes, or the thumbnail a decode made from them as they
+    /// arrived (``StreamedUpload``).
+    enum Body {
+        case whole(Data)
+        /// `isComplete`: the upload was read to its end (not when the image was complete before it).
+        case streamed(StreamedUpload.Thumbnail, bytesRead: Int, isComplete: Bool)
+    }
+
     /// The upload, refused without reading it when it declares more than the limit or more than
     /// the byte budget and the spool have left, read within its deadline, and refused as soon as
-    /// its first bytes show no format a codec reads (not after 30 MB of it).
-    private func readBody(_ request: Request, share: ByteBudget.Share) async throws -> Data {
+    /// its first bytes show no format a codec reads (not after 30 MB of it). Past those first
+    /// bytes, a JPEG or PNG whose decode the budget holds is decoded as it arrives instead of
+    /// being held (``stream(_:rest:job:client:limit:)``).
+    private func readBody(_ request: Request, share: ByteBudget.Share, streaming job: Job, client: String) async throws -> Body {
         let limit = settings.maxUploadBytes
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > limit {
@@ -199,23 +226,25 @@ final class Thumbnailer: Sendable {
         }
         let deadline = settings.bodyFloor + .seconds(Double(min(declared ?? limit, limit)) / Double(max(1, settings.minimumBodyRate)))
         let sniffLength = Self.sniffLength
-        return try await withThrowingTaskGroup(of: Data?.self) { group in
+        return try await withThrowingTaskGroup(of: Body?.self) { group in
             group.addTask {
                 // Before a byte is read: the declared length fits somewhere, or the answer is 503.
                 let buffer = try UploadBuffer(share: share, spool: spool, declared: declared, refuse: refuse)
                 var sniffed = false
+                var body = request.body.makeAsyncIterator()
                 do {
-                    for try await chunk in request.body {
-                        guard buffer.count + chunk.readableBytes <= limit else {
-                            throw Failure(status: .contentTooLarge, reason: "the upload is larger than \(limit) bytes", closes: true)
-                        }
+                    while let chunk = try await body.next() {
+                        guard buffer.count + chunk.readableBytes <= limit else { throw Self.overLimit(limit) }
                         try buffer.append(chunk)
                         if !sniffed, buffer.count >= sniffLength {
                             sniffed = true
                             guard ImageType(buffer.head(sniffLength)) != nil else { throw Self.unknownFormat }
+                            if let streamed = try await self.stream(buffer, rest: &body, job: job, client: client, limit: limit) {
+                                return streamed
+                            }
                         }
                     }
-                    return try buffer.data()
+                    return .whole(try buffer.data())
                 } catch let failure as Failure {
                     throw failure
                 } catch is CancellationError {
@@ -235,6 +264,64 @@ final class Thumbnailer: Sendable {
             }
             return first
         }
+    }
+
+    static func overLimit(_ limit: Int) -> Failure {
+        Failure(status: .contentTooLarge, reason: "the upload is larger than \(limit) bytes", closes: true)
+    }
+
+    /// Formats whose decoders keep none of the input they have decoded (libjpeg's suspending
+    /// source keeps its unread tail, libpng's progressive reader a row), so an upload in them can
+    /// be decoded as it arrives without being held.
+    static let streamedFormats: Set<ImageType> = [.jpeg, .png]
+
+    /// Bytes of a streamed upload read before they go to the decoder, in one slot of the fast lane.
+    static let pieceLength = 1 << 20
+
+    /// Decodes the rest of an upload as it arrives, when its format's decoder keeps no input
+    /// (``streamedFormats``), its header is in the bytes read so far, and the byte budget holds
+    /// what the decode builds (``StreamedUpload/reservation(for:)``) plus one piece: the upload's
+    /// memory or spool share is then returned, and each piece of up to ``pieceLength`` bytes is
+    /// decoded in a slot of the fast lane, taken for that piece only (a client that sends slowly
+    /// holds no slot while it does). `nil` when any of that does not hold: the upload is read
+    /// whole, as before.
+    private func stream(_ buffer: UploadBuffer, rest body: inout RequestBody.AsyncIterator, job: Job, client: String, limit: Int) async throws -> Body? {
+        let head = buffer.head(buffer.count)
+        guard let type = ImageType(head), Self.streamedFormats.contains(type),
+              case .parsed(let header) = ImageDecoderRegistry.shared.parseHeader(head) else { return nil }
+        let share = ByteBudget.Share(budget)
+        defer { share.release() }
+        // What the decode builds, one piece being read and the decoder's copy of the last.
+        guard share.grow(to: StreamedUpload.reservation(for: header) + 2 * Self.pieceLength) else { return nil }
+        buffer.discard()
+        let upload = StreamedUpload(job: job, type: type, metrics: metrics)
+        var read = head.count
+        var piece = head
+        while true {
+            let chunk = try await body.next()
+            if let chunk {
+                guard read + chunk.readableBytes <= limit else { throw Self.overLimit(limit) }
+                read += chunk.readableBytes
+                piece.append(contentsOf: chunk.readableBytesView)
+                guard piece.count >= Self.pieceLength else { continue }
+            }
+            let (next, isLast) = (piece, chunk == nil)
+            piece = Data()
+            if let thumbnail = try await decodeInFastLane(client: client, { () throws(Failure) in try upload.push(next, isLast: isLast) }) {
+                return .streamed(thumbnail, bytesRead: read, isComplete: isLast)
+            }
+        }
+    }
+
+    /// Runs `body` off the cooperative threads, in a slot of the fast lane.
+    private func decodeInFastLane<T: Sendable>(client: String, _ body: @escaping @Sendable () throws(Failure) -> T) async throws -> T {
+        let ticket = try await admit(to: fast, client: client)
+        defer { fast.leave(ticket) }
+        if Task.isCancelled { throw CancellationError() }
+        let result: Result<T, Failure> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: Result { () throws(Failure) in try body() }) }
+        }
+        return try result.get()
     }
 
     /// Bytes of an upload after which a format no codec reads is refused without reading the
@@ -267,6 +354,20 @@ final class Thumbnailer: Sendable {
 
     private static func work(_ data: Data, _ job: Job, metrics: ServiceMetrics?) -> Result<Data, Failure> {
         let started = ContinuousClock.now
+        let inputName = ImageType(data)?.name.lowercased() ?? "unknown"
+        do {
+            // Decoded to size by the processors' plan: a fit decodes to fit the box, a fill to
+            // cover it (the codec reducing natively) and is then cropped to the box.
+            let container = try ImageDecoderRegistry.shared.decode(decodingContext(for: data), processors: processors(for: job.request))
+            metrics?.recordDecode(format: inputName, duration: ContinuousClock.now - started)
+            return .success(try encoded(container, job))
+        } catch {
+            return .failure(failure(for: error, input: inputName, metrics: metrics))
+        }
+    }
+
+    /// How every upload is decoded, `data` being all of it or its first piece.
+    static func decodingContext(for data: Data) -> ImageDecodingContext {
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.limits = .untrusted
         context.isStrict = true
@@ -276,33 +377,33 @@ final class Thumbnailer: Sendable {
         // sRGB pixels (NukeColor, Little CMS): a CMYK, Display P3, Adobe RGB or nclx upload shows
         // the same in every browser, profile or none.
         context.colorConversion = .sRGB
-        let inputName = ImageType(data)?.name.lowercased() ?? "unknown"
-        do {
-            // Decoded to size by the processors' plan: a fit decodes to fit the box, a fill to
-            // cover it (the codec reducing natively) and is then cropped to the box.
-            let container = try ImageDecoderRegistry.shared.decode(context, processors: processors(for: job.request))
-            metrics?.recordDecode(format: inputName, duration: ContinuousClock.now - started)
-            // A public thumbnail keeps only what displays it correctly (the ICC profile): no
-            // uploader's location, camera serial or embedded thumbnail. Alpha into JPEG is
-            // composited onto white.
-            let options = ImageEncodingOptions(quality: Double(job.quality) / 100, metadata: .display, background: .white)
-            if job.request.keepsAnimation, let animation = container.animation, animation.frameCount > 1,
-               let encoder = ImageEncoderRegistry.shared.encoder(for: job.format, options: options) as? any AnimatedImageEncoding {
-                // Frames decoded, resized and encoded one at a time.
-                return .success(try encoder.encode(animation))
-            }
-            var image = container.image
-            image.frames = [image.frames[0]]
-            return .success(try ImageEncoderRegistry.shared.encode(image, as: job.format, options: options))
-        } catch let error as ImageCodecError {
-            metrics?.countDecodeFailure(format: inputName, code: error.code.rawValue)
-            var failure = Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)",
-                                  retryAfter: [.helperLost, .internalFailure, .timedOut].contains(error.code) ? 1 : nil)
-            failure.helperLost = error.code == .helperLost
-            return .failure(failure)
-        } catch {
-            return .failure(Failure(status: .unprocessableContent, reason: "\(error)"))
+        return context
+    }
+
+    /// The thumbnail of a decoded (and processed) container, in the job's format.
+    static func encoded(_ container: ImageContainer, _ job: Job) throws -> Data {
+        // A public thumbnail keeps only what displays it correctly (the ICC profile): no
+        // uploader's location, camera serial or embedded thumbnail. Alpha into JPEG is
+        // composited onto white.
+        let options = ImageEncodingOptions(quality: Double(job.quality) / 100, metadata: .display, background: .white)
+        if job.request.keepsAnimation, let animation = container.animation, animation.frameCount > 1,
+           let encoder = ImageEncoderRegistry.shared.encoder(for: job.format, options: options) as? any AnimatedImageEncoding {
+            // Frames decoded, resized and encoded one at a time.
+            return try encoder.encode(animation)
         }
+        var image = container.image
+        image.frames = [image.frames[0]]
+        return try ImageEncoderRegistry.shared.encode(image, as: job.format, options: options)
+    }
+
+    /// The answer for what a decode or an encode threw, counted by `input` format and code.
+    static func failure(for error: any Error, input: String, metrics: ServiceMetrics?) -> Failure {
+        guard let error = error as? ImageCodecError else { return Failure(status: .unprocessableContent, reason: "\(error)") }
+        metrics?.countDecodeFailure(format: input, code: error.code.rawValue)
+        var failure = Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)",
+                              retryAfter: [.helperLost, .internalFailure, .timedOut].contains(error.code) ? 1 : nil)
+        failure.helperLost = error.code == .helperLost
+        return failure
     }
 
     /// NukeProcessing's processors for a request: fit inside the box, or cover it and keep the

@@ -52,6 +52,13 @@ final class UploadBuffer {
         }
     }
 
+    /// Lets go of what was read (its memory or spool share returns): the upload goes elsewhere.
+    func discard() {
+        memory = Data()
+        file = nil
+        share.release()
+    }
+
     /// Moves to a spool file holding `bytes`, with what is in memory so far.
     private func spill(reserving bytes: Int) throws(Thumbnailer.Failure) {
         guard let spool, let created = try? spool.create(share: ByteBudget.Share(spool.budget)), created.share.grow(to: bytes) else { throw refuse() }

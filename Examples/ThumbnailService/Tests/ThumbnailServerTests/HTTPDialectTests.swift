@@ -109,6 +109,68 @@ import Testing
         }
     }
 
+    /// A JPEG whose frame header is followed by `segments` comment segments of 65,533 bytes each
+    /// (then, with `duplicateFrame`, its frame header a second time, which libjpeg refuses: "two
+    /// SOF markers", and as many comments again): an upload far larger than the image it decodes to.
+    static func paddedJPEG(segments: Int, duplicateFrame: Bool = false) throws -> Data {
+        let jpeg = try Fixtures.jpeg
+        var offset = 2
+        while jpeg[offset + 1] != 0xC0 { offset += 2 + Int(jpeg[offset + 2]) << 8 + Int(jpeg[offset + 3]) }
+        let frameEnd = offset + 2 + Int(jpeg[offset + 2]) << 8 + Int(jpeg[offset + 3])
+        var padded = jpeg.prefix(frameEnd)
+        let comment = Data([0xFF, 0xFE, 0xFF, 0xFF]) + Data(repeating: 0x20, count: 65_533)
+        for _ in 0..<segments { padded += comment }
+        if duplicateFrame {
+            padded += jpeg[offset..<frameEnd]
+            for _ in 0..<segments { padded += comment }
+        }
+        return padded + jpeg.dropFirst(frameEnd)
+    }
+
+    /// An HTTP/1.1 chunked body of `data` in pieces of `size` bytes; `ends`: with its last chunk.
+    static func chunked(_ data: Data, size: Int = 256 << 10, ends: Bool = true) -> [Data] {
+        var parts = stride(from: 0, to: data.count, by: size).map { start in
+            let part = data[(data.startIndex + start)..<min(data.endIndex, data.startIndex + start + size)]
+            return Data((String(part.count, radix: 16) + "\r\n").utf8) + part + Data("\r\n".utf8)
+        }
+        if ends { parts.append(Data("0\r\n\r\n".utf8)) }
+        return parts
+    }
+
+    /// A JPEG upload of 4.2 MB decodes to 64 × 48 pixels: with a memory budget of 3 MiB and no
+    /// spool it could not be held, and it is answered 200 because it is decoded as it arrives
+    /// (the budget holding the decode and a piece, not the upload). The budget is whole again.
+    @Test func uploadsAreDecodedAsTheyArrive() async throws {
+        let jpeg = try Self.paddedJPEG(segments: 64)
+        var settings = Self.settings()
+        settings.maxBufferedBytes = 3 << 20
+        settings.spoolDirectory = nil
+        try await withServer(settings) { server, port throws in
+            let head = Data("POST /thumbnail?size=32&format=png HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+            let exchange = try await RawConnection.exchange(port: port, send: [head] + Self.chunked(jpeg), until: "IEND")
+            #expect(exchange.text.hasPrefix("HTTP/1.1 200"), "\(exchange.text.prefix(200))")
+            #expect(server.thumbnailer.budget.reserved == 0)
+        }
+    }
+
+    /// A streamed upload's verdict comes at the piece that shows it: the second frame header in
+    /// its second megabyte is answered 422 with libjpeg's reason and the connection closed,
+    /// while the client has not finished its body (it never sends the last chunk: without the
+    /// verdict, the exchange would end at the socket's read timeout, still open).
+    @Test func aStreamedUploadFailsAtThePieceThatShowsIt() async throws {
+        let jpeg = try Self.paddedJPEG(segments: 24, duplicateFrame: true)
+        var settings = Self.settings()
+        settings.spoolDirectory = nil
+        try await withServer(settings) { server, port throws in
+            let head = Data("POST /thumbnail HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+            let exchange = try await RawConnection.exchange(port: port, send: [head] + Self.chunked(jpeg, ends: false))
+            #expect(exchange.text.hasPrefix("HTTP/1.1 422"), "\(exchange.text.prefix(300))")
+            #expect(exchange.text.contains("two SOF markers"), "\(exchange.text.prefix(300))")
+            #expect(exchange.ended == .closedByServer)
+            #expect(server.thumbnailer.budget.reserved == 0)
+        }
+    }
+
     /// 64 KiB of something no codec reads is enough to answer 415; the other 960 KiB are never sent.
     @Test func anUnknownFormatIs415AfterItsFirstBytes() async throws {
         try await withServer(Self.settings()) { server, port throws in
