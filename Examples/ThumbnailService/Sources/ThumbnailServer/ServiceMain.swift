@@ -18,6 +18,11 @@ public enum ServiceMain {
             exit(64)
         }
         HeapTuning.keepFreedBlocks(upToMegabytes: settings.heapKeepMegabytes)
+        // One arena per core, so that the end of a burst gives the heap back (HeapTuning), unless
+        // the operator chose a number (glibc's MALLOC_ARENA_MAX).
+        if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil {
+            HeapTuning.limitArenas(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
+        }
         let format = settings.logFormat
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler = format == "json" ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)

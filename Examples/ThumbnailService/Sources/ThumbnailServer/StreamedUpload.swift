@@ -59,6 +59,13 @@ final class StreamedUpload: Sendable {
         do {
             return try state.withLock { state throws -> Thumbnail? in
                 let started = ContinuousClock.now
+                if state.decode == nil, isLast {
+                    // All of it in one piece: decoded whole, as an upload read whole is (in one
+                    // pass from memory, not through the suspending source).
+                    let container = try ImageDecoderRegistry.shared.decode(Thumbnailer.decodingContext(for: piece), processors: processors)
+                    metrics?.recordDecode(format: inputName, duration: ContinuousClock.now - started)
+                    return Thumbnail(output: try Thumbnailer.encoded(container, job), input: type)
+                }
                 var decode: ImageDecoderRegistry.StreamingDecode
                 let planned: ImageDecodingContext
                 var container: ImageContainer?

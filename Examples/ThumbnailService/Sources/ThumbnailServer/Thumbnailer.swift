@@ -133,22 +133,19 @@ final class Thumbnailer: Sendable {
             defer { share.release() }
             let job = Job(request: parameters.request, format: parameters.type, quality: settings.defaultQuality)
             let output: Data
-            var headers = HTTPFields()
             switch try await readBody(request, share: share, streaming: job, client: client) {
             case .whole(let data):
                 log["bytes"] = "\(data.count)"
                 guard !data.isEmpty else { throw Failure(status: .badRequest, reason: "empty upload") }
                 output = try await render(data, parameters.request, format: parameters.type, quality: settings.defaultQuality, client: client, log: &log)
-            case .streamed(let thumbnail, let bytesRead, let isComplete):
+            case .streamed(let thumbnail, let bytesRead):
                 log["bytes"] = "\(bytesRead)"
                 log["input"] = .string(thumbnail.input.name)
                 log["lane"] = .string(fast.name)
                 log["upload"] = "streamed"
                 output = thumbnail.output
-                // Complete before its last byte (every scan a decode to size reads was in): the
-                // rest is not read, and the connection cannot carry another request.
-                if !isComplete { headers[.connection] = "close" }
             }
+            var headers = HTTPFields()
             headers[.contentType] = parameters.type.mimeType
             return finish(Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: output))), "ok")
         } catch let failure as Failure {
@@ -203,8 +200,7 @@ final class Thumbnailer: Sendable {
     /// arrived (``StreamedUpload``).
     enum Body {
         case whole(Data)
-        /// `isComplete`: the upload was read to its end (not when the image was complete before it).
-        case streamed(StreamedUpload.Thumbnail, bytesRead: Int, isComplete: Bool)
+        case streamed(StreamedUpload.Thumbnail, bytesRead: Int)
     }
 
     /// The upload, refused without reading it when it declares more than the limit or more than
@@ -276,7 +272,7 @@ final class Thumbnailer: Sendable {
     static let streamedFormats: Set<ImageType> = [.jpeg, .png]
 
     /// Bytes of a streamed upload read before they go to the decoder, in one slot of the fast lane.
-    static let pieceLength = 1 << 20
+    static let pieceLength = 256 << 10
 
     /// Decodes the rest of an upload as it arrives, when its format's decoder keeps no input
     /// (``streamedFormats``), its header is in the bytes read so far, and the byte budget holds
@@ -307,9 +303,23 @@ final class Thumbnailer: Sendable {
             }
             let (next, isLast) = (piece, chunk == nil)
             piece = Data()
-            if let thumbnail = try await decodeInFastLane(client: client, { () throws(Failure) in try upload.push(next, isLast: isLast) }) {
-                return .streamed(thumbnail, bytesRead: read, isComplete: isLast)
+            let thumbnail: StreamedUpload.Thumbnail?
+            do {
+                thumbnail = try await decodeInFastLane(client: client) { () throws(Failure) in try upload.push(next, isLast: isLast) }
+            } catch var failure as Failure {
+                // Busy, or this client over its share: the rest of the upload is not read.
+                failure.closes = true
+                throw failure
             }
+            guard let thumbnail else { continue }
+            // Complete before its last byte (every scan a decode to size reads was in): the rest
+            // is read and dropped, within the upload's limit and deadline, so that the client gets
+            // its answer on a connection it can keep rather than one reset under its unsent bytes.
+            while !isLast, let chunk = try await body.next() {
+                guard read + chunk.readableBytes <= limit else { throw Self.overLimit(limit) }
+                read += chunk.readableBytes
+            }
+            return .streamed(thumbnail, bytesRead: read)
         }
     }
 

@@ -154,7 +154,7 @@ import Testing
     }
 
     /// A streamed upload's verdict comes at the piece that shows it: the second frame header in
-    /// its second megabyte is answered 422 with libjpeg's reason and the connection closed,
+    /// its second megabyte (past the first pieces) is answered 422 with libjpeg's reason and the connection closed,
     /// while the client has not finished its body (it never sends the last chunk: without the
     /// verdict, the exchange would end at the socket's read timeout, still open).
     @Test func aStreamedUploadFailsAtThePieceThatShowsIt() async throws {
