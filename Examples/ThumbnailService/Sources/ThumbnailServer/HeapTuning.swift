@@ -15,14 +15,17 @@ enum HeapTuning {
     @discardableResult
     static func keepFreedBlocks(upToMegabytes megabytes: Int) -> Bool {
         guard megabytes > 0 else { return true }
-        #if canImport(Glibc)
-        // <malloc.h> is not in the Glibc module: mallopt by name, with glibc's parameter numbers.
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
         let mmapThreshold: Int32 = -3, trimThreshold: Int32 = -1
+        return mallopt(mmapThreshold, megabytes << 20) && mallopt(trimThreshold, 2 * (megabytes << 20))
+    }
+
+    /// glibc's `mallopt`, by name (<malloc.h> is not in the Glibc module) with glibc's parameter
+    /// numbers; `false` when it refuses or is not there.
+    private static func mallopt(_ parameter: Int32, _ value: Int) -> Bool {
+        #if canImport(Glibc)
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
         guard let symbol = dlsym(nil, "mallopt") else { return false }
-        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
-        return mallopt(mmapThreshold, Int32(clamping: megabytes << 20)) == 1
-            && mallopt(trimThreshold, Int32(clamping: 2 * (megabytes << 20))) == 1
+        return unsafeBitCast(symbol, to: Mallopt.self)(parameter, Int32(clamping: value)) == 1
         #else
         return false
         #endif
@@ -40,14 +43,8 @@ enum HeapTuning {
     /// with one arena per core, RSS went back to 50 MiB.
     @discardableResult
     static func limitArenas(to count: Int) -> Bool {
-        #if canImport(Glibc)
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
         let arenaMax: Int32 = -8
-        guard count > 0, let symbol = dlsym(nil, "mallopt") else { return false }
-        return unsafeBitCast(symbol, to: Mallopt.self)(arenaMax, Int32(clamping: count)) == 1
-        #else
-        return false
-        #endif
+        return count > 0 && mallopt(arenaMax, count)
     }
 
     /// Gives the heap's free pages back to the kernel (glibc's `malloc_trim(0)`, every arena):

@@ -276,13 +276,14 @@ final class Thumbnailer: Sendable {
 
     /// Decodes the rest of an upload as it arrives, when its format's decoder keeps no input
     /// (``streamedFormats``), its header is in the bytes read so far, and the byte budget holds
-    /// what the decode builds (``StreamedUpload/reservation(for:)``) plus one piece: the upload's
+    /// what the decode builds (``StreamedUpload/reservation(for:)``) plus two pieces: the upload's
     /// memory or spool share is then returned, and each piece of up to ``pieceLength`` bytes is
     /// decoded in a slot of the fast lane, taken for that piece only (a client that sends slowly
     /// holds no slot while it does). `nil` when any of that does not hold: the upload is read
     /// whole, as before.
     private func stream(_ buffer: UploadBuffer, rest body: inout RequestBody.AsyncIterator, job: Job, client: String, limit: Int) async throws -> Body? {
-        let head = buffer.head(buffer.count)
+        // A copy: a slice of the buffer would keep its storage, reserved for the whole upload.
+        let head = buffer.head(buffer.count).withUnsafeBytes { Data($0) }
         guard let type = ImageType(head), Self.streamedFormats.contains(type),
               case .parsed(let header) = ImageDecoderRegistry.shared.parseHeader(head) else { return nil }
         let share = ByteBudget.Share(budget)

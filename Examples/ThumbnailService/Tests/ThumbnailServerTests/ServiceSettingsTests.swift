@@ -28,6 +28,9 @@ import Testing
             _ = try ServiceSettings.load(arguments: ["ThumbnailService", "--heap-keep-megabytes", "4096"], environment: [:])
         }
         #expect(HeapTuning.keepFreedBlocks(upToMegabytes: 64))
+        // glibc takes an arena cap (more than this machine's default, so the tests keep theirs).
+        #expect(HeapTuning.limitArenas(to: 64))
+        #expect(!HeapTuning.limitArenas(to: 0))
     }
 
     @Test func everyProblemAtOnce() {
