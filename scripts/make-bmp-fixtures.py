@@ -357,7 +357,8 @@ def make_bmp(root):
     write_bmp(os.path.join(d, "topdown-pal8.bmp"), W, H, 8, pack_rows([list(r) for r in idx], 8), pal=palette(256), top_down=True)
     valid_pillow("topdown-pal8.bmp", notes="negative height, 8-bit palette")
 
-    # 16 bits: BI_RGB 555, BI_BITFIELDS 565 (INFO + masks), 444 with alpha in a V3 header.
+    # 16 bits: BI_RGB 555, BI_BITFIELDS 565 (INFO + masks), 444 with alpha in a V3 header; 32 bits
+    # with alpha in a V3 header too (bmpsuite's rgba32h56.bmp has that layout; Pillow reads no V3 alpha).
     opaque = np.dstack([rgb, np.full((H, W), 255, np.uint8)])
     for name, bits, masks, header, comp, pillow in [
         ("rgb16-555.bmp", 16, (0x7C00, 0x03E0, 0x001F, 0), 40, 0, True),
@@ -366,6 +367,7 @@ def make_bmp(root):
         ("rgba16-4444.bmp", 16, (0x0F00, 0x00F0, 0x000F, 0xF000), 56, 3, False),
         ("rgb32-bitfields.bmp", 32, (0xFF0000, 0xFF00, 0xFF, 0), 40, 3, True),
         ("rgb32-101010.bmp", 32, (0x3FF00000, 0x000FFC00, 0x000003FF, 0), 40, 3, False),
+        ("rgba32-v3.bmp", 32, (0xFF0000, 0xFF00, 0xFF, 0xFF000000), 56, 3, False),
         ("rgba32-v4.bmp", 32, (0xFF0000, 0xFF00, 0xFF, 0xFF000000), 108, 3, True),
         ("rgba32-v5.bmp", 32, (0xFF0000, 0xFF00, 0xFF, 0xFF000000), 124, 3, True),
         ("rgba32-abgr-v5.bmp", 32, (0xFF, 0xFF00, 0xFF0000, 0xFF000000), 124, 3, True),
