@@ -67,6 +67,16 @@ public struct ImageHeader: Sendable, Hashable, CustomStringConvertible {
     /// The size in pixels, as stored.
     public var size: ImageSize { ImageSize(width: width, height: height) }
 
+    /// The bytes of the image this header declares, as a decoder builds it: 4 a pixel up to 8
+    /// bits a sample, 8 beyond or when the header does not say; `Int.max` when that overflows.
+    /// What a caller budgets for a decode before it starts (an isolated helper's allocations, an
+    /// upload decoded as it arrives).
+    public var declaredImageBytes: Int {
+        let (pixels, pixelOverflow) = width.multipliedReportingOverflow(by: height)
+        let (bytes, bytesOverflow) = pixels.multipliedReportingOverflow(by: (bitDepth ?? 16) > 8 ? 8 : 4)
+        return pixelOverflow || bytesOverflow ? .max : bytes
+    }
+
     public var description: String {
         var parts = ["\(type.name) \(width)×\(height)"]
         if let bitDepth { parts.append("\(bitDepth)-bit") }

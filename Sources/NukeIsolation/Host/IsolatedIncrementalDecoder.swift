@@ -52,9 +52,7 @@ final class IsolatedIncrementalDecoder: IncrementalImageDecoding {
     /// when the helper first asks for memory; `nil` when the host cannot read the header.
     private lazy var declaredBytes: Int? = {
         guard case .parsed(let header) = readHeader(input) else { return nil }
-        let (pixels, pixelOverflow) = header.width.multipliedReportingOverflow(by: header.height)
-        let (bytes, bytesOverflow) = pixels.multipliedReportingOverflow(by: (header.bitDepth ?? 16) > 8 ? 8 : 4)
-        return pixelOverflow || bytesOverflow ? Int.max : bytes
+        return header.declaredImageBytes
     }()
     /// The bytes of the images the helper handed back in this decode (previews, frames).
     private var deliveredBytes = 0

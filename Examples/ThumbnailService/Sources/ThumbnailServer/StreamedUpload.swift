@@ -38,15 +38,15 @@ final class StreamedUpload: Sendable {
     }
 
     /// Bytes of the budget a streamed decode holds between pieces, from the header: the image it
-    /// builds (4 bytes a pixel, 8 past 8 bits a sample), and for a progressive JPEG libjpeg's
+    /// builds (`ImageHeader.declaredImageBytes`), and for a progressive JPEG libjpeg's
     /// coefficients too (2 bytes a sample, every component at full size at most).
     static func reservation(for header: ImageHeader) -> Int {
-        let pixels = header.width.multipliedReportingOverflow(by: header.height)
-        guard !pixels.overflow else { return .max / 2 }
-        let image = pixels.partialValue * ((header.bitDepth ?? 8) > 8 ? 8 : 4)
-        let coefficients = header.type == .jpeg && header.isProgressive ? pixels.partialValue * 2 * (header.componentCount ?? 4) : 0
-        return min(image + coefficients, .max / 2)
+        guard header.type == .jpeg, header.isProgressive else { return min(header.declaredImageBytes, .max / 2) }
+        // A JPEG frame's sides are 16-bit: the row's samples cannot overflow.
+        let (coefficients, overflow) = (header.width * 2 * (header.componentCount ?? 4)).multipliedReportingOverflow(by: header.height)
+        return overflow ? .max / 2 : min(header.declaredImageBytes, .max / 4) + min(coefficients, .max / 4)
     }
+
 
     /// Decodes `piece`, the first one starting the decode; with `isLast`, or when the image is
     /// complete before its last byte, processes and encodes the thumbnail.
