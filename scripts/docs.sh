@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
-# Builds NukeCore's DocC documentation with warnings as errors (a broken symbol link, an
-# undocumented parameter or a stale article fails it), then checks that every public symbol
-# of NukeCore has a doc comment. The archive lands in .build/plugins/Swift-DocC/outputs.
+# Builds the DocC documentation of every library product (each has a catalogue) with warnings
+# as errors (a broken symbol link, an undocumented parameter or a stale article fails it), then
+# checks that every public symbol of NukeCore has a doc comment. The archive lands in .build/plugins/Swift-DocC/outputs.
 #   scripts/docs.sh            build and check
 #   scripts/docs.sh --preview  also serve it at http://localhost:8080/documentation/nukecore
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-swift package generate-documentation --target NukeCore --warnings-as-errors
+# Every target a library product names, from the manifest, so a new product is not forgotten;
+# each needs its catalogue.
+args=()
+while read -r target dir; do
+    [ -f "$dir/$target.docc/$target.md" ] || { echo "docs: $target has no catalogue ($dir/$target.docc/$target.md)" >&2; exit 1; }
+    args+=(--target "$target")
+done < <(swift package describe --type json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+names = {t for p in d["products"] if "library" in p["type"] for t in p["targets"]}
+for t in sorted(d["targets"], key=lambda t: t["name"]):
+    if t["name"] in names: print(t["name"], t["path"])')
+swift package generate-documentation "${args[@]}" --warnings-as-errors
 
 find .build -type d -name symbolgraph -prune -exec rm -rf {} + 2>/dev/null || true
 swift package dump-symbol-graph --minimum-access-level public >/dev/null

@@ -26,7 +26,7 @@ extension nuke_diagnostics {
     }
 
     /// What the library tolerated (corrupt entropy data, a bad ancillary CRC), or `nil` when it
-    /// warned about nothing: for ``NukeCore/ImageContainer/warnings`` and strict decoding.
+    /// warned about nothing: for `ImageContainer.warnings` and strict decoding.
     public var warnings: ImageDecodingWarnings? {
         guard warning_count > 0 else { return nil }
         let first = withUnsafeBytes(of: first_warning) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

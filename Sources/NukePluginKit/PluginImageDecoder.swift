@@ -19,7 +19,7 @@ public protocol ImageDecoderPlugin: Sendable {
     static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding
 
     /// Reads the header from the first bytes, before any decoder exists (see
-    /// ``NukeCore/ImageDecoderRegistering/parseHeader(_:)``). The default: `.unavailable`.
+    /// `ImageDecoderRegistering.parseHeader(_:)`). The default: `.unavailable`.
     static func parseHeader(_ data: Data) -> ImageHeader.ParseResult
 
     /// Whether the Nuke-style decoder accepts a download in progress (Nuke's
@@ -46,7 +46,7 @@ extension ImageDecoderPlugin {
 ///
 /// Progressive decoding feeds the plugin's decoder only the bytes that are new since the last
 /// call; ``decode(_:)`` after partial calls finishes that decode, and otherwise decodes the
-/// complete data in one push (``NukeCore/IncrementalDecoderAdapter``).
+/// complete data in one push (`IncrementalDecoderAdapter`).
 public final class PluginImageDecoder<Plugin: ImageDecoderPlugin>: ImageDecoderRegistering, Sendable {
     /// The decode request the decoder was made for: limits, target size, cancellation...
     public let context: ImageDecodingContext

@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// The bytes an incremental decoder has been given (``NukeCore/IncrementalImageDecoding/push(_:)``),
+/// The bytes an incremental decoder has been given (`IncrementalImageDecoding.push(_:)`),
 /// indexed from 0: the first push shares the caller's storage (a whole file pushed once is never
 /// copied), later pushes append.
 public struct PushedBytes: Sendable {

@@ -5,7 +5,7 @@ public import Foundation
 #endif
 public import NukeCore
 
-/// An ``IncrementalImageDecoding`` for formats whose library needs the whole file (HEIF, SVG):
+/// An `IncrementalImageDecoding` for formats whose library needs the whole file (HEIF, SVG):
 /// it keeps the pushed bytes and decodes them once, at ``finish()``, with `decode`.
 ///
 /// It reports no header or preview; `next()` answers `.needsMoreData` until ``finish()``, then the

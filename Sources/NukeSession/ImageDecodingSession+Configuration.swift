@@ -8,12 +8,12 @@ import NukeCore
 extension ImageDecodingSession {
     /// How a session finds its decoder, what it asks it for and how it paces its previews.
     public struct Configuration: Sendable {
-        /// Where the decoder comes from. Default: ``ImageDecoderRegistry/shared``.
+        /// Where the decoder comes from. Default: `ImageDecoderRegistry.shared`.
         public var registry: ImageDecoderRegistry
         /// The decode request every decode of the session is made from: limits, allocator,
         /// strictness, alpha, high bit depth, fast scaling, content mode, `userInfo`. The session
         /// fills in the data, whether it is complete, the target size and its cancellation.
-        /// Default: the registry's (``ImageDecoderRegistry/makeContext(for:isCompleted:)``: its
+        /// Default: the registry's (`ImageDecoderRegistry.makeContext(for:isCompleted:)`: its
         /// limits and allocator).
         public var context: ImageDecodingContext
         /// Make previews from partial data. When `false`, the session decodes once, at

@@ -12,10 +12,10 @@ extension ImageDecodingSession {
         /// The format was sniffed from the first bytes. Omitted only when the data matches no
         /// known signature and the decoder reports no type.
         case formatKnown(ImageType)
-        /// The header was read. It comes before the decoder exists for formats ``ImageHeader``
+        /// The header was read. It comes before the decoder exists for formats `ImageHeader`
         /// parses; for others it is derived from the first image decoded.
         case sizeKnown(ImageHeader)
-        /// A progressive preview (``ImageContainer/isPreview`` is `true`).
+        /// A progressive preview (`ImageContainer.isPreview` is `true`).
         case preview(ImageContainer, Progress)
         /// The final image. Ends the events.
         case final(ImageContainer, Progress)
@@ -31,9 +31,9 @@ extension ImageDecodingSession {
         /// previews before it plus one.
         public var index: Int
         /// The number of progressive scans (JPEG) or passes (PNG) the image shows, when the
-        /// decoder reported it (``ImageContainer/UserInfoKey/scanNumberKey``).
+        /// decoder reported it (`ImageContainer.UserInfoKey.scanNumberKey`).
         public var scanNumber: Int?
-        /// How many complete rows a preview holds (``ImageContainer/UserInfoKey/rowCountKey``).
+        /// How many complete rows a preview holds (`ImageContainer.UserInfoKey.rowCountKey`).
         public var rowCount: Int?
         /// The time since the session was created.
         public var elapsed: Duration

@@ -30,7 +30,7 @@ import NukeCore
 /// ```
 ///
 /// The session sniffs the format as soon as enough bytes are in, reads the header with
-/// ``ImageHeader`` and asks ``Configuration/targetSize`` for a target size, and only then
+/// `ImageHeader` and asks ``Configuration/targetSize`` for a target size, and only then
 /// creates **one** decoder through the registry (any registered decoder, custom ones
 /// included), whose context carries that size, the limits and the session's cancellation.
 /// Every partial decode and the final decode run on that same instance.
@@ -41,7 +41,7 @@ import NukeCore
 /// once, so a fast network and a slow decoder cost far fewer decodes than chunks. With a
 /// ``Configuration/minimumPreviewInterval``, data arriving sooner waits for the next preview
 /// (the final image never waits). ``cancel()`` stops a decode in progress
-/// inside the codec (decoders check ``ImageDecodingContext/isCancelled`` between rows or
+/// inside the codec (decoders check `ImageDecodingContext.isCancelled` between rows or
 /// scans) and ends the events with a `.cancelled` failure.
 ///
 /// Events come in order: ``Event/formatKnown(_:)``, ``Event/sizeKnown(_:)``, any number of

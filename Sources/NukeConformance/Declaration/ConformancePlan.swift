@@ -48,7 +48,7 @@ public struct ConformancePlan: Sendable {
     ///   - corpusExtensions: File extensions of the corpus files to run (lowercase).
     ///   - options: The suite's options.
     ///   - expectation: What a corpus file must do; the default only asks that it decode or
-    ///     throw ``ImageCodecError`` (``Fixture/Kind/unknown``).
+    ///     throw `ImageCodecError` (``Fixture/Kind/unknown``).
     public init(
         codec: ImageCodec,
         format: String,
@@ -114,7 +114,7 @@ public struct ConformancePlan: Sendable {
         return cases
     }
 
-    /// The cases over the corpus: every file decodes or throws ``ImageCodecError``, and the ones
+    /// The cases over the corpus: every file decodes or throws `ImageCodecError`, and the ones
     /// expected to be invalid throw the expected code.
     public var corpusCases: [ConformanceCase] {
         corpusFiles.flatMap { file -> [ConformanceCase] in

@@ -2,7 +2,7 @@ import NukeCore
 
 extension Fixture {
     /// The error a manifest says an invalid fixture must produce: `"incomplete"`,
-    /// `"corrupt"` or `"limit"` (or any ``ImageCodecError/Code-swift.struct`` raw value).
+    /// `"corrupt"` or `"limit"` (or any `ImageCodecError.Code` raw value).
     public struct ExpectedError: RawRepresentable, Sendable, Hashable, Decodable, CustomStringConvertible {
         public var rawValue: String
 
@@ -12,13 +12,13 @@ extension Fixture {
             rawValue = try decoder.singleValueContainer().decode(String.self)
         }
 
-        /// The data ends too early: ``ImageCodecError/Code-swift.struct/incomplete``.
+        /// The data ends too early: `ImageCodecError.Code.incomplete`.
         public static let incomplete = ExpectedError(rawValue: "incomplete")
-        /// The data is malformed: ``ImageCodecError/Code-swift.struct/corrupt``.
+        /// The data is malformed: `ImageCodecError.Code.corrupt`.
         public static let corrupt = ExpectedError(rawValue: "corrupt")
-        /// The codec does not support a feature the file uses: ``ImageCodecError/Code-swift.struct/unsupported``.
+        /// The codec does not support a feature the file uses: `ImageCodecError.Code.unsupported`.
         public static let unsupported = ExpectedError(rawValue: "unsupported")
-        /// The image exceeds the default limits: ``ImageCodecError/Code-swift.struct/limitExceeded``.
+        /// The image exceeds the default limits: `ImageCodecError.Code.limitExceeded`.
         public static let limit = ExpectedError(rawValue: "limit")
 
         /// The error code a decoder must throw.

@@ -6,7 +6,7 @@ extension Fixture {
         /// The file is truncated, malformed or over a limit: decoding must throw.
         case invalid
         /// Nothing is known (a file from a public corpus): it must decode or throw
-        /// ``ImageCodecError``, and never crash. Only ``ConformanceCheck/robustness``,
+        /// `ImageCodecError`, and never crash. Only ``ConformanceCheck/robustness``,
         /// ``ConformanceCheck/sniffing``, ``ConformanceCheck/progressive`` and
         /// ``ConformanceCheck/concurrency`` apply.
         case unknown

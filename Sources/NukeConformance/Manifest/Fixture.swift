@@ -6,7 +6,7 @@ import NukeNetpbm
 ///
 /// A *valid* fixture must decode to its ``reference`` within ``tolerance``, with the given
 /// size, orientation and colour information. An *invalid* one must make the decoder throw
-/// ``ImageCodecError`` with the ``expectedError`` code. Properties that are `nil` are not
+/// `ImageCodecError` with the ``expectedError`` code. Properties that are `nil` are not
 /// checked.
 public struct Fixture: Sendable, Hashable, Identifiable, CustomStringConvertible, Decodable {
     /// The input file's name, relative to ``directory`` (or an absolute path).
@@ -17,7 +17,7 @@ public struct Fixture: Sendable, Hashable, Identifiable, CustomStringConvertible
     /// produces by default. `nil` for invalid fixtures, or a valid one that only must decode.
     public var reference: String?
     /// A 16-bit reference, compared with a decode that sets
-    /// ``ImageDecodingContext/prefersHighBitDepth``.
+    /// `ImageDecodingContext.prefersHighBitDepth`.
     public var reference16: String?
     /// The largest allowed difference between a decoded sample and the reference's, in
     /// 8-bit units (scaled by 257 for ``reference16``). `nil` means 0.
@@ -42,8 +42,8 @@ public struct Fixture: Sendable, Hashable, Identifiable, CustomStringConvertible
     public var gamma: Double?
     /// The sRGB rendering intent the decoder must report.
     public var sRGBIntent: Int?
-    /// For an invalid fixture, the ``ImageCodecError/code`` the decoder must throw; `nil`
-    /// accepts any ``ImageCodecError``.
+    /// For an invalid fixture, the `ImageCodecError.code` the decoder must throw; `nil`
+    /// accepts any `ImageCodecError`.
     public var expectedError: ExpectedError?
     /// `true` when the format stores the pixels losslessly, so an encode round trip must
     /// reproduce them exactly.
@@ -140,7 +140,7 @@ public struct Fixture: Sendable, Hashable, Identifiable, CustomStringConvertible
     /// A reference is a PAM, PPM or PGM file, or any format a linked codec reads as stored (a PNG
     /// written by Pillow, with NukePNG linked into the tests).
     ///
-    /// - Throws: The file system's error, or ``ImageCodecError`` when no linked codec reads it.
+    /// - Throws: The file system's error, or `ImageCodecError` when no linked codec reads it.
     public func referenceBitmap() throws -> Bitmap? {
         try referenceURL.map { try Self.reference(Data(contentsOf: $0)) }
     }

@@ -3,14 +3,14 @@ public enum ConformanceCheck: String, Sendable, Hashable, CaseIterable, CustomSt
     /// `ImageType(data)` recognises every fixture as the codec's format.
     case sniffing
     /// Valid fixtures decode to their references, with the manifest's metadata, both
-    /// through the codec's decoder and through an ``ImageDecoderRegistry``.
+    /// through the codec's decoder and through an `ImageDecoderRegistry`.
     case referenceDecode = "reference decode"
-    /// Invalid fixtures throw ``ImageCodecError`` with the expected code.
+    /// Invalid fixtures throw `ImageCodecError` with the expected code.
     case invalidInput = "invalid input"
     /// Every prefix of a valid fixture, decoded as complete data, throws `.incomplete` or
     /// `.corrupt` or returns an image of the full size.
     case truncation
-    /// Valid fixtures with a few random bytes replaced decode or throw ``ImageCodecError``.
+    /// Valid fixtures with a few random bytes replaced decode or throw `ImageCodecError`.
     case corruption
     /// Feeding a fixture to one decoder in chunks gives well-formed previews and the same
     /// final image as a one-shot decode.
@@ -22,7 +22,7 @@ public enum ConformanceCheck: String, Sendable, Hashable, CaseIterable, CustomSt
     case limits
     /// Concurrent decodes on distinct decoder instances equal sequential ones.
     case concurrency
-    /// A file either decodes or throws ``ImageCodecError`` (for files of unknown validity,
+    /// A file either decodes or throws `ImageCodecError` (for files of unknown validity,
     /// such as a public corpus).
     case robustness
     /// Animated fixtures: frames decoded lazily equal the eager array, seeking equals playing in

@@ -6,17 +6,17 @@ public struct ProgressiveRun: Sendable, Hashable, CustomStringConvertible {
     public var fixture: String
     /// How the data was fed.
     public var feeding: ProgressiveFeeding
-    /// How many times ``ImageDecoding/decodePartiallyDownloadedData(_:)`` was called.
+    /// How many times `ImageDecoding.decodePartiallyDownloadedData(_:)` was called.
     public var partialCallCount: Int
     /// How many previews the decoder returned.
     public var previewCount: Int
-    /// The ``ImageContainer/UserInfoKey/scanNumberKey`` of each preview that had one.
+    /// The `ImageContainer.UserInfoKey.scanNumberKey` of each preview that had one.
     public var scanNumbers: [Int]
-    /// The ``ImageContainer/UserInfoKey/rowCountKey`` of each preview that had one.
+    /// The `ImageContainer.UserInfoKey.rowCountKey` of each preview that had one.
     public var rowCounts: [Int]
     /// The data length at which each preview appeared.
     public var previewOffsets: [Int]
-    /// `true` when the final ``ImageDecoding/decode(_:)`` returned an image.
+    /// `true` when the final `ImageDecoding.decode(_:)` returned an image.
     public var didDecode: Bool
 
     public var description: String {

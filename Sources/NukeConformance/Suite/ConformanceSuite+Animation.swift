@@ -5,9 +5,9 @@ import NukePixels
 extension ConformanceSuite {
     /// Checks an animated fixture's lazy frames against the eager ones.
     ///
-    /// The container's ``NukeCore/ImageAnimation`` must give, through its iterator, exactly the
-    /// frames of ``NukeCore/ImageAnimation/allFrames(limits:)`` (as many as ``NukeCore/ImageAnimation/frameCount``),
-    /// ``NukeCore/ImageAnimation/frame(at:)`` must equal sequential play for the first, middle and
+    /// The container's `ImageAnimation` must give, through its iterator, exactly the
+    /// frames of `ImageAnimation.allFrames(limits:)` (as many as `ImageAnimation.frameCount`),
+    /// `ImageAnimation.frame(at:)` must equal sequential play for the first, middle and
     /// last frames (a seek replays from the nearest independent frame), the first frame must be the
     /// container's image, and no duration may be negative or shown shorter than stored. Still
     /// images are skipped.

@@ -5,7 +5,7 @@ extension ConformanceSuite {
     /// Decodes seeded random corruptions of a valid fixture — one to four bytes replaced —
     /// one-shot and fed progressively in eight chunks.
     ///
-    /// Each must decode or throw ``ImageCodecError``; an error of another type is a
+    /// Each must decode or throw `ImageCodecError`; an error of another type is a
     /// failure, and a crash ends the test process. ``Options/corruptionCount`` variants per
     /// fixture, reproducible from ``Options/seed``.
     public func checkCorruption(_ fixture: Fixture) -> ConformanceResult {

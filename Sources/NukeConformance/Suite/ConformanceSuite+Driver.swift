@@ -9,7 +9,7 @@ extension ConformanceSuite {
     /// through a registry) comes back at the size the core's plan gives, a pixel either way for a
     /// codec's rounding, and reports the original size (or, for a format of several renditions,
     /// the size of the one it decoded). Codecs that do not declare
-    /// ``ImageCodecCapabilities/scaledDecode`` (Nuke-style decoders return the
+    /// `ImageCodecCapabilities.scaledDecode` (Nuke-style decoders return the
     /// full size) are skipped.
     public func checkDecodeToSize(_ fixture: Fixture) -> ConformanceResult {
         var result = start(.decodeToSize, fixture)

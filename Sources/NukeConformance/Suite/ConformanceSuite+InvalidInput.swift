@@ -2,7 +2,7 @@ import Foundation
 import NukeCore
 
 extension ConformanceSuite {
-    /// Checks that an invalid fixture makes the decoder throw ``ImageCodecError`` with the
+    /// Checks that an invalid fixture makes the decoder throw `ImageCodecError` with the
     /// manifest's `expected_error` code (any code when it gives none), through the codec's
     /// decoder and through a registry.
     ///

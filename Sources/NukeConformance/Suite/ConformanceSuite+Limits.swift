@@ -2,7 +2,7 @@ import Foundation
 import NukeCore
 
 extension ConformanceSuite {
-    /// Checks that a decoder honours ``ImageLimits``, with limits derived from the image.
+    /// Checks that a decoder honours `ImageLimits`, with limits derived from the image.
     ///
     /// With `maxPixelCount = w × h` and `maxDimension = max(w, h)` — an exact fit — the
     /// decode succeeds. With either one smaller, or `maxDecodedBytes` one byte below the

@@ -8,7 +8,7 @@ extension ConformanceSuite {
     /// build; raise the caps for a nightly run.
     public struct Options: Sendable {
         /// The limits decoders get, for every check but ``ConformanceCheck/limits`` (which
-        /// derives its own from each image). Default: ``ImageLimits/default``, which is what
+        /// derives its own from each image). Default: `ImageLimits.default`, which is what
         /// a manifest's `"limit"` errors are measured against.
         public var limits: ImageLimits = .default
         /// The seed of every random choice (chunk lengths, prefix offsets), so that a failure
@@ -26,8 +26,8 @@ extension ConformanceSuite {
         /// The feeding runs of the progressive check, each on a fresh decoder instance.
         /// Default: byte by byte, two random-chunk runs and the whole file.
         public var progressiveFeedings: [ProgressiveFeeding]?
-        /// After each chunk, call ``ImageDecoding/decodePartiallyDownloadedData(_:)`` again
-        /// with the same data until it returns `nil`, as ``ImageDecodingSession`` does, so a
+        /// After each chunk, call `ImageDecoding.decodePartiallyDownloadedData(_:)` again
+        /// with the same data until it returns `nil`, as `ImageDecodingSession` does, so a
         /// decoder that returns one preview per call (of the next pending scan) shows them all.
         /// When `false`, one call per chunk, as Nuke's pipeline makes. Default: `true`.
         public var drainsPreviews: Bool = true
@@ -42,21 +42,21 @@ extension ConformanceSuite {
         /// How many times each task decodes every fixture in the concurrency check. Default: 2.
         public var concurrencyRepetitions: Int = 2
         /// The encoder's options in the round trip. Default: quality 0.9, the rest as
-        /// ``ImageEncodingOptions`` defaults.
+        /// `ImageEncodingOptions` defaults.
         public var encodingOptions = ImageEncodingOptions(quality: 0.9)
         /// The round-trip tolerance for lossy fixtures (`lossless` not `true` in the
         /// manifest). Lossless ones must round-trip exactly. Default: PSNR ≥ 30 dB.
         public var lossyRoundTripTolerance: ImageComparison.Tolerance = .minimumPSNR(30)
         /// Also round-trip 16-bit decodes of fixtures with a 16-bit reference, when the codec
-        /// has ``ImageCodecCapabilities/highBitDepth`` and an encoder. Default: `true`.
+        /// has `ImageCodecCapabilities.highBitDepth` and an encoder. Default: `true`.
         public var roundTripsHighBitDepth: Bool = true
         /// The round trip also requires the EXIF orientation to survive. Default: `false`
         /// (not every format can carry it).
         public var roundTripPreservesOrientation: Bool = false
-        /// The limits check also requires ``ImageLimits/maxDecodedBytes`` one byte below the
+        /// The limits check also requires `ImageLimits.maxDecodedBytes` one byte below the
         /// decoded size to throw. Default: `true`.
         public var checksDecodedBytesLimit: Bool = true
-        /// A codec with ``ImageCodecCapabilities/progressive`` must create a decoder for
+        /// A codec with `ImageCodecCapabilities.progressive` must create a decoder for
         /// partial data of every valid fixture. Default: `true`.
         public var requiresProgressiveDecoder: Bool = true
 

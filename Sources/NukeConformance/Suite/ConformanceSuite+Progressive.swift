@@ -5,19 +5,19 @@ extension ConformanceSuite {
     /// Feeds a fixture to one decoder instance per run, in the ways
     /// ``Options/progressiveFeedings`` lists, as a download would.
     ///
-    /// Each run calls ``ImageDecoding/decodePartiallyDownloadedData(_:)`` with ever longer
+    /// Each run calls `ImageDecoding.decodePartiallyDownloadedData(_:)` with ever longer
     /// prefixes (the last being all of the data) — with ``Options/drainsPreviews``, again
     /// with the same prefix until it returns `nil` — creating the decoder with
     /// `isCompleted == false` on the first call the codec accepts, then
-    /// ``ImageDecoding/decode(_:)`` with all of the data on the same instance. Modelled on
+    /// `ImageDecoding.decode(_:)` with all of the data on the same instance. Modelled on
     /// swift-nio's `ByteToMessageDecoderVerifier`. Checks that:
     ///
-    /// - previews have ``ImageContainer/isPreview`` set and the final image's size;
-    /// - ``ImageContainer/UserInfoKey/scanNumberKey`` and ``ImageContainer/UserInfoKey/rowCountKey``
+    /// - previews have `ImageContainer.isPreview` set and the final image's size;
+    /// - `ImageContainer.UserInfoKey.scanNumberKey` and `ImageContainer.UserInfoKey.rowCountKey`
     ///   never decrease within a run;
     /// - the final result equals a one-shot decode on a fresh instance exactly — the same
     ///   image, or for an invalid fixture the same error code;
-    /// - a codec with ``ImageCodecCapabilities/progressive`` creates a decoder for partial data.
+    /// - a codec with `ImageCodecCapabilities.progressive` creates a decoder for partial data.
     ///
     /// Each run's preview count and scan numbers are in ``ConformanceResult/progressiveRuns``.
     public func checkProgressive(_ fixture: Fixture) -> ConformanceResult {

@@ -3,13 +3,13 @@ import NukeCore
 
 extension ConformanceSuite {
     /// Checks that a valid fixture decodes to its reference and reports the manifest's
-    /// metadata, through the codec's decoder and through an ``ImageDecoderRegistry`` holding
+    /// metadata, through the codec's decoder and through an `ImageDecoderRegistry` holding
     /// only the codec.
     ///
     /// Compares pixels with ``ImageComparison`` within the fixture's tolerance; the size,
     /// orientation, ICC profile (SHA-256 and size), gamma and sRGB intent when the manifest
     /// gives them. With a `reference16`, also decodes with
-    /// ``ImageDecodingContext/prefersHighBitDepth`` and compares with it.
+    /// `ImageDecodingContext.prefersHighBitDepth` and compares with it.
     public func checkReferenceDecode(_ fixture: Fixture) -> ConformanceResult {
         var result = start(.referenceDecode, fixture)
         guard fixture.kind == .valid, codec.makeDecoder != nil else {

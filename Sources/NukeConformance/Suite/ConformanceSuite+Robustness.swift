@@ -2,7 +2,7 @@ import Foundation
 import NukeCore
 
 extension ConformanceSuite {
-    /// Checks that a file of any validity either decodes or throws ``ImageCodecError``,
+    /// Checks that a file of any validity either decodes or throws `ImageCodecError`,
     /// one-shot, through a registry and fed progressively in random chunks — for public
     /// corpora whose files have no manifest entry.
     ///

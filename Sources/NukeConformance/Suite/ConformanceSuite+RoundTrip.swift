@@ -7,9 +7,9 @@ extension ConformanceSuite {
     ///
     /// Lossless fixtures (`lossless: true`) must come back exactly; others within
     /// ``Options/lossyRoundTripTolerance``. An ICC profile must survive when
-    /// ``ImageEncodingOptions/preservesColorProfile`` is set. Fixtures with a 16-bit
+    /// `ImageEncodingOptions.preservesColorProfile` is set. Fixtures with a 16-bit
     /// reference also round-trip a 16-bit decode when the codec has
-    /// ``ImageCodecCapabilities/highBitDepth``. Skipped for a codec without an encoder.
+    /// `ImageCodecCapabilities.highBitDepth`. Skipped for a codec without an encoder.
     public func checkRoundTrip(_ fixture: Fixture) -> ConformanceResult {
         var result = start(.roundTrip, fixture)
         guard fixture.kind == .valid, codec.makeDecoder != nil else {

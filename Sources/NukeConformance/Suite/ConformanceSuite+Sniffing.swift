@@ -4,7 +4,7 @@ import NukeCore
 extension ConformanceSuite {
     /// Checks that `ImageType(data)` recognises the fixture as the codec's format.
     ///
-    /// A valid fixture must sniff as ``ImageCodecInfo/type``. An invalid or unknown one may be
+    /// A valid fixture must sniff as `ImageCodecInfo.type`. An invalid or unknown one may be
     /// unrecognisable (an empty file, a broken signature), but when it is recognised it must
     /// be as the codec's format, never as another one.
     public func checkSniffing(_ fixture: Fixture) -> ConformanceResult {

@@ -23,7 +23,7 @@ extension ConformanceSuite {
 
     /// Checks every prefix of a valid fixture, decoded as complete data on a fresh decoder.
     ///
-    /// Each must throw ``ImageCodecError`` with code `.incomplete` or `.corrupt`, or return
+    /// Each must throw `ImageCodecError` with code `.incomplete` or `.corrupt`, or return
     /// an image of the full size (decoders may fill in what is missing), or be declined
     /// (data too short to recognise). Any other error code, or an error of another type, is
     /// a failure. A crash ends the test process.

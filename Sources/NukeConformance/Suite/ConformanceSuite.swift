@@ -46,7 +46,7 @@ public struct ConformanceSuite: Sendable {
     /// Creates a suite.
     ///
     /// - Parameters:
-    ///   - codec: The codec under test: its ``ImageCodecInfo/type``, decoder and encoder.
+    ///   - codec: The codec under test: its `ImageCodecInfo.type`, decoder and encoder.
     ///   - manifest: The fixtures to check it with.
     ///   - options: Limits, seed and effort caps.
     public init(codec: ImageCodec, manifest: FixtureManifest, options: Options = Options()) {
@@ -79,7 +79,7 @@ public struct ConformanceSuite: Sendable {
 
     /// Runs one check on one fixture.
     ///
-    /// The decodes run on ``BlockingWorkQueue/shared``'s threads while the calling task
+    /// The decodes run on `BlockingWorkQueue.shared`'s threads while the calling task
     /// suspends: a check decodes every prefix of a file, and it must not hold one of the
     /// cooperative pool's few threads for that long.
     public func run(_ check: ConformanceCheck, on fixture: Fixture) async -> ConformanceResult {

@@ -18,12 +18,12 @@ import Synchronization
 /// (``IsolationConfiguration/spareHelpers``; at checkout rather than at the end while decodes
 /// keep finding no spare ready): no helper ever sees two decodes' data, so code an
 /// attacker ran in one learns nothing of the next upload and can change nothing the host holds.
-/// A helper that crashed, timed out or was killed is reaped. ``shutdown()`` ends every spare; so
+/// A helper that crashed, timed out or was killed is reaped. `shutdown()` ends every spare; so
 /// does releasing the pool.
 ///
 /// Helpers start as copies of a zygote, the helper program started once per pool and warmed up
 /// (``IsolationConfiguration/startsHelpersFromZygote``); it ends with the pool's last helper
-/// after ``shutdown()``.
+/// after `shutdown()`.
 ///
 /// ```swift
 /// let pool = HelperPool()                       // helpers: this program in helper mode
@@ -152,7 +152,7 @@ public final class HelperPool: Sendable {
     }
 
     /// ``shutdown()`` from async code: it waits for helpers to end (up to seconds), so it waits
-    /// on a ``BlockingWorkQueue`` thread while the calling task suspends, never on a cooperative
+    /// on a `BlockingWorkQueue` thread while the calling task suspends, never on a cooperative
     /// thread.
     public func shutdown() async {
         await BlockingWorkQueue.shared.run { self.shutdown() }

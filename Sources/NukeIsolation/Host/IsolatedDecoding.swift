@@ -23,7 +23,7 @@ import NukeCore
 /// let container = try ImageDecoderRegistry.shared.decode(upload)   // HEIC, AVIF, SVG: isolated
 /// ```
 ///
-/// Or one isolated decode: ``decode(_:pool:)``. See Docs/Isolation.md for shipping the helper as
+/// Or one isolated decode: `decode(_:pool:)`. See Docs/Isolation.md for shipping the helper as
 /// a separate program (a `swift build` product or a path in a container image), the limits, the
 /// sandbox and the errors.
 public enum IsolatedDecoding {
@@ -56,7 +56,7 @@ public enum IsolatedDecoding {
     /// `.sandboxViolation`, a CPU `.limitExceeded`) end the registry's search, so a file that
     /// crashed an isolated decoder is never retried in process.
     ///
-    /// - Returns: The registrations, to undo with ``NukeCore/ImageDecoderRegistry/unregister(_:)``.
+    /// - Returns: The registrations, to undo with `ImageDecoderRegistry.unregister(_:)`.
     @discardableResult
     public static func install(on registry: ImageDecoderRegistry, policy: IsolationPolicy, pool: HelperPool) -> [ImageDecoderRegistry.Registration] {
         var seen = Set<ImageType>()

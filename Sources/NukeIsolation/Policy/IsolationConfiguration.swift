@@ -106,7 +106,7 @@ public struct IsolationConfiguration: Sendable, Hashable {
     private var threadsOneHelperNeeds: Int { 2 * HelperPool.processorCount + 8 }
 
     /// Start the helper program once as a zygote, warm it up, and start each helper as a copy
-    /// of it (``HelperZygote``): a few milliseconds a helper instead of tens. Default `true`. A
+    /// of it (`HelperZygote`): a few milliseconds a helper instead of tens. Default `true`. A
     /// pool whose zygote cannot start (or keeps dying) starts its helpers as programs instead.
     public var startsHelpersFromZygote: Bool
     /// The formats a helper prepares before its sandbox is installed (codec libraries opened,

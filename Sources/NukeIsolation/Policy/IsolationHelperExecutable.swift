@@ -6,8 +6,8 @@
 /// - the app's own executable started in helper mode (``currentExecutable``, the default): nothing
 ///   more to ship;
 /// - the `nuke-isolation-helper` product of this package, or a helper target of the app's own,
-///   built by `swift build` and installed beside the app (``executable(path:)``);
-/// - a path inside a container image (``executable(path:)``).
+///   built by `swift build` and installed beside the app (`executable(path:)`);
+/// - a path inside a container image (`executable(path:)`).
 public struct IsolationHelperExecutable: Sendable, Hashable {
     /// The program.
     public var path: String

@@ -107,7 +107,7 @@ public struct AnimationCompositor: Sendable {
     }
 
     /// Draws a frame that a plugin paints onto the canvas itself
-    /// (``AnimationFrameDecoding/drawFrame(at:onto:)``): the previous frame's disposal and the
+    /// (`AnimationFrameDecoding.drawFrame(at:onto:)`): the previous frame's disposal and the
     /// saving for a frame disposed to previous happen as in ``draw(_:info:)``, then `paint`
     /// draws. When `paint` throws, a frame disposed to previous is undone; otherwise the canvas
     /// keeps what was drawn (drawing the same frame again gives the same canvas).

@@ -1,8 +1,8 @@
 import NukeCore
 
-/// Plays an ``ImageAnimation``: decodes and composites its frames in order, on demand.
+/// Plays an `ImageAnimation`: decodes and composites its frames in order, on demand.
 ///
-/// Made by ``ImageAnimation/makeIterator(memoryBudget:)``. Each ``next()`` decodes one frame
+/// Made by `ImageAnimation.makeIterator(memoryBudget:)`. Each ``next()`` decodes one frame
 /// (O(1) frames of work) and returns the canvas after it. Not `Sendable`: one iterator belongs
 /// to one task; make one per consumer.
 public final class AnimationFrameSequence {
@@ -24,7 +24,7 @@ public final class AnimationFrameSequence {
 
     /// Decodes the next frame and returns the canvas after it, or `nil` after the last frame.
     ///
-    /// - Throws: ``ImageCodecError`` from the plugin's frame decoder; the iterator then stays
+    /// - Throws: `ImageCodecError` from the plugin's frame decoder; the iterator then stays
     ///   at the failing frame.
     public func next() throws(ImageCodecError) -> AnimationFrame? {
         guard nextIndex < animation.frameCount else { return nil }
@@ -52,7 +52,7 @@ public final class AnimationFrameSequence {
     /// Going forward continues from where it is when no independent frame lies in between;
     /// otherwise the canvas is reset and frames are replayed from the last independent frame
     /// at or before `index`.
-    /// - Throws: ``ImageCodecError`` from decoding the replayed frames.
+    /// - Throws: `ImageCodecError` from decoding the replayed frames.
     public func seek(to index: Int) throws(ImageCodecError) {
         precondition(index >= 0 && index <= animation.frameCount, "seek index out of range")
         let infos = animation.frameInfos

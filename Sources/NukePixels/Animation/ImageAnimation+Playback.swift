@@ -5,8 +5,8 @@ extension ImageAnimation {
     /// Makes an iterator that decodes the frames in order, on demand.
     ///
     /// - Parameter memoryBudget: The most bytes the iterator may hold (canvas + saved copy +
-    ///   one frame, see ``iteratorBytes``); `nil` for no bound.
-    /// - Throws: ``ImageCodecError`` `.limitExceeded` when even one canvas and frame do not fit
+    ///   one frame, see `iteratorBytes`); `nil` for no bound.
+    /// - Throws: `ImageCodecError` `.limitExceeded` when even one canvas and frame do not fit
     ///   the budget; the plugin's error when its frame decoder cannot be made.
     public func makeIterator(memoryBudget: Int? = nil) throws(ImageCodecError) -> AnimationFrameSequence {
         if let memoryBudget {
@@ -24,7 +24,7 @@ extension ImageAnimation {
     /// The composited frame `index`, replayed from the nearest independent frame.
     ///
     /// For several frames, use one iterator: each call here starts a new one.
-    /// - Throws: ``ImageCodecError`` from the plugin's frame decoder.
+    /// - Throws: `ImageCodecError` from the plugin's frame decoder.
     public func frame(at index: Int) throws(ImageCodecError) -> AnimationFrame {
         precondition(frameInfos.indices.contains(index), "frame index out of range")
         let iterator = try makeIterator()
@@ -38,9 +38,9 @@ extension ImageAnimation {
     /// Decodes every frame eagerly, composited, with its stored duration.
     ///
     /// Meant for small animations: the frame count and `frames × canvas × 4` bytes are
-    /// checked against `limits` (``ImageLimits/maxFrameCount``, ``ImageLimits/maxDecodedBytes``)
+    /// checked against `limits` (`ImageLimits.maxFrameCount`, `ImageLimits.maxDecodedBytes`)
     /// before anything is decoded.
-    /// - Throws: ``ImageCodecError`` `.limitExceeded` (pointing to ``makeIterator(memoryBudget:)``)
+    /// - Throws: `ImageCodecError` `.limitExceeded` (pointing to ``makeIterator(memoryBudget:)``)
     ///   or the plugin's decoding error.
     public func allFrames(limits: ImageLimits = .default) throws(ImageCodecError) -> [ImageFrame] {
         do {
@@ -63,7 +63,7 @@ extension ImageAnimation {
         return frames
     }
 
-    /// An ``Image`` holding every frame (``allFrames(limits:)``) and the loop count.
+    /// An `Image` holding every frame (``allFrames(limits:)``) and the loop count.
     public func image(limits: ImageLimits = .default) throws(ImageCodecError) -> Image {
         Image(frames: try allFrames(limits: limits), loopCount: loopCount)
     }

@@ -1,8 +1,8 @@
 import NukeCore
 
 extension Bitmap {
-    /// Returns the bitmap composited onto an opaque `background`, without alpha: ``PixelFormat/gray8``
-    /// for gray pixels (onto the background's Rec. 601 luma), ``PixelFormat/rgb8`` for colour.
+    /// Returns the bitmap composited onto an opaque `background`, without alpha: `PixelFormat.gray8`
+    /// for gray pixels (onto the background's Rec. 601 luma), `PixelFormat.rgb8` for colour.
     ///
     /// `out = (c·a + b·(255 − a)) / 255` on straight 8-bit samples, as Pillow's `paste` with a
     /// mask and vips' `flatten` compute. A bitmap without alpha is only converted.

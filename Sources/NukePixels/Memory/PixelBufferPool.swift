@@ -4,8 +4,8 @@ import NukeCore
 /// A thread-safe cache of pixel buffers, so that decoding many images of the same size reuses
 /// memory instead of mapping and page-faulting a fresh buffer each time.
 ///
-/// Decode through a pool with ``PixelAllocator/pool(_:)``. A buffer goes back to the pool when
-/// the last ``Bitmap`` (or other holder of its ``PixelStorage``) is released, never earlier, so
+/// Decode through a pool with `PixelAllocator.pool(_:)`. A buffer goes back to the pool when
+/// the last `Bitmap` (or other holder of its `PixelStorage`) is released, never earlier, so
 /// a buffer handed out again is never shared with a live bitmap. The storage holds the pool
 /// weakly: when the pool is gone, released buffers are simply freed.
 ///

@@ -8,7 +8,9 @@ extension Bitmap {
     /// dimension, or an empty one, traps: pick it with
     /// `ImageSize.fitted(to:contentMode:)`.
     ///
-    /// - Parameter sourceExtent: How much of the image the bitmap covers when its last column or
+    /// - Parameters:
+    ///   - size: The new size, no larger than the bitmap's in either dimension.
+    ///   - sourceExtent: How much of the image the bitmap covers when its last column or
     ///   row covers only part of a pixel (``ImageResampler/init(sourceWidth:sourceHeight:pixelFormat:alphaMode:targetWidth:targetHeight:sourceExtent:)``).
     public func resized(to size: ImageSize, sourceExtent: (width: Double, height: Double)? = nil) -> Bitmap {
         if size.width == width && size.height == height { return self }

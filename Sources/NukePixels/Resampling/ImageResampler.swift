@@ -26,7 +26,7 @@ import NukeCore
 /// - Straight alpha is resampled premultiplied (colour × alpha, resample, ÷ alpha), so the
 ///   colour of transparent pixels does not bleed into visible ones; premultiplied input stays
 ///   premultiplied (colour clamped to alpha after the cubic's overshoot). With
-///   ``AlphaMode/none`` on a format with alpha, the alpha channel is resampled like a colour.
+///   `AlphaMode.none` on a format with alpha, the alpha channel is resampled like a colour.
 /// - Upscaling is not its job: a target larger than the source in either dimension traps.
 ///
 /// Memory: one source-width row of sums (16- or 32-bit integers for 8-bit samples, `Float`
@@ -88,7 +88,14 @@ public final class ImageResampler {
     /// Sizes must be positive and the target no larger than the source in either dimension;
     /// anything else traps. Use `ImageSize.fitted(to:contentMode:)` to pick a target.
     ///
-    /// - Parameter sourceExtent: How much of the image the source covers, in source pixels, when
+    /// - Parameters:
+    ///   - sourceWidth: The source's width in pixels.
+    ///   - sourceHeight: The source's height in pixels.
+    ///   - pixelFormat: The layout of source and output rows.
+    ///   - alphaMode: How alpha weighs the colour channels (`AlphaMode`).
+    ///   - targetWidth: The output's width in pixels.
+    ///   - targetHeight: The output's height in pixels.
+    ///   - sourceExtent: How much of the image the source covers, in source pixels, when
     ///   its last column or row covers only part of one: a codec's reduction rounded up (libjpeg
     ///   decodes 3837 rows at 2/8 to 960 rows for 959.25). The output then maps onto that box, as
     ///   Pillow's `thumbnail` resizes from `draft()`'s box; without it, onto the whole source,

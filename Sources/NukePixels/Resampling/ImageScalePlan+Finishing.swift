@@ -6,8 +6,10 @@ extension ImageScalePlan {
     /// when it is that size already, or a pixel short of it on one side (a codec's rounding:
     /// nothing is enlarged).
     ///
-    /// - Parameter scale: The codec's reduction, when it rounds the size up (JPEG's N/8: the
-    ///   bitmap covers ``originalSize`` × `scale` of its pixels, the last row or column only in
+    /// - Parameters:
+    ///   - bitmap: The decoded image, at the codec's reduction or full size.
+    ///   - scale: The codec's reduction, when it rounds the size up (JPEG's N/8: the
+    ///   bitmap covers `originalSize` × `scale` of its pixels, the last row or column only in
     ///   part); the resampler maps the final size onto that box, as Pillow's `thumbnail` does.
     public func finish(_ bitmap: Bitmap, scale: Double? = nil) -> Bitmap {
         guard bitmap.width > finalSize.width || bitmap.height > finalSize.height,

@@ -20,9 +20,9 @@ extension ImageDecoderRegistry {
     /// after the moves. The output is the same as each step run on its own, in order.
     ///
     /// An animation's first frame is the container's image, processed; its
-    /// ``NukeCore/ImageContainer/animation`` becomes the animation with every frame processed
+    /// `ImageContainer.animation` becomes the animation with every frame processed
     /// lazily (``NukeCore/ImageAnimation/processed(by:orientation:)``, turned upright and
-    /// converted to ``NukeCore/ImageDecodingContext/colorConversion`` in the same way), ready for
+    /// converted to `ImageDecodingContext.colorConversion` in the same way), ready for
     /// an animated encoder.
     ///
     /// - Throws: ``NukeCore/ImageCodecError`` from the decode or a processor.
@@ -36,9 +36,9 @@ extension ImageDecoderRegistry {
 extension ImageContainer {
     /// Runs `processors` on a container decoded with `planned`, as
     /// ``NukeCore/ImageDecoderRegistry/decode(_:processors:)`` does after its decode, so that a
-    /// decode that gets its pieces elsewhere (``NukeCore/ImageDecoderRegistry/streamingDecode(_:)``)
+    /// decode that gets its pieces elsewhere (`ImageDecoderRegistry.streamingDecode(_:)`)
     /// finishes the same way. `planned` is ``NukeCore/ImageDecodingContext/planned(for:)`` of
-    /// those processors with ``NukeCore/ImageDecodingContext/defersOutputStage`` set when there
+    /// those processors with `ImageDecodingContext.defersOutputStage` set when there
     /// are any.
     ///
     /// - Throws: ``NukeCore/ImageCodecError`` from the output stage or a processor.
@@ -56,7 +56,7 @@ extension ImageContainer {
 }
 
 extension ImageContainer {
-    /// Finishes a container decoded with ``NukeCore/ImageDecodingContext/defersOutputStage`` and
+    /// Finishes a container decoded with `ImageDecodingContext.defersOutputStage` and
     /// runs `processors` on it in one plan, as ``NukeCore/ImageDecoderRegistry/decode(_:processors:)``
     /// does: the leading processors that only move pixels with the orientation as one copy, then
     /// the rest of `context`'s output stage (colour, premultiplied alpha) on the pixels kept, then

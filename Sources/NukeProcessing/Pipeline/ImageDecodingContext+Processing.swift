@@ -3,10 +3,10 @@ import NukeCore
 extension ImageDecodingContext {
     /// This context with what `processors` let the decode do for them: the first processor that
     /// has a ``ImageProcessing/decodeTarget(for:)`` — after any leading rotations and flips,
-    /// which only move pixels (a quarter turn turns its box) — sets ``targetSize`` and
-    /// ``contentMode``, so a fill decodes to cover its box (a codec reducing natively, JPEG's
+    /// which only move pixels (a quarter turn turns its box) — sets `targetSize` and
+    /// `contentMode`, so a fill decodes to cover its box (a codec reducing natively, JPEG's
     /// N/8, libwebp's scaler…) and the resize then only crops. The orientation is applied
-    /// (``appliesOrientation``) so that processors see the image upright. A context that already
+    /// (`appliesOrientation`) so that processors see the image upright. A context that already
     /// has a target size keeps it.
     public func planned(for processors: [any ImageProcessing]) -> ImageDecodingContext {
         var context = self

@@ -1,8 +1,8 @@
 import NukeCore
 
 /// A size and content mode a decode is asked for on a processor's behalf
-/// (``ImageProcessing/decodeTarget(for:)``): ``NukeCore/ImageDecodingContext/targetSize`` and
-/// ``NukeCore/ImageDecodingContext/contentMode``.
+/// (``ImageProcessing/decodeTarget(for:)``): `ImageDecodingContext.targetSize` and
+/// `ImageDecodingContext.contentMode`.
 public struct ImageProcessingDecodeTarget: Sendable, Hashable {
     /// The box, in pixels of the upright image.
     public var size: ImageSize

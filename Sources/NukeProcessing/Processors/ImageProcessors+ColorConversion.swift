@@ -6,8 +6,8 @@ import Foundation
 import NukeCore
 
 extension ImageProcessors {
-    /// Converts pixels to a colour (``NukeCore/ImageColorTarget``) through the program's colour
-    /// manager (``NukeCore/ImageColorManagement``: link NukeColor), from the colour `source`
+    /// Converts pixels to a colour (`ImageColorTarget`) through the program's colour
+    /// manager (`ImageColorManagement`: link NukeColor), from the colour `source`
     /// describes (sRGB when it describes none): the output stage's step, for pixels that did not
     /// go through it, such as an animation's frames.
     public struct ColorConversion: ImageProcessing, Hashable, CustomStringConvertible {

@@ -28,6 +28,7 @@ extension ImageProcessors {
         /// Creates a resize to `size` pixels (each side at least 1, else a trap).
         ///
         /// - Parameters:
+        ///   - size: The box, in pixels.
         ///   - contentMode: `.aspectFill` (default) covers the box, `.aspectFit` fits inside it.
         ///   - crop: With `.aspectFill`, cut the image to exactly `size` around its centre.
         ///   - upscale: Let smaller images grow (default `false`).

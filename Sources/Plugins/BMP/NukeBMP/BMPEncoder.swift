@@ -13,7 +13,7 @@ extension ImageEncoders {
     /// (`PROFILE_EMBEDDED`) when the options keep it. Rows are written bottom-up, streamed
     /// from the bitmap a batch at a time.
     public struct BMP: ImageEncoding {
-        /// The options; BMP uses the metadata policy and ``NukeCore/ImageEncodingOptions/preservesColorProfile``.
+        /// The options; BMP uses the metadata policy and `ImageEncodingOptions.preservesColorProfile`.
         public var options: ImageEncodingOptions
 
         /// Creates an encoder.

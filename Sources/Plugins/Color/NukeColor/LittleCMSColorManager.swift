@@ -8,7 +8,7 @@ import NukeCore
 import NukePluginKit
 
 /// Colour management with Little CMS 2: converts decoded pixels to sRGB or to a profile the
-/// caller gives (``NukeCore/ImageDecodingContext/colorConversion``).
+/// caller gives (`ImageDecodingContext.colorConversion`).
 ///
 /// The source colour is, in order:
 /// - the image's ICC profile, when its colour space is the pixels' (RGB over colour, gray over
@@ -16,7 +16,7 @@ import NukePluginKit
 /// - its `nclx` description (AVIF, HEIF): BT.709/sRGB, BT.2020, Display P3 and DCI-P3
 ///   primaries with the sRGB, BT.709/BT.2020, linear or gamma 2.2/2.8 transfer. PQ and HLG are
 ///   HDR transfers that need tone mapping: those pixels are left as they are, and the reason is
-///   given in ``NukeCore/ImageContainer/UserInfoKey/colorConversionKey``, rather than mangled;
+///   given in `ImageContainer.UserInfoKey.colorConversionKey`, rather than mangled;
 /// - sRGB, for an image that says nothing.
 ///
 /// CMYK JPEGs are converted as they decode (``cmykConverter(profile:inverted:to:pixelCount:)``), through

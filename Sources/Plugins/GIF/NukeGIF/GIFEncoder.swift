@@ -20,8 +20,8 @@ extension ImageEncoders {
     /// Every frame of an animation is disposed to background, so the next frame starts from a
     /// clear canvas, its transparent pixels stay transparent, and decoding gives back the
     /// canvases given (and every frame is independent, so seeks cost one frame). Durations are written in
-    /// centiseconds (rounded); an animation writes a NETSCAPE2.0 loop count (``Image/loopCount``
-    /// or ``NukeCore/ImageAnimation/loopCount`` as stored: 0 = forever); a still image writes none.
+    /// centiseconds (rounded); an animation writes a NETSCAPE2.0 loop count (`Image.loopCount`
+    /// or `ImageAnimation.loopCount` as stored: 0 = forever); a still image writes none.
     ///
     /// The corresponding giflib functions are `EGifOpen`, `EGifPutImageDesc`, `EGifPutLine` and
     /// `EGifCloseFile`.
@@ -36,7 +36,7 @@ extension ImageEncoders {
 
         /// Encodes every frame of `image`, with its duration and loop count.
         ///
-        /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` (an empty image, a side over
+        /// - Throws: `ImageCodecError` `.encodingFailed` (an empty image, a side over
         ///   65,535, frames of different sizes) with giflib's message where it gave one.
         ///
         /// GIF has no orientation: an image that is not upright is turned upright as it is written.
@@ -66,7 +66,7 @@ extension ImageEncoders {
 
         /// Encodes `animation`, decoding one frame at a time.
         ///
-        /// - Throws: ``NukeCore/ImageCodecError``: the frame decoder's errors, `.encodingFailed`.
+        /// - Throws: `ImageCodecError`: the frame decoder's errors, `.encodingFailed`.
         public func encode(_ animation: ImageAnimation) throws -> Data {
             var stream = DataOutputStream()
             try encode(animation, to: &stream)
@@ -77,7 +77,7 @@ extension ImageEncoders {
         /// stream once it is encoded (GIF never goes back), so neither the frames nor the file
         /// are held.
         ///
-        /// - Throws: ``NukeCore/ImageCodecError``: the frame decoder's errors, `.encodingFailed`;
+        /// - Throws: `ImageCodecError`: the frame decoder's errors, `.encodingFailed`;
         ///   or the stream's error.
         public func encode(_ animation: ImageAnimation, to stream: inout some SeekableImageOutputStream) throws {
             let iterator = try animation.makeIterator()

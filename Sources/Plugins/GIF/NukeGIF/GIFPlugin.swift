@@ -42,25 +42,25 @@ extension ImageDecoders {
     /// ])
     /// ```
     ///
-    /// Output: `.rgba8` with straight alpha, the size of the logical screen. ``decode(_:)``
+    /// Output: `.rgba8` with straight alpha, the size of the logical screen. `decode(_:)`
     /// decodes only the first frame, composited on the screen, as the container's image; an
-    /// animated file (more than one image) also gets ``NukeCore/ImageContainer/animation``,
+    /// animated file (more than one image) also gets `ImageContainer.animation`,
     /// which decodes the other frames on demand, composited as browsers do (disposal to
     /// background clears to transparent; frames larger than or outside the screen are clipped),
-    /// with each frame's delay as stored (``NukeCore/AnimationFrameInfo/browserDuration`` gives
+    /// with each frame's delay as stored (`AnimationFrameInfo.browserDuration` gives
     /// what browsers show) and the NETSCAPE2.0 loop count as stored (0 = forever; 1 when the
     /// file has none). Interlaced frames, global and local colour tables and the graphics control
     /// extension's transparency are handled by giflib and the shim.
     ///
-    /// Progressive decoding: ``decodePartiallyDownloadedData(_:)`` yields a preview as soon as
+    /// Progressive decoding: `decodePartiallyDownloadedData(_:)` yields a preview as soon as
     /// the first frame's bytes are all there, then one per further frame (the canvas after it;
-    /// ``NukeCore/ImageContainer/UserInfoKey/frameCountKey`` and `scanNumberKey` = frames
+    /// `ImageContainer.UserInfoKey.frameCountKey` and `scanNumberKey` = frames
     /// complete). Bytes are scanned once and each frame is decoded once.
     ///
     /// Errors: data that ends inside a block is `.incomplete`; a zero-size screen, a bad
     /// signature or a file without images is `.corrupt`; giflib's errors (`D_GIF_ERR_*`) keep its
     /// message. giflib has no limits of its own: the screen size, every frame's size, the frame
-    /// count and the bytes compositing needs are checked against ``NukeCore/ImageLimits`` after the
+    /// count and the bytes compositing needs are checked against `ImageLimits` after the
     /// header and before any pixel memory exists. LZW data that ends early inside a complete
     /// frame is shown as far as it goes, as browsers do, and counted as a warning.
     ///

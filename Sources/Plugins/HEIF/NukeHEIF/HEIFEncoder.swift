@@ -10,7 +10,7 @@ import NukePixels
 
 extension ImageEncoders {
     /// Encodes HEIC (x265) or AVIF (aom) with libheif: quality, lossless (4:4:4), alpha and the
-    /// ICC profile (when ``NukeCore/ImageEncodingOptions/preservesColorProfile``).
+    /// ICC profile (when `ImageEncodingOptions.preservesColorProfile`).
     ///
     /// Quality 0…1 maps to libheif's 0…100. 16-bit images are written with 8 bits per sample.
     ///
@@ -29,7 +29,7 @@ extension ImageEncoders {
             self.thumbnailSize = thumbnailSize
         }
 
-        /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` with libheif's message.
+        /// - Throws: `ImageCodecError` `.encodingFailed` with libheif's message.
         public func encode(_ image: Image) throws -> Data {
             // HEIF's display transform (irot/imir) is not written: an image that is not upright
             // is turned upright as it is encoded, so every reader shows it the same way.

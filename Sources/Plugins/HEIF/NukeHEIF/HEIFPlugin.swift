@@ -52,11 +52,11 @@ extension ImageDecoders {
     ///
     /// Output: the primary image with the file's transformations (`irot`, `imir`, `clap`)
     /// applied once, grid images assembled, `.rgb8`/`.rgba8` (straight alpha), or 16 bits per
-    /// sample for 10- and 12-bit files when ``NukeCore/ImageDecodingContext/prefersHighBitDepth``
+    /// sample for 10- and 12-bit files when `ImageDecodingContext.prefersHighBitDepth`
     /// is set (samples scaled to the full 16-bit range). Because libheif has already rotated the
-    /// pixels, ``NukeCore/Image/orientation`` is `.up`; the EXIF block is kept in
-    /// ``NukeCore/Image/exif`` but its orientation is not reported, so it is never applied twice.
-    /// The ICC profile is in ``NukeCore/Image/colorInfo``; an `nclx` description is in
+    /// pixels, `Image.orientation` is `.up`; the EXIF block is kept in
+    /// `Image.exif` but its orientation is not reported, so it is never applied twice.
+    /// The ICC profile is in `Image.colorInfo`; an `nclx` description is in
     /// `userInfo[.heifNCLXKey]`. The brand, bit depth, number of images and thumbnails are in
     /// `userInfo` too (`nuke info` prints them).
     ///

@@ -10,13 +10,13 @@ internal import CJPEGShim
 extension ImageEncoders {
     /// Encodes JPEG with libjpeg-turbo.
     ///
-    /// Gray images (``PixelFormat/gray8``, ``PixelFormat/gray16``, and gray with alpha) are
-    /// written as grayscale JPEG, everything else as YCbCr from ``PixelFormat/rgb8``: 4:2:0
+    /// Gray images (`PixelFormat.gray8`, `PixelFormat.gray16`, and gray with alpha) are
+    /// written as grayscale JPEG, everything else as YCbCr from `PixelFormat.rgb8`: 4:2:0
     /// below quality 0.9, 4:4:4 (full-resolution chroma) from 0.9 up.
     /// JPEG has no alpha: pixels with alpha are composited onto
-    /// ``ImageEncodingOptions/background`` (white by default), and 16-bit samples are rounded to
-    /// 8 bits. Metadata follows ``ImageEncodingOptions/metadata``
-    /// (``NukeCore/Image/metadataToWrite(options:writesGray:)``): the ICC profile when it matches
+    /// `ImageEncodingOptions.background` (white by default), and 16-bit samples are rounded to
+    /// 8 bits. Metadata follows `ImageEncodingOptions.metadata`
+    /// (`Image.metadataToWrite(options:writesGray:)`): the ICC profile when it matches
     /// the pixels, and the EXIF block as APP1 with its Orientation set to the image's.
     public struct JPEG: ImageEncoding, Sendable {
         /// Quality (0…1 → libjpeg's 0…100), progressive output, colour profile.
@@ -32,7 +32,7 @@ extension ImageEncoders {
         /// Encodes `image` (its first frame).
         ///
         /// The file is built with ``encode(_:to:)`` into a `Data`.
-        /// - Throws: ``ImageCodecError`` `.encodingFailed` with libjpeg's message.
+        /// - Throws: `ImageCodecError` `.encodingFailed` with libjpeg's message.
         public func encode(_ image: Image) throws -> Data {
             var stream = DataOutputStream()
             try encode(image, to: &stream)
@@ -41,14 +41,14 @@ extension ImageEncoders {
 
         /// Encodes `image` (its first frame) into `stream` as it is compressed.
         ///
-        /// Rows go to libjpeg ``batchRows`` at a time (converted to RGB or gray a batch at a
+        /// Rows go to libjpeg `batchRows` at a time (converted to RGB or gray a batch at a
         /// time when the bitmap is in another format), and the bytes each batch produced are
         /// written to `stream` before the next: memory holds one batch of output, not the file
         /// (a progressive JPEG is the exception: libjpeg writes all its scans at the end).
         ///
         /// The corresponding libjpeg functions are `jpeg_start_compress`, `jpeg_write_scanlines`
         /// and `jpeg_finish_compress`, with a destination manager of the shim's.
-        /// - Throws: ``ImageCodecError`` `.encodingFailed` with libjpeg's message, or the stream's error.
+        /// - Throws: `ImageCodecError` `.encodingFailed` with libjpeg's message, or the stream's error.
         public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
             let source = image.bitmap
             guard source.width > 0, source.height > 0 else {

@@ -35,12 +35,12 @@ public enum JPEGPlugin: ImageDecoderPlugin {
 
 extension ImageDecoders {
     /// Decodes JPEG with libjpeg-turbo: baseline, progressive and arithmetic-coded files,
-    /// grayscale (to ``PixelFormat/gray8``), YCbCr and RGB (to ``PixelFormat/rgb8``), and
-    /// CMYK/YCCK (converted to ``PixelFormat/rgb8``), with progressive previews and DCT-scaled
+    /// grayscale (to `PixelFormat.gray8`), YCbCr and RGB (to `PixelFormat.rgb8`), and
+    /// CMYK/YCCK (converted to `PixelFormat.rgb8`), with progressive previews and DCT-scaled
     /// decoding.
     ///
     /// Add the product to an app target and the decoder registers itself with
-    /// ``ImageDecoderRegistry/shared``:
+    /// `ImageDecoderRegistry.shared`:
     ///
     /// ```swift
     /// .target(name: "MyApp", dependencies: [
@@ -49,15 +49,15 @@ extension ImageDecoders {
     /// ```
     ///
     /// Pixels equal `djpeg -pnm` (accurate integer IDCT, fancy upsampling, block smoothing).
-    /// With a ``ImageDecodingContext/targetSize`` libjpeg decodes at the smallest N/8 scale that
+    /// With a `ImageDecodingContext.targetSize` libjpeg decodes at the smallest N/8 scale that
     /// covers the core plan's native floor (twice the final size; the final size itself with
     /// `prefersFastScaling`, as `djpeg -scale N/8`), and the resampler finishes, rows as they
     /// come (the container's userInfo has
-    /// ``ImageContainer/UserInfoKey/decodeScaleKey`` and
-    /// ``ImageContainer/UserInfoKey/originalSizeKey``). The EXIF orientation, the EXIF block
+    /// `ImageContainer.UserInfoKey.decodeScaleKey` and
+    /// `ImageContainer.UserInfoKey.originalSizeKey`). The EXIF orientation, the EXIF block
     /// and the ICC profile are kept; pixels are not rotated.
     ///
-    /// Progressive decoding: ``decodePartiallyDownloadedData(_:)`` feeds libjpeg only the
+    /// Progressive decoding: `decodePartiallyDownloadedData(_:)` feeds libjpeg only the
     /// new bytes and returns a preview each time a scan of a progressive (multi-scan) file is
     /// complete — a scan is complete when the next SOS marker or the EOI marker has arrived.
     /// Each call returns at most one preview, of the next scan not yet shown; when one chunk
@@ -65,15 +65,15 @@ extension ImageDecoders {
     /// once none is pending), which `ImageDecodingSession` does. A 10-scan file fed in chunks
     /// therefore gives 9 previews before its last bytes, and a 10th when the EOI arrives in
     /// partial data. Baseline files give no previews but are decoded as the bytes
-    /// arrive, so ``decode(_:)`` on the same instance only finishes the work. The final image
+    /// arrive, so `decode(_:)` on the same instance only finishes the work. The final image
     /// equals a one-shot decode. libjpeg's arithmetic decoder cannot suspend, so arithmetic-coded
     /// data is shown to libjpeg only up to the last SOS or EOI marker received (previews come
     /// all the same).
     ///
-    /// Limits: the declared size is checked against ``ImageLimits`` right after the header;
+    /// Limits: the declared size is checked against `ImageLimits` right after the header;
     /// the pixel buffer plus, for multi-scan files, libjpeg's coefficient buffer must fit in
-    /// ``ImageLimits/maxDecodedBytes`` (which also bounds libjpeg's own allocations), and
-    /// files with more than ``ImageLimits/maxScanCount`` scans are refused.
+    /// `ImageLimits.maxDecodedBytes` (which also bounds libjpeg's own allocations), and
+    /// files with more than `ImageLimits.maxScanCount` scans are refused.
     ///
     /// 12-bit and lossless JPEGs are not supported by the system libjpeg-turbo 2.1.5 and fail
     /// with `.unsupported`.

@@ -15,16 +15,16 @@ import NukePixels
 
 extension ImageEncoders {
     /// Encodes JPEG XL with libjxl: lossy (a Butteraugli distance, or a quality mapped to one as
-    /// `cjxl -q` does) or lossless (``NukeCore/ImageEncodingOptions/isLossless``), 8 or 16 bits,
-    /// grey or colour, with alpha, and the ICC profile that ``NukeCore/ImageEncodingOptions/metadata`` keeps.
+    /// `cjxl -q` does) or lossless (`ImageEncodingOptions.isLossless`), 8 or 16 bits,
+    /// grey or colour, with alpha, and the ICC profile that `ImageEncodingOptions.metadata` keeps.
     ///
-    /// ``NukeCore/ImageEncodingOptions/isProgressive`` writes progressive AC passes, as `cjxl -p`.
-    /// ``NukeCore/ImageEncodingOptions/compressionLevel`` is libjxl's effort, 1 (fastest) to 9;
+    /// `ImageEncodingOptions.isProgressive` writes progressive AC passes, as `cjxl -p`.
+    /// `ImageEncodingOptions.compressionLevel` is libjxl's effort, 1 (fastest) to 9;
     /// default 7, as `cjxl`. Quality 0…1 is `cjxl`'s 0…100: distance 0.1 + (100 − q) × 0.09 from
     /// 30 up (q 90 is distance 1, visually lossless), steeper below. 16 bits per sample are kept when
-    /// ``NukeCore/ImageEncodingOptions/prefersHighBitDepth`` and the bitmap has them. The image's
+    /// `ImageEncodingOptions.prefersHighBitDepth` and the bitmap has them. The image's
     /// orientation is written in the header (JPEG XL readers apply it), the pixels as they are.
-    /// An image with several frames, or an ``NukeCore/ImageAnimation``, becomes an animated JPEG XL.
+    /// An image with several frames, or an `ImageAnimation`, becomes an animated JPEG XL.
     /// For a JPEG's lossless recompression, see ``JXLTranscoder``.
     ///
     /// The corresponding libjxl functions are `JxlEncoderSetFrameHeader`, `JxlEncoderAddImageFrame`
@@ -50,7 +50,7 @@ extension ImageEncoders {
         /// Encodes `image`; an image with several frames becomes an animation (durations in
         /// milliseconds, the image's loop count).
         ///
-        /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` with what libjxl refused.
+        /// - Throws: `ImageCodecError` `.encodingFailed` with what libjxl refused.
         public func encode(_ image: Image) throws -> Data {
             let frames = image.frames
             let first = Self.prepared(frames[0].bitmap, options: options)

@@ -41,22 +41,22 @@ extension ImageDecoders {
     /// ```
     ///
     /// Output: `.gray8`, `.grayAlpha8`, `.rgb8` or `.rgba8`; the 16-bit formats for files of
-    /// more than 8 bits (float files included) when ``NukeCore/ImageDecodingContext/prefersHighBitDepth``.
-    /// Alpha is straight, premultiplied when ``NukeCore/ImageDecodingContext/prefersPremultipliedAlpha``
+    /// more than 8 bits (float files included) when `ImageDecodingContext.prefersHighBitDepth`.
+    /// Alpha is straight, premultiplied when `ImageDecodingContext.prefersPremultipliedAlpha`
     /// (a premultiplied file is then kept as it is). The file's orientation is reported in
-    /// ``NukeCore/Image/orientation`` and not applied. The ICC profile, the file's or the one
-    /// libjxl describes an enum colour encoding with, is in ``NukeCore/Image/colorInfo``, except for
+    /// `Image.orientation` and not applied. The ICC profile, the file's or the one
+    /// libjxl describes an enum colour encoding with, is in `Image.colorInfo`, except for
     /// an enum encoding with an nclx equivalent (sRGB, Display P3, BT.2020 with PQ or HLG...),
-    /// which is reported as ``NukeCore/ImageContainer/UserInfoKey/nclxKey`` instead, as HEIF's.
+    /// which is reported as `ImageContainer.UserInfoKey.nclxKey` instead, as HEIF's.
     ///
     /// Animations: the first frame is the container's image and
-    /// ``NukeCore/ImageContainer/animation`` decodes the others on demand (libjxl composites
+    /// `ImageContainer.animation` decodes the others on demand (libjxl composites
     /// them: every frame is a whole canvas), with durations from the animation's ticks per second
     /// and the loop count (0 = forever).
     ///
     /// Progressive decoding: one libjxl decoder serves the whole download and is given only the
-    /// new bytes; ``decodePartiallyDownloadedData(_:)`` returns a preview at each progressive pass
-    /// (`kPasses`, ``NukeCore/ImageContainer/UserInfoKey/scanNumberKey`` = passes so far).
+    /// new bytes; `decodePartiallyDownloadedData(_:)` returns a preview at each progressive pass
+    /// (`kPasses`, `ImageContainer.UserInfoKey.scanNumberKey` = passes so far).
     ///
     /// Decode to size: libjxl 0.7 cannot decode at a reduced size, so the core's resampler
     /// finishes a full decode. Limits are checked at the basic info, before any pixel memory;

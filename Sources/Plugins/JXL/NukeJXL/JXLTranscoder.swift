@@ -23,7 +23,7 @@ public enum JXLTranscoder {
     /// - Parameters:
     ///   - jpeg: A complete JPEG file.
     ///   - effort: libjxl's effort, 1…9 (default 7, as `cjxl`).
-    /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` when libjxl refuses the JPEG
+    /// - Throws: `ImageCodecError` `.encodingFailed` when libjxl refuses the JPEG
     ///   (progressive JPEGs with unusual scan scripts, arithmetic coding...).
     ///
     /// The corresponding libjxl functions are `JxlEncoderStoreJPEGMetadata` and `JxlEncoderAddJPEGFrame`.
@@ -47,7 +47,7 @@ public enum JXLTranscoder {
     /// - Parameters:
     ///   - jxl: A complete JPEG XL file made by ``recompress(jpeg:effort:)`` or `cjxl` from a JPEG.
     ///   - limits: The JPEG may not exceed `limits.maxDecodedBytes`.
-    /// - Throws: ``NukeCore/ImageCodecError`` `.unsupported` when the file holds no JPEG
+    /// - Throws: `ImageCodecError` `.unsupported` when the file holds no JPEG
     ///   reconstruction data; `.corrupt`, `.incomplete`, `.limitExceeded`.
     ///
     /// The corresponding libjxl functions are `JxlDecoderSetJPEGBuffer` and `JxlDecoderReleaseJPEGBuffer`.

@@ -35,7 +35,7 @@ public enum Netpbm {
 
     /// Reads a PAM, PPM or PGM file (binary forms only) within the default limits.
     ///
-    /// - Throws: ``NukeCore/ImageCodecError`` with code `.corrupt`, `.incomplete` or `.limitExceeded`.
+    /// - Throws: `ImageCodecError` with code `.corrupt`, `.incomplete` or `.limitExceeded`.
     public static func decode(_ data: Data) throws -> Bitmap {
         try NetpbmDecoding(context: ImageDecodingContext(data: data)).bitmap(data)
     }

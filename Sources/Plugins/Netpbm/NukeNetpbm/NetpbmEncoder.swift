@@ -44,8 +44,8 @@ extension Netpbm {
         }
     }
 
-    /// Writes a PAM file as a decode produces its rows: an ``NukeCore/ImageRowSink`` for
-    /// ``NukeCore/ImageDecoderRegistry/decode(_:reading:rowsTo:)``, so that
+    /// Writes a PAM file as a decode produces its rows: an `ImageRowSink` for
+    /// `ImageDecoderRegistry.decode(_:reading:rowsTo:)`, so that
     /// `nuke convert X.jpg out.pam` never holds the image whole. The header goes out at
     /// ``begin(width:height:pixelFormat:alphaMode:)``, each batch of rows as it comes.
     public final class PAMRowWriter<Stream: ImageOutputStream>: ImageRowSink {

@@ -16,7 +16,7 @@ extension ImageEncoders.PNG: AnimatedImageEncoding {
     /// an encoder that writes only the changed rectangles. Durations are written in milliseconds
     /// (hundredths above 65 s), the loop count as `num_plays`.
     ///
-    /// - Throws: ``ImageCodecError``: the frame decoder's errors, or `.encodingFailed`.
+    /// - Throws: `ImageCodecError`: the frame decoder's errors, or `.encodingFailed`.
     public func encode(_ animation: ImageAnimation) throws -> Data {
         let iterator = try animation.makeIterator()
         var writer = APNGWriter(frameCount: animation.frameCount, loopCount: animation.loopCount, encoder: self)

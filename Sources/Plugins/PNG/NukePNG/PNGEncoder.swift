@@ -11,14 +11,14 @@ extension ImageEncoders {
     ///
     /// Writes the bitmap's channels as they are (gray, gray+alpha, RGB, RGBA) at its bit
     /// depth (16-bit bitmaps as 16-bit PNG, others as 8-bit); premultiplied alpha is
-    /// un-premultiplied first. ``ImageEncodingOptions/isProgressive`` writes Adam7
-    /// interlacing, ``ImageEncodingOptions/compressionLevel`` sets the zlib level (libpng's
+    /// un-premultiplied first. `ImageEncodingOptions.isProgressive` writes Adam7
+    /// interlacing, `ImageEncodingOptions.compressionLevel` sets the zlib level (libpng's
     /// default when `nil`). The image's gamma and sRGB intent
     /// are written as `gAMA` and `sRGB`; its ICC profile and EXIF block as `iCCP` and `eXIf`, as
-    /// ``ImageEncodingOptions/metadata`` keeps them (``NukeCore/Image/metadataToWrite(options:writesGray:)``).
+    /// `ImageEncodingOptions.metadata` keeps them (`Image.metadataToWrite(options:writesGray:)`).
     ///
     /// The corresponding libpng functions are `png_write_row` and `png_write_end`, streaming
-    /// (``encode(_:to:)``).
+    /// (`encode(_:to:)`).
     public struct PNG: ImageEncoding, Sendable {
         public var options: ImageEncodingOptions
 
@@ -37,8 +37,8 @@ extension ImageEncoders {
 
         /// Encodes the image: a still PNG, or an APNG when it has several frames.
         ///
-        /// The file is built with ``encode(_:to:)`` into a `Data`.
-        /// - Throws: ``ImageCodecError`` `.encodingFailed` with libpng's message (for
+        /// The file is built with `encode(_:to:)` into a `Data`.
+        /// - Throws: `ImageCodecError` `.encodingFailed` with libpng's message (for
         ///   example, an empty image or an ICC profile libpng rejects).
         public func encode(_ image: Image) throws -> Data {
             if image.frames.count > 1 { return try encodeAnimated(image) }
@@ -49,13 +49,13 @@ extension ImageEncoders {
 
         /// Encodes the image's first frame into `stream` as it is compressed.
         ///
-        /// Rows go to libpng ``batchRows`` at a time (a premultiplied bitmap is un-premultiplied
+        /// Rows go to libpng `batchRows` at a time (a premultiplied bitmap is un-premultiplied
         /// a batch at a time; an interlaced one, whose rows are read once per pass, as a whole),
         /// and the bytes each batch produced are written to `stream` before the next.
         ///
         /// The corresponding libpng functions are `png_write_info`, `png_write_row` and
         /// `png_write_end`, with `png_set_write_fn`.
-        /// - Throws: ``ImageCodecError`` `.encodingFailed` with libpng's message, or the stream's error.
+        /// - Throws: `ImageCodecError` `.encodingFailed` with libpng's message, or the stream's error.
         public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
             if image.frames.count > 1 {
                 let data = try encodeAnimated(image)

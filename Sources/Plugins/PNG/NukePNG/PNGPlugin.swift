@@ -46,22 +46,22 @@ extension ImageDecoders {
     /// Output: gray files decode to `.gray8`/`.grayAlpha8`, colour and palette files to
     /// `.rgb8`/`.rgba8`; a `tRNS` chunk adds an alpha channel; 1/2/4-bit gray is scaled to
     /// 8 bits; 16-bit samples are scaled to 8 bits (`(v × 255 + 32895) >> 16`), or kept as
-    /// native-endian `UInt16` when the context ``ImageDecodingContext/prefersHighBitDepth``.
+    /// native-endian `UInt16` when the context `ImageDecodingContext.prefersHighBitDepth`.
     /// Alpha is straight. The image carries the file's ICC profile (`iCCP`), gamma (`gAMA`),
     /// sRGB rendering intent (`sRGB`) and EXIF block (`eXIf`) with its orientation; other
     /// ancillary chunks (text, including zTXt) are skipped without being decompressed.
     ///
-    /// Progressive decoding: ``decodePartiallyDownloadedData(_:)`` feeds libpng only the
+    /// Progressive decoding: `decodePartiallyDownloadedData(_:)` feeds libpng only the
     /// bytes it has not seen. An interlaced file yields a preview per newly completed Adam7
-    /// pass (``ImageContainer/UserInfoKey/scanNumberKey`` = passes complete, 1...7), each
+    /// pass (`ImageContainer.UserInfoKey.scanNumberKey` = passes complete, 1...7), each
     /// pixel's Adam7 block filled with the pass's pixel; a non-interlaced file yields a
-    /// preview whenever new rows arrived (``ImageContainer/UserInfoKey/rowCountKey``), the
-    /// rows below being zero. ``decode(_:)`` on the same instance feeds the rest; the result
+    /// preview whenever new rows arrived (`ImageContainer.UserInfoKey.rowCountKey`), the
+    /// rows below being zero. `decode(_:)` on the same instance feeds the rest; the result
     /// equals a one-shot decode.
     ///
     /// Errors: data that ends before `IEND` is `.incomplete` (even when every row arrived);
     /// libpng's errors (bad CRC, bad zlib data, bad IHDR) are `.corrupt` with libpng's
-    /// message; the ``ImageLimits`` are checked when the first `IDAT` starts, before the
+    /// message; the `ImageLimits` are checked when the first `IDAT` starts, before the
     /// pixels are allocated.
     ///
     /// The corresponding libpng function is `png_process_data`.

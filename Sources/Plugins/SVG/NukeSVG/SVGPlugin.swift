@@ -74,9 +74,9 @@ extension ImageDecoders {
     /// ])
     /// ```
     ///
-    /// Size: the document's `width` and `height` (physical units at ``dpiKey``, 96 by default),
+    /// Size: the document's `width` and `height` (physical units at `dpiKey`, 96 by default),
     /// else its viewBox, else 300 × 150 as browsers do, rounded up to whole pixels. With a
-    /// ``NukeCore/ImageDecodingContext/targetSize`` the document is rendered at the size that fits
+    /// `ImageDecodingContext.targetSize` the document is rendered at the size that fits
     /// (`.aspectFit`) or fills (`.aspectFill`) the target, keeping its aspect ratio, larger than
     /// its intrinsic size too: it is drawn at that size, never scaled afterwards. The render size
     /// is checked against the limits before the cairo surface exists.
@@ -97,14 +97,14 @@ extension ImageDecoders {
 }
 
 extension PluginImageDecoder where Plugin == SVGPlugin {
-    /// ``SVGPlugin/dpiKey``: the key of ``NukeCore/ImageDecodingContext/userInfo`` with the DPI
+    /// ``SVGPlugin/dpiKey``: the key of `ImageDecodingContext.userInfo` with the DPI
     /// (a `Double`) that converts physical units.
     public static var dpiKey: String { SVGPlugin.dpiKey }
 }
 
 extension ImageCodec {
     /// SVG and SVGZ through librsvg: rendered at the intrinsic size, or straight at the target
-    /// size. Registering it also registers the SVG format with ``NukeCore/ImageType``'s sniffer
+    /// size. Registering it also registers the SVG format with `ImageType`'s sniffer
     /// (SVGZ is recognised by inflating its first bytes).
     public static let svg: ImageCodec = {
         ImageType.register(.svg, name: "SVG", filenameExtensions: ["svg", "svgz"]) { SVGPlugin.isSVGZ($0) }

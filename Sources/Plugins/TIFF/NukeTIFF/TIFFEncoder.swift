@@ -14,11 +14,11 @@ extension ImageEncoders {
     /// (8 or 16 bits per sample), contiguous, in strips of libtiff's default size; alpha as an
     /// extra sample, associated when the bitmap is premultiplied, unassociated otherwise. Each
     /// frame of the image is a page. The image's orientation is written as the Orientation tag,
-    /// its ICC profile as the ICCProfile tag when ``ImageEncodingOptions/metadata`` keeps it
-    /// (``NukeCore/Image/metadataToWrite(options:writesGray:)``).
+    /// its ICC profile as the ICCProfile tag when `ImageEncodingOptions.metadata` keeps it
+    /// (`Image.metadataToWrite(options:writesGray:)`).
     ///
     /// ``compression``: LZW (the default) and Deflate with the horizontal predictor, PackBits,
-    /// or none; ``ImageEncodingOptions/compressionLevel`` (1-9) sets Deflate's level.
+    /// or none; `ImageEncodingOptions.compressionLevel` (1-9) sets Deflate's level.
     ///
     /// A TIFF's directory points back at its strips, so libtiff builds the file in memory: the
     /// streaming `encode(_:to:)` writes it out at the end.
@@ -45,7 +45,9 @@ extension ImageEncoders {
 
         /// Creates an encoder.
         ///
-        /// - Parameter options: A `compressionLevel` outside 1...9 is a programming error and traps.
+        /// - Parameters:
+        ///   - options: A `compressionLevel` outside 1...9 is a programming error and traps.
+        ///   - compression: The strips' compression (LZW by default).
         public init(options: ImageEncodingOptions = ImageEncodingOptions(), compression: Compression = .lzw) {
             if let level = options.compressionLevel {
                 precondition((1...9).contains(level), "TIFF Deflate level must be 1...9, got \(level)")
@@ -56,7 +58,7 @@ extension ImageEncoders {
 
         /// Encodes every frame of the image as a page.
         ///
-        /// - Throws: ``ImageCodecError`` `.encodingFailed` with libtiff's message.
+        /// - Throws: `ImageCodecError` `.encodingFailed` with libtiff's message.
         public func encode(_ image: Image) throws -> Data {
             guard let encoder = nuketiff_encoder_create() else {
                 throw TIFFLibrary.error(.encodingFailed, .encoding, "libtiff could not allocate an encoder")

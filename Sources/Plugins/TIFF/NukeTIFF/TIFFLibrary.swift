@@ -25,8 +25,8 @@ extension ImageContainer.UserInfoKey {
     /// TIFF: the photometric interpretation (`"RGB"`, `"min-is-black"`, `"palette"`, `"CMYK"`, `"YCbCr"`...).
     public static let tiffPhotometricKey: ImageContainer.UserInfoKey = "nukecodecs/tiff-photometric"
     /// TIFF: what libtiff tolerated while reading the page's directory (unknown private tags such
-    /// as GeoTIFF's, unsorted tags, old-style JPEG), as ``NukeCore/ImageDecodingWarnings``. Unlike
-    /// ``NukeCore/ImageContainer/UserInfoKey/warningsKey`` (warnings while decoding the pixels), a
+    /// as GeoTIFF's, unsorted tags, old-style JPEG), as `ImageDecodingWarnings`. Unlike
+    /// `ImageContainer.UserInfoKey.warningsKey` (warnings while decoding the pixels), a
     /// strict decode does not refuse them.
     public static let tiffDirectoryWarningsKey: ImageContainer.UserInfoKey = "nukecodecs/tiff-directory-warnings"
     /// TIFF: `true` when the page is stored in tiles, `false` in strips.
@@ -34,7 +34,7 @@ extension ImageContainer.UserInfoKey {
 }
 
 extension ImageDecodingContext {
-    /// The ``ImageDecodingContext/userInfo`` key of the TIFF page to decode (an `Int`, 0-based;
+    /// The `ImageDecodingContext.userInfo` key of the TIFF page to decode (an `Int`, 0-based;
     /// the first page by default): `context.userInfo[ImageDecodingContext.tiffPageOption] = 2`.
     public static let tiffPageOption = "nukecodecs/tiff-page"
 }

@@ -17,7 +17,7 @@ public enum TIFFPlugin: ImageDecoderPlugin {
     }
 
     /// A decoder that keeps the bytes and decodes at `finish()`: a TIFF's directories may be
-    /// anywhere in the file. Given a ``NukeCore/ImageDecodingContext/file``, it reads the file
+    /// anywhere in the file. Given a `ImageDecodingContext.file`, it reads the file
     /// from there, a directory or strip at a time, and the bytes pushed are only its start.
     public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
         WholeInputDecoder { (bytes) throws(ImageCodecError) in try TIFFDecoding(context: context).decode(bytes) }
@@ -50,15 +50,15 @@ extension ImageDecoders {
     /// (skipped). YCbCr (JPEG-compressed: libtiff's JPEG codec converts it), CIE L*a*b* and the
     /// rest go through libtiff's RGBA reader. Output: `.gray8`, `.grayAlpha8`, `.rgb8` or
     /// `.rgba8`, and 16 bits per sample for 16-bit files when
-    /// ``NukeCore/ImageDecodingContext/prefersHighBitDepth`` is set.
+    /// `ImageDecodingContext.prefersHighBitDepth` is set.
     ///
     /// CMYK goes through the colour manager (NukeColor, when linked) with the file's ICC
-    /// profile, to ``NukeCore/ImageDecodingContext/colorConversion`` or sRGB; without one the
+    /// profile, to `ImageDecodingContext.colorConversion` or sRGB; without one the
     /// decode fails with `.unsupported`, never with a naive formula's colours.
     ///
-    /// The Orientation tag is reported in ``NukeCore/Image/orientation``, not applied (the
+    /// The Orientation tag is reported in `Image.orientation`, not applied (the
     /// core's output stage applies it when asked); the ICC profile is in
-    /// ``NukeCore/Image/colorInfo``. A multi-page file decodes its first page, or the one
+    /// `Image.colorInfo`. A multi-page file decodes its first page, or the one
     /// ``NukeCore/ImageDecodingContext/tiffPageOption`` names; `userInfo[.tiffPageCountKey]` says
     /// how many there are (``TIFFPages`` reads them all).
     ///
@@ -103,8 +103,10 @@ public struct TIFFPages: Sendable {
 
     /// Reads the directories' chain.
     ///
-    /// - Parameter context: The limits, target size and other options every page decodes with.
-    /// - Throws: ``NukeCore/ImageCodecError`` when this is not a TIFF whose directories are all in the data.
+    /// - Parameters:
+    ///   - data: The whole TIFF file.
+    ///   - context: The limits, target size and other options every page decodes with.
+    /// - Throws: `ImageCodecError` when this is not a TIFF whose directories are all in the data.
     public init(_ data: Data, context: ImageDecodingContext? = nil) throws(ImageCodecError) {
         guard case .parsed(let header) = TIFFHeaderParser.parse(data), let count = header.frameCount else {
             throw TIFFLibrary.error(.corrupt, .header, "not a TIFF file whose directories are all in the data")

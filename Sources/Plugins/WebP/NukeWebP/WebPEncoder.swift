@@ -9,15 +9,15 @@ import NukePluginKit
 import NukePixels
 
 extension ImageEncoders {
-    /// Encodes WebP with libwebp: lossy (``NukeCore/ImageEncodingOptions/quality``) or lossless
-    /// (``NukeCore/ImageEncodingOptions/isLossless``), with alpha, and animated WebP from an
-    /// image's frames or an ``NukeCore/ImageAnimation``.
+    /// Encodes WebP with libwebp: lossy (`ImageEncodingOptions.quality`) or lossless
+    /// (`ImageEncodingOptions.isLossless`), with alpha, and animated WebP from an
+    /// image's frames or an `ImageAnimation`.
     ///
-    /// The ICC profile, EXIF and XMP that ``NukeCore/ImageEncodingOptions/metadata`` keeps
-    /// (``NukeCore/Image/metadataToWrite(options:writesGray:)``) are written into `ICCP`, `EXIF`
+    /// The ICC profile, EXIF and XMP that `ImageEncodingOptions.metadata` keeps
+    /// (`Image.metadataToWrite(options:writesGray:)`) are written into `ICCP`, `EXIF`
     /// and `XMP ` chunks with libwebp's muxer. Chromium ignores a WebP's EXIF orientation: decode
-    /// with ``NukeCore/ImageDecodingContext/appliesOrientation`` for thumbnails that show upright.
-    /// ``NukeCore/ImageEncodingOptions/compressionLevel`` sets libwebp's `method`, 0 (fastest) to 6
+    /// with `ImageDecodingContext.appliesOrientation` for thumbnails that show upright.
+    /// `ImageEncodingOptions.compressionLevel` sets libwebp's `method`, 0 (fastest) to 6
     /// (smallest); default 4, as `cwebp`. Quality 0…1 maps to libwebp's 0…100; for lossless it
     /// is the effort.
     ///
@@ -37,7 +37,7 @@ extension ImageEncoders {
 
         /// Encodes `image`; an image with several frames becomes an animated WebP.
         ///
-        /// - Throws: ``NukeCore/ImageCodecError`` `.encodingFailed` with libwebp's error.
+        /// - Throws: `ImageCodecError` `.encodingFailed` with libwebp's error.
         public func encode(_ image: Image) throws -> Data {
             if image.frames.count > 1 {
                 var writer = try AnimationWriter(canvas: ImageSize(width: image.width, height: image.height), loopCount: image.loopCount, encoder: self)

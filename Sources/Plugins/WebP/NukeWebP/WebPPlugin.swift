@@ -44,23 +44,23 @@ extension ImageDecoders {
     /// ```
     ///
     /// Output: `.rgb8` for images without alpha, `.rgba8` with straight alpha as the file has it
-    /// (premultiplied when ``NukeCore/ImageDecodingContext/prefersPremultipliedAlpha`` is set).
-    /// The `VP8X` metadata is kept: the ICC profile in ``NukeCore/Image/colorInfo``, EXIF in
-    /// ``NukeCore/Image/exif`` with its orientation reported in ``NukeCore/Image/orientation``
-    /// (not applied), XMP in ``NukeCore/Image/xmp``.
+    /// (premultiplied when `ImageDecodingContext.prefersPremultipliedAlpha` is set).
+    /// The `VP8X` metadata is kept: the ICC profile in `Image.colorInfo`, EXIF in
+    /// `Image.exif` with its orientation reported in `Image.orientation`
+    /// (not applied), XMP in `Image.xmp`.
     ///
     /// Animated files: the first frame, composited on the canvas, is the container's image, and
-    /// ``NukeCore/ImageContainer/animation`` decodes the others on demand, blended and disposed
+    /// `ImageContainer.animation` decodes the others on demand, blended and disposed
     /// as browsers do, with the `ANIM` loop count (0 = forever) and background colour (reported,
     /// not painted). Frames that lie outside the canvas make the file corrupt, as in libwebp's
     /// demuxer.
     ///
     /// Progressive decoding: one libwebp incremental decoder (`WebPIDecoder`) serves the whole
-    /// download and is given only the new bytes; ``decodePartiallyDownloadedData(_:)`` returns a
-    /// preview whenever new rows are complete (``NukeCore/ImageContainer/UserInfoKey/rowCountKey``),
+    /// download and is given only the new bytes; `decodePartiallyDownloadedData(_:)` returns a
+    /// preview whenever new rows are complete (`ImageContainer.UserInfoKey.rowCountKey`),
     /// or, for an animation, whenever a frame is complete (`scanNumberKey` = frames so far).
     ///
-    /// Decode to size (``NukeCore/ImageDecodingContext/targetSize``): the core's resampler, after
+    /// Decode to size (`ImageDecodingContext.targetSize`): the core's resampler, after
     /// libwebp's own scaler has done the integer reduction for opaque images decoded in one call.
     ///
     /// Errors carry libwebp's status (`VP8_STATUS_BITSTREAM_ERROR`...). Limits are checked
