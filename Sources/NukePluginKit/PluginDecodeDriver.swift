@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 public import NukeCore
-import NukePixels
 
 /// What the core does around every plugin's decoder, on every path — the registry, a session,
 /// NukeIsolation's helper and the plugin's Nuke-style decoder called directly — so that a plugin
@@ -64,16 +63,7 @@ struct PluginDecodeDriver: IncrementalImageDecoding {
         try context.checkCancellation(codec: codec)
         try context.checkLimits(of: container, codec: codec)
         var container = container
-        let bitmap = container.image.bitmap
-        // A row-sink decode's final image is empty: its rows went to the sink.
-        guard bitmap.width > 0, bitmap.height > 0 else { return container }
-        let original = (container.userInfo[.originalSizeKey] as? ImageSize) ?? storedSize ?? ImageSize(width: bitmap.width, height: bitmap.height)
-        guard let plan = context.scalePlan(for: original) else { return container }
-        for index in container.image.frames.indices {
-            container.image.frames[index].bitmap = plan.finish(container.image.frames[index].bitmap)
-        }
-        let result = container.image.bitmap
-        container.userInfo.merge(plan.userInfo(for: ImageSize(width: result.width, height: result.height))) { $1 }
+        container.finishDecodeToSize(for: context, originalSize: storedSize)
         return container
     }
 }

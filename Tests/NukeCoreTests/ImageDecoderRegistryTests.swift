@@ -57,6 +57,31 @@ struct ImageDecoderRegistryTests {
         #expect(calls.count.load(ordering: .relaxed) == before, "the decoder ran for a cancelled decode")
     }
 
+    /// Issue 42: a closure-registered decoder that knows nothing of target sizes gets decode to
+    /// size from the core: its 40 × 30 image comes back fitted to 10 × 10, resampled (a 2 × 2
+    /// checkerboard of 0 and 200 averages to 100 inside), with the original size and scale in
+    /// `userInfo`; without a target size it is returned as it decoded.
+    @Test func closureRegisteredDecodersAreDecodedToSize() throws {
+        struct Checkerboard: ImageDecoding {
+            func decode(_ data: Data) throws -> ImageContainer {
+                let bytes = (0..<30).flatMap { y in (0..<40).map { x in UInt8((x + y) % 2 == 0 ? 0 : 200) } }
+                return ImageContainer(image: Image(bitmap: Bitmap(width: 40, height: 30, pixelFormat: .gray8, bytes: bytes)))
+            }
+        }
+        let registry = ImageDecoderRegistry()
+        registry.register { _ in Checkerboard() }
+        #expect(try registry.decode(magic).image.width == 40)
+        var context = registry.makeContext(for: magic)
+        context.targetSize = ImageSize(width: 10, height: 10)
+        context.contentMode = .aspectFit
+        let container = try registry.decode(context)
+        #expect(container.image.width == 10 && container.image.height == 8)
+        #expect(container.userInfo[.originalSizeKey] as? ImageSize == ImageSize(width: 40, height: 30))
+        #expect(container.userInfo[.decodeScaleKey] as? Double == 0.25)
+        let inside = container.image.bitmap.withUnsafeBytes { Array($0) }
+        #expect(abs(Int(inside[3 * 10 + 4]) - 100) <= 2, "not resampled: \(inside[3 * 10 + 4])")
+    }
+
     @Test func closureRegistrationAndTypeFilter() throws {
         let registry = ImageDecoderRegistry()
         registry.register(for: .jpeg, name: "fake-jpeg") { _ in MagicDecoder(sample: 7) }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How a decode to a target size is made, planned once by the core from the target and the
 /// image's size: every plugin follows the same rule.
 ///
@@ -9,7 +11,7 @@
 ///    the final size by default, so that the resampler that finishes has pixels to average (about
 ///    2–5 dB PSNR over reducing all the way on photographs), or the final size itself with
 ///    ``ImageDecodingContext/prefersFastScaling``;
-/// 3. NukePixels' resampler (`ImageResampler`: box reduction, then bicubic; `plan.finish(_:)`)
+/// 3. the resampler (NukePixels' `ImageResampler`: box reduction, then bicubic; ``finish(_:scale:)``)
 ///    takes what the codec made to the final size, and the container reports ``ImageContainer/UserInfoKey/originalSizeKey``
 ///    and ``ImageContainer/UserInfoKey/decodeScaleKey``.
 ///
@@ -88,5 +90,66 @@ extension ImageDecodingContext {
         guard let targetSize, originalSize.width > 0, originalSize.height > 0 else { return nil }
         let plan = ImageScalePlan(originalSize: originalSize, target: targetSize, contentMode: contentMode, prefersFastScaling: prefersFastScaling)
         return plan.reduces ? plan : nil
+    }
+}
+
+extension ImageScalePlan {
+    /// `bitmap` — the image, or a codec's reduction of it — resampled to the final size by the
+    /// announced resampler (``ImageResizing``); itself when it is that size already, a pixel short
+    /// of it on one side (a codec's rounding: nothing is enlarged), or when no resampler is linked.
+    ///
+    /// - Parameters:
+    ///   - bitmap: The decoded image, at the codec's reduction or full size.
+    ///   - scale: The codec's reduction, when it rounds the size up (JPEG's N/8: the bitmap covers
+    ///     `originalSize` × `scale` of its pixels, the last row or column only in part); the
+    ///     resampler maps the final size onto that box, as Pillow's `thumbnail` does.
+    public func finish(_ bitmap: Bitmap, scale: Double? = nil) -> Bitmap {
+        guard bitmap.width > finalSize.width || bitmap.height > finalSize.height,
+              bitmap.width >= finalSize.width, bitmap.height >= finalSize.height,
+              let resize = ImageResizing.current else { return bitmap }
+        return resize(bitmap, finalSize, scale.map { (Double(originalSize.width) * $0, Double(originalSize.height) * $0) })
+    }
+}
+
+/// The resampler that finishes every decode to size (``ImageScalePlan/finish(_:scale:)``).
+///
+/// NukePixels announces its own (box reduction, then bicubic) from the `nuke_codecs` section, so
+/// any app that links a codec product has it; an app with NukeCore alone and decoders of its own
+/// gets their images at the size they decode.
+public enum ImageResizing {
+    /// Resamples a bitmap to a smaller size; `sourceExtent` is how much of the image it covers,
+    /// in its own pixels, when a codec's reduction rounded its size up.
+    public typealias Resize = @Sendable (_ bitmap: Bitmap, _ size: ImageSize, _ sourceExtent: (width: Double, height: Double)?) -> Bitmap
+
+    /// The announced resampler, once the linked products' records have run.
+    public static var current: Resize? {
+        _ = ImageCodecs.linked   // runs the products' records, NukePixels' among them
+        return installed.withLock { $0 }
+    }
+
+    /// Sets the resampler, unless one is set already (the first record wins).
+    public static func announce(_ resize: @escaping Resize) {
+        installed.withLock { if $0 == nil { $0 = resize } }
+    }
+
+    private static let installed = Mutex<Resize?>(nil)
+}
+
+extension ImageContainer {
+    /// The core's finish of a decode to size, for every decoder it drives: each frame larger than
+    /// the plan for the image's size resampled to the final size, and the plan's
+    /// ``ImageContainer/UserInfoKey/originalSizeKey`` and ``ImageContainer/UserInfoKey/decodeScaleKey``
+    /// reported. The image's size is the decoder's `originalSizeKey`, else `originalSize` (its
+    /// header's), else the bitmap's. An empty image (rows sent to a sink) is left alone.
+    public mutating func finishDecodeToSize(for context: ImageDecodingContext, originalSize: ImageSize? = nil) {
+        let bitmap = image.bitmap
+        guard bitmap.width > 0, bitmap.height > 0 else { return }
+        let original = (userInfo[.originalSizeKey] as? ImageSize) ?? originalSize ?? ImageSize(width: bitmap.width, height: bitmap.height)
+        guard let plan = context.scalePlan(for: original) else { return }
+        for index in image.frames.indices {
+            image.frames[index].bitmap = plan.finish(image.frames[index].bitmap)
+        }
+        let result = image.bitmap
+        userInfo.merge(plan.userInfo(for: ImageSize(width: result.width, height: result.height))) { $1 }
     }
 }

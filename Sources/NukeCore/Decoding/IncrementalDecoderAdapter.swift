@@ -152,9 +152,10 @@ public final class IncrementalDecoderAdapter: ImageDecoding, Sendable {
 ///
 /// What such a decoder does not do itself, the driver does for it: a cancelled decode ends before
 /// the decoder is called (and its image is not returned), and every image it returns is held to
-/// the decode's limits (dimensions, pixel count, frames, bytes): a closure registered with
-/// ``ImageDecoderRegistry/register(for:priority:name:header:_:)`` gets the caller's limits and
-/// cancellation without writing them.
+/// the decode's limits (dimensions, pixel count, frames, bytes) and finished to the target size
+/// (``ImageContainer/finishDecodeToSize(for:originalSize:)``): a closure registered with
+/// ``ImageDecoderRegistry/register(for:priority:name:header:_:)`` gets the caller's limits,
+/// cancellation and decode to size without writing them.
 struct ImageDecodingDriver: IncrementalImageDecoding {
     let decoder: any ImageDecoding
     private let context: ImageDecodingContext
@@ -191,10 +192,13 @@ struct ImageDecodingDriver: IncrementalImageDecoding {
         return .preview(try checked(preview))
     }
 
-    /// The decoder's image, once the decode was not cancelled meanwhile and the image is within the limits.
+    /// The decoder's image, once the decode was not cancelled meanwhile and the image is within
+    /// the limits, at the target size.
     private func checked(_ container: ImageContainer) throws(ImageCodecError) -> ImageContainer {
         try context.checkCancellation()
         try context.checkLimits(of: container)
+        var container = container
+        container.finishDecodeToSize(for: context)
         return container
     }
 }

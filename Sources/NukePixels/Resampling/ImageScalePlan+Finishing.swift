@@ -2,23 +2,8 @@ import NukeCore
 
 /// The last stage of a decode to size: what a codec made, resampled to the plan's final size.
 extension ImageScalePlan {
-    /// `bitmap` — the image, or a codec's reduction of it — resampled to the final size; itself
-    /// when it is that size already, or a pixel short of it on one side (a codec's rounding:
-    /// nothing is enlarged).
-    ///
-    /// - Parameters:
-    ///   - bitmap: The decoded image, at the codec's reduction or full size.
-    ///   - scale: The codec's reduction, when it rounds the size up (JPEG's N/8: the
-    ///   bitmap covers `originalSize` × `scale` of its pixels, the last row or column only in
-    ///   part); the resampler maps the final size onto that box, as Pillow's `thumbnail` does.
-    public func finish(_ bitmap: Bitmap, scale: Double? = nil) -> Bitmap {
-        guard bitmap.width > finalSize.width || bitmap.height > finalSize.height,
-              bitmap.width >= finalSize.width, bitmap.height >= finalSize.height else { return bitmap }
-        return bitmap.resized(to: finalSize, sourceExtent: scale.map(extent))
-    }
-
     /// A resampler from `source` (the image, or a codec's reduction of it by `scale`, as in
-    /// ``finish(_:scale:)``) to the final size, for a decoder that produces rows in order; `nil`
+    /// `finish(_:scale:)`) to the final size, for a decoder that produces rows in order; `nil`
     /// when `source` is the final size already.
     public func resampler(from source: ImageSize, pixelFormat: PixelFormat, alphaMode: AlphaMode, scale: Double? = nil) -> ImageResampler? {
         guard source != finalSize, source.width >= finalSize.width, source.height >= finalSize.height else { return nil }
@@ -31,3 +16,8 @@ extension ImageScalePlan {
         (Double(originalSize.width) * scale, Double(originalSize.height) * scale)
     }
 }
+
+/// Announces NukePixels' resampler (`Bitmap.resized(to:sourceExtent:)`, which `ImageScalePlan.finish(_:scale:)` calls)
+/// to the core from the `nuke_codecs` section, so that every decode to size is finished with it.
+@section("nuke_codecs") @used
+let nukePixelsRecord: ImageCodecs.Record = { ImageResizing.announce { $0.resized(to: $1, sourceExtent: $2) } }
