@@ -17,20 +17,8 @@ extension ImageType {
     public static let m4v: ImageType = "com.apple.m4v-video"
     /// QuickTime movie (Nuke's `AssetType.mov`).
     public static let mov: ImageType = "com.apple.quicktime-movie"
-    /// ICO, the Windows icon format.
-    public static let ico: ImageType = "com.microsoft.ico"
-    /// CUR, the Windows cursor format.
-    public static let cur: ImageType = "com.microsoft.cur"
-    /// BMP, the Windows bitmap.
-    public static let bmp: ImageType = "com.microsoft.bmp"
-    /// TIFF.
-    public static let tiff: ImageType = "public.tiff"
     /// JPEG 2000.
     public static let jpeg2000: ImageType = "public.jpeg-2000"
-    /// JPEG XL (Nuke's `AssetType.jxl`).
-    public static let jxl: ImageType = "public.jpeg-xl"
-    /// XBM, the X bitmap.
-    public static let xbm: ImageType = "public.xbitmap-image"
 }
 
 extension ImageDecoders {

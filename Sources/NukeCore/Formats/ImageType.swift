@@ -36,12 +36,12 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     /// Whether this process knows the format: built in, or registered with
     /// ``register(_:name:filenameExtensions:matches:)``.
     public var isKnown: Bool {
-        ImageType.customTypes.withLock { $0[self] != nil } || name != rawValue
+        ImageType.registered[self] != nil || name != rawValue
     }
 
     /// A short human-readable name such as `"JPEG"`.
     public var name: String {
-        if let custom = ImageType.customTypes.withLock({ $0[self]?.name }) { return custom }
+        if let custom = ImageType.registered[self]?.name { return custom }
         switch self {
         case .jpeg: return "JPEG"
         case .png: return "PNG"
@@ -50,13 +50,6 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
         case .heic: return "HEIC"
         case .heif: return "HEIF"
         case .avif: return "AVIF"
-        case .svg: return "SVG"
-        case .tiff: return "TIFF"
-        case .jxl: return "JPEG XL"
-        case .bmp: return "BMP"
-        case .ico: return "ICO"
-        case .cur: return "CUR"
-        case .xbm: return "XBM"
         case .jpeg2000: return "JPEG 2000"
         case .mp4: return "MPEG-4"
         case .m4v: return "M4V"
@@ -67,7 +60,7 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
 
     /// The usual filename extensions, preferred first.
     public var filenameExtensions: [String] {
-        if let custom = ImageType.customTypes.withLock({ $0[self]?.extensions }) { return custom }
+        if let custom = ImageType.registered[self]?.extensions { return custom }
         switch self {
         case .jpeg: return ["jpg", "jpeg", "jpe", "jfif"]
         case .png: return ["png"]
@@ -76,13 +69,6 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
         case .heic: return ["heic", "heics"]
         case .heif: return ["heif", "heifs", "hif"]
         case .avif: return ["avif", "avifs"]
-        case .svg: return ["svg"]
-        case .tiff: return ["tif", "tiff"]
-        case .jxl: return ["jxl"]
-        case .bmp: return ["bmp", "dib"]
-        case .ico: return ["ico"]
-        case .cur: return ["cur"]
-        case .xbm: return ["xbm"]
         case .jpeg2000: return ["jp2", "j2k"]
         case .mp4: return ["mp4"]
         case .m4v: return ["m4v"]
@@ -94,8 +80,7 @@ public struct ImageType: RawRepresentable, Hashable, Sendable, ExpressibleByStri
     /// The type whose extensions include `filenameExtension` (case-insensitive), if any.
     public init?(filenameExtension: String) {
         let ext = filenameExtension.lowercased()
-        let known: [ImageType] = [.jpeg, .png, .gif, .webp, .heic, .heif, .avif, .svg, .tiff, .jxl, .bmp, .ico, .cur, .xbm]
-            + ImageType.customTypes.withLock { Array($0.keys) }
+        let known: [ImageType] = [.jpeg, .png, .gif, .webp, .heic, .heif, .avif] + ImageType.registered.keys.sorted { $0.rawValue < $1.rawValue }
         guard let match = known.first(where: { $0.filenameExtensions.contains(ext) }) else { return nil }
         self = match
     }

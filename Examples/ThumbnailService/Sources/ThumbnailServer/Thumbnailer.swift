@@ -7,6 +7,7 @@ import NukeCore
 import NukeProcessing
 import NukePixels
 import NukeIsolation
+import NukeJXL
 
 /// Turns an upload into a thumbnail: untrusted limits, strict decoding, decode to size, encode.
 ///

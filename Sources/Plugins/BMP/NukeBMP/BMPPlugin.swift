@@ -22,6 +22,16 @@ public enum BMPPlugin: ImageDecoderPlugin {
         data.count >= 2 && data[data.startIndex] == UInt8(ascii: "B") && data[data.startIndex + 1] == UInt8(ascii: "M")
     }
 
+    /// The sniffer's test for ``NukeCore/ImageType/bmp``: "BM", then (once 18 bytes are here) a
+    /// DIB header size that some version uses.
+    static func hasSignature(_ data: Data) -> Bool {
+        let b = [UInt8](data.prefix(18))
+        guard b.count >= 2, b[0] == 0x42, b[1] == 0x4D else { return false }
+        guard b.count == 18 else { return true }
+        let headerSize = UInt32(b[14]) | UInt32(b[15]) << 8 | UInt32(b[16]) << 16 | UInt32(b[17]) << 24
+        return [12, 16, 40, 52, 56, 64, 108, 124].contains(headerSize)
+    }
+
     /// A decoder that reads the whole file at `finish()`.
     public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
         WholeInputDecoder { (bytes) throws(ImageCodecError) in try BMPDecoding(context: context).decode(bytes) }
@@ -51,13 +61,21 @@ extension ImageDecoders {
     public typealias BMP = PluginImageDecoder<BMPPlugin>
 }
 
+extension ImageType {
+    /// BMP, the Windows bitmap (`com.microsoft.bmp`), sniffed once NukeBMP's codec is registered.
+    public static let bmp: ImageType = "com.microsoft.bmp"
+}
+
 extension ImageCodec {
     /// BMP, read and written in Swift.
-    public static let bmp = ImageCodec(
-        info: ImageCodecInfo(name: "NukeBMP", type: .bmp, capabilities: [.decode, .encode, .scaledDecode]),
-        plugin: BMPPlugin.self,
-        makeEncoder: { ImageEncoders.BMP(options: $0) }
-    )
+    public static let bmp: ImageCodec = {
+        ImageType.register(.bmp, name: "BMP", filenameExtensions: ["bmp", "dib"]) { BMPPlugin.hasSignature($0) }
+        return ImageCodec(
+            info: ImageCodecInfo(name: "NukeBMP", type: .bmp, capabilities: [.decode, .encode, .scaledDecode]),
+            plugin: BMPPlugin.self,
+            makeEncoder: { ImageEncoders.BMP(options: $0) }
+        )
+    }()
 }
 
 /// Announces ``NukeCore/ImageCodec/bmp`` to the registries from the `nuke_codecs` section.

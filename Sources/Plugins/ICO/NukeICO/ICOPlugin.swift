@@ -23,8 +23,16 @@ public enum ICOPlugin: ImageDecoderPlugin {
 
     /// Whether the data starts with an ICO or CUR directory header.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
-        let type = ImageType(data.prefix(16))
-        return type == .ico || type == .cur
+        kind(data) != nil
+    }
+
+    /// ICO (type 1) or CUR (type 2): a reserved zero word, the type, at least one entry; `nil`
+    /// when `data` starts as neither.
+    static func kind(_ data: Data) -> ImageType? {
+        let b = [UInt8](data.prefix(10))
+        guard b.count >= 6, b[0] == 0, b[1] == 0, b[2] == 1 || b[2] == 2, b[3] == 0, b[4] != 0 || b[5] != 0,
+              b.count < 10 || b[9] == 0 else { return nil }
+        return b[2] == 1 ? .ico : .cur
     }
 
     /// A decoder that reads the whole file at `finish()`.
@@ -51,20 +59,33 @@ extension ImageDecoders {
     public typealias ICO = PluginImageDecoder<ICOPlugin>
 }
 
+extension ImageType {
+    /// ICO, the Windows icon format (`com.microsoft.ico`), sniffed once NukeICO's codec is registered.
+    public static let ico: ImageType = "com.microsoft.ico"
+    /// CUR, the Windows cursor format (`com.microsoft.cur`), sniffed once NukeICO's codec is registered.
+    public static let cur: ImageType = "com.microsoft.cur"
+}
+
 extension ImageCodec {
     /// ICO icons, read and written in Swift.
-    public static let ico = ImageCodec(
-        info: ImageCodecInfo(name: "NukeICO", type: .ico, capabilities: [.decode, .encode, .scaledDecode]),
-        plugin: ICOPlugin.self,
-        makeEncoder: { ImageEncoders.ICO(options: $0) }
-    )
+    public static let ico: ImageCodec = {
+        ImageType.register(.ico, name: "ICO", filenameExtensions: ["ico"]) { ICOPlugin.kind($0) == .ico }
+        return ImageCodec(
+            info: ImageCodecInfo(name: "NukeICO", type: .ico, capabilities: [.decode, .encode, .scaledDecode]),
+            plugin: ICOPlugin.self,
+            makeEncoder: { ImageEncoders.ICO(options: $0) }
+        )
+    }()
 
     /// CUR cursors, read and written in Swift (the hotspot written at the top-left corner).
-    public static let cur = ImageCodec(
-        info: ImageCodecInfo(name: "NukeICO", type: .cur, capabilities: [.decode, .encode, .scaledDecode]),
-        plugin: ICOPlugin.self,
-        makeEncoder: { ImageEncoders.ICO(options: $0, hotspot: CursorHotspot(x: 0, y: 0)) }
-    )
+    public static let cur: ImageCodec = {
+        ImageType.register(.cur, name: "CUR", filenameExtensions: ["cur"]) { ICOPlugin.kind($0) == .cur }
+        return ImageCodec(
+            info: ImageCodecInfo(name: "NukeICO", type: .cur, capabilities: [.decode, .encode, .scaledDecode]),
+            plugin: ICOPlugin.self,
+            makeEncoder: { ImageEncoders.ICO(options: $0, hotspot: CursorHotspot(x: 0, y: 0)) }
+        )
+    }()
 }
 
 /// Announces ``NukeCore/ImageCodec/ico`` and ``NukeCore/ImageCodec/cur`` from the `nuke_codecs` section.

@@ -66,17 +66,26 @@ extension ImageDecoders {
     public typealias JXL = PluginImageDecoder<JXLPlugin>
 }
 
+extension ImageType {
+    /// JPEG XL (`public.jpeg-xl`, Nuke's `AssetType.jxl`): a bare codestream or the ISO-BMFF
+    /// container, sniffed once NukeJXL's codec is registered.
+    public static let jxl: ImageType = "public.jpeg-xl"
+}
+
 extension ImageCodec {
     /// JPEG XL, decoded and encoded with libjxl: lossy and lossless, 8 and 16 bits, alpha,
     /// animation, progressive previews, ICC and enum colour, JPEG recompression.
-    public static let jxl = ImageCodec(
-        info: ImageCodecInfo(
-            name: "NukeJXL", type: .jxl, capabilities: [.decode, .encode, .progressive, .scaledDecode, .animation, .highBitDepth],
-            library: JXLLibrary.name, libraryVersion: JXLLibrary.version
-        ),
-        plugin: JXLPlugin.self,
-        makeEncoder: { ImageEncoders.JXL(options: $0) }
-    )
+    public static let jxl: ImageCodec = {
+        ImageType.register(.jxl, name: "JPEG XL", filenameExtensions: ["jxl"]) { JXLHeaderParser.hasSignature($0) }
+        return ImageCodec(
+            info: ImageCodecInfo(
+                name: "NukeJXL", type: .jxl, capabilities: [.decode, .encode, .progressive, .scaledDecode, .animation, .highBitDepth],
+                library: JXLLibrary.name, libraryVersion: JXLLibrary.version
+            ),
+            plugin: JXLPlugin.self,
+            makeEncoder: { ImageEncoders.JXL(options: $0) }
+        )
+    }()
 }
 
 /// Announces ``NukeCore/ImageCodec/jxl`` to the registries from the `nuke_codecs` section.

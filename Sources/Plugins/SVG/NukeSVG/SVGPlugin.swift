@@ -29,9 +29,67 @@ public enum SVGPlugin: ImageDecoderPlugin {
     /// No previews: librsvg needs the whole document.
     public static var decodesPartialData: Bool { false }
 
-    /// `true` for SVG (as the core sniffs it) and gzip-compressed SVG.
+    /// `true` for SVG and gzip-compressed SVG: the sniffer's test for ``NukeCore/ImageType/svg``.
     static func isSVG(_ data: Data) -> Bool {
-        ImageType(data) == .svg || isSVGZ(data)
+        isSVGDocument(data) || isSVGZ(data)
+    }
+
+    /// Returns `true` when `data` is XML whose root element is `svg` (with or without a prefix).
+    ///
+    /// Skips a UTF-8 byte-order mark, white space, the XML declaration, processing
+    /// instructions, comments and a DOCTYPE (with an internal subset) within the first 64 KiB.
+    static func isSVGDocument(_ data: Data) -> Bool {
+        data.prefix(65_536).withUnsafeBytes { raw -> Bool in
+            let b = raw.bindMemory(to: UInt8.self)
+            var i = 0
+            if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }
+            func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 } }
+            func starts(_ s: String) -> Bool {
+                let u = Array(s.utf8)
+                guard i + u.count <= b.count else { return false }
+                for k in 0..<u.count where b[i + k] != u[k] { return false }
+                return true
+            }
+            func skip(past terminator: String) -> Bool {
+                while i < b.count {
+                    if starts(terminator) { i += terminator.utf8.count; return true }
+                    i += 1
+                }
+                return false
+            }
+            while true {
+                skipSpace()
+                guard i < b.count, b[i] == UInt8(ascii: "<") else { return false }
+                if starts("<?") {
+                    guard skip(past: "?>") else { return false }
+                } else if starts("<!--") {
+                    guard skip(past: "-->") else { return false }
+                } else if starts("<!DOCTYPE") || starts("<!doctype") {
+                    // Skip to the closing '>', honouring an internal subset in brackets.
+                    var depth = 0
+                    while i < b.count {
+                        let c = b[i]
+                        i += 1
+                        if c == UInt8(ascii: "[") { depth += 1 }
+                        else if c == UInt8(ascii: "]") { depth -= 1 }
+                        else if c == UInt8(ascii: ">"), depth <= 0 { break }
+                    }
+                    if i >= b.count { return false }
+                } else {
+                    // The root element: read its (possibly prefixed) name.
+                    i += 1
+                    var name: [UInt8] = []
+                    while i < b.count, name.count < 64 {
+                        let c = b[i]
+                        if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") { break }
+                        name.append(c)
+                        i += 1
+                    }
+                    let local = name.split(separator: UInt8(ascii: ":")).last.map(Array.init) ?? []
+                    return local == Array("svg".utf8) && i < b.count
+                }
+            }
+        }
     }
 
     /// `true` when `data` is gzip whose first decompressed bytes are an SVG document.
@@ -43,7 +101,7 @@ public enum SVGPlugin: ImageDecoderPlugin {
                 nukesvg_gunzip_prefix(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, out.baseAddress!, out.count)
             }
         }
-        return made > 0 && ImageType(Data(prefix.prefix(made))) == .svg
+        return made > 0 && isSVGDocument(Data(prefix.prefix(made)))
     }
 
     static func dpi(from context: ImageDecodingContext) -> Double {
@@ -105,9 +163,9 @@ extension PluginImageDecoder where Plugin == SVGPlugin {
 extension ImageCodec {
     /// SVG and SVGZ through librsvg: rendered at the intrinsic size, or straight at the target
     /// size. Registering it also registers the SVG format with `ImageType`'s sniffer
-    /// (SVGZ is recognised by inflating its first bytes).
+    /// (XML whose root element is `svg`; SVGZ by inflating its first bytes).
     public static let svg: ImageCodec = {
-        ImageType.register(.svg, name: "SVG", filenameExtensions: ["svg", "svgz"]) { SVGPlugin.isSVGZ($0) }
+        ImageType.register(.svg, name: "SVG", filenameExtensions: ["svg", "svgz"]) { SVGPlugin.isSVG($0) }
         return svgCodec
     }()
 

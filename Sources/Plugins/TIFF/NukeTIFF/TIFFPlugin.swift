@@ -13,7 +13,15 @@ public enum TIFFPlugin: ImageDecoderPlugin {
 
     /// Whether the data starts with a TIFF or BigTIFF signature, in either byte order.
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
-        ImageType(data) == .tiff
+        hasSignature(data)
+    }
+
+    /// `II*\0` or `MM\0*` (BigTIFF: 43 for 42), the sniffer's test for ``NukeCore/ImageType/tiff``.
+    static func hasSignature(_ data: Data) -> Bool {
+        let b = [UInt8](data.prefix(4))
+        guard b.count == 4 else { return false }
+        return (b[0] == 0x49 && b[1] == 0x49 && (b[2] == 0x2A || b[2] == 0x2B) && b[3] == 0)
+            || (b[0] == 0x4D && b[1] == 0x4D && b[2] == 0 && (b[3] == 0x2A || b[3] == 0x2B))
     }
 
     /// A decoder that keeps the bytes and decodes at `finish()`: a TIFF's directories may be
@@ -71,16 +79,24 @@ extension ImageDecoders {
     public typealias TIFF = PluginImageDecoder<TIFFPlugin>
 }
 
+extension ImageType {
+    /// TIFF and BigTIFF (`public.tiff`), sniffed once NukeTIFF's codec is registered.
+    public static let tiff: ImageType = "public.tiff"
+}
+
 extension ImageCodec {
     /// TIFF through libtiff.
-    public static let tiff = ImageCodec(
-        info: ImageCodecInfo(
-            name: "NukeTIFF", type: .tiff, capabilities: [.decode, .encode, .scaledDecode, .highBitDepth, .readsFiles],
-            library: TIFFLibrary.name, libraryVersion: TIFFLibrary.version
-        ),
-        plugin: TIFFPlugin.self,
-        makeEncoder: { ImageEncoders.TIFF(options: $0) }
-    )
+    public static let tiff: ImageCodec = {
+        ImageType.register(.tiff, name: "TIFF", filenameExtensions: ["tif", "tiff"]) { TIFFPlugin.hasSignature($0) }
+        return ImageCodec(
+            info: ImageCodecInfo(
+                name: "NukeTIFF", type: .tiff, capabilities: [.decode, .encode, .scaledDecode, .highBitDepth, .readsFiles],
+                library: TIFFLibrary.name, libraryVersion: TIFFLibrary.version
+            ),
+            plugin: TIFFPlugin.self,
+            makeEncoder: { ImageEncoders.TIFF(options: $0) }
+        )
+    }()
 }
 
 /// Announces ``NukeCore/ImageCodec/tiff`` to the registries from the `nuke_codecs` section.

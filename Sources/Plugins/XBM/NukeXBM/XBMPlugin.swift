@@ -19,7 +19,24 @@ public enum XBMPlugin: ImageDecoderPlugin {
 
     /// Whether the data starts as an XBM file (`#define <name>_width`).
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
-        ImageType(data.prefix(512)) == .xbm
+        hasSignature(data)
+    }
+
+    /// Returns `true` when `data` is an X bitmap: C source whose first line is
+    /// `#define <name>_width <n>`, after white space and C comments.
+    static func hasSignature(_ data: Data) -> Bool {
+        guard let text = String(bytes: data.prefix(512), encoding: .isoLatin1) else { return false }
+        var rest = Substring(text)
+        while true {
+            rest = rest.drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+            guard rest.hasPrefix("/*") else { break }
+            guard let end = rest.range(of: "*/") else { return false }
+            rest = rest[end.upperBound...]
+        }
+        guard rest.hasPrefix("#define") else { return false }
+        let line = rest.prefix(while: { $0 != "\n" && $0 != "\r" })
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        return words.count >= 3 && words[1].hasSuffix("_width") && Int(words[2]) != nil
     }
 
     /// A decoder that reads the whole file at `finish()`.
@@ -45,13 +62,21 @@ extension ImageDecoders {
     public typealias XBM = PluginImageDecoder<XBMPlugin>
 }
 
+extension ImageType {
+    /// XBM, the X bitmap (`public.xbitmap-image`), sniffed once NukeXBM's codec is registered.
+    public static let xbm: ImageType = "public.xbitmap-image"
+}
+
 extension ImageCodec {
     /// XBM, read and written in Swift.
-    public static let xbm = ImageCodec(
-        info: ImageCodecInfo(name: "NukeXBM", type: .xbm, capabilities: [.decode, .encode, .scaledDecode]),
-        plugin: XBMPlugin.self,
-        makeEncoder: { ImageEncoders.XBM(options: $0) }
-    )
+    public static let xbm: ImageCodec = {
+        ImageType.register(.xbm, name: "XBM", filenameExtensions: ["xbm"]) { XBMPlugin.hasSignature($0) }
+        return ImageCodec(
+            info: ImageCodecInfo(name: "NukeXBM", type: .xbm, capabilities: [.decode, .encode, .scaledDecode]),
+            plugin: XBMPlugin.self,
+            makeEncoder: { ImageEncoders.XBM(options: $0) }
+        )
+    }()
 }
 
 /// Announces ``NukeCore/ImageCodec/xbm`` to the registries from the `nuke_codecs` section.
