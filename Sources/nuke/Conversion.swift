@@ -4,7 +4,6 @@ import NukeCore
 import NukeNetpbm
 import NukePixels
 import NukeProcessing
-import NukeTIFF
 
 /// One decode → resize → encode, as `nuke convert` does for each file.
 struct Conversion: Sendable {
@@ -30,8 +29,8 @@ struct Conversion: Sendable {
     var colorTarget: ImageColorTarget?
     /// `--color keep`: the colour as stored even where the output cannot hold it.
     var keepsStoredColor = false
-    /// The page of a multi-page file (0-based), for `--page`.
-    var page: Int?
+    /// Decode options linked codecs declare (`--option`, `--page`), by `userInfo` key.
+    var decodingOptions: [String: any Sendable] = [:]
     /// What runs on the decoded image (`--resize`, `--crop`, `--blur`…): the first one planned into
     /// the decode (a fill decodes to cover its box), all on every frame of an animation.
     var processors: [any ImageProcessing] = []
@@ -99,7 +98,7 @@ struct Conversion: Sendable {
         // The header, read once, for the colour and the box.
         let header = ImageHeader(data)
         context.colorConversion = colorTarget ?? (keepsStoredColor ? nil : Self.colorTheOutputNeeds(header, format: format))
-        if let page { context.userInfo[ImageDecodingContext.tiffPageOption] = page }
+        context.userInfo.merge(decodingOptions) { $1 }
         let box = maxSize.map { size in
             !appliesOrientation && header?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
         }
@@ -148,14 +147,13 @@ struct Conversion: Sendable {
     }
 
     /// With no `--color`: sRGB, through the colour manager, for a source whose colour the output
-    /// cannot hold — CMYK (a 4-component JPEG or TIFF without alpha: no encoder here writes CMYK,
+    /// cannot hold — CMYK (4 components, none of them alpha, as a JPEG or TIFF header says: no encoder here writes CMYK,
     /// and a naive CMYK → RGB formula is far from what the file's profile says), or anything
     /// bound for GIF (which carries no ICC profile). `nil`: the colour as stored, its profile kept.
     static func colorTheOutputNeeds(_ header: ImageHeader?, format: OutputFormat) -> ImageColorTarget? {
         guard case .encoded(let output) = format, ImageColorManagement.current != nil else { return nil }
         if output == .gif { return .sRGB }
-        guard let header, header.componentCount == 4, header.hasAlpha != true,
-              header.type == .jpeg || header.type == .tiff else { return nil }
+        guard let header, header.componentCount == 4, header.hasAlpha == false else { return nil }
         return .sRGB
     }
 

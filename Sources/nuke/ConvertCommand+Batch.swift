@@ -26,7 +26,7 @@ extension ConvertCommand {
         batch.appliesOrientation = appliesOrientation(for: format)
         batch.colorTarget = try colorTarget()
         batch.keepsStoredColor = color?.lowercased() == "keep"
-        batch.page = page.map { $0 - 1 }
+        batch.decodingOptions = try resolvedDecodingOptions()
         batch.processors = processing.processors
         batch.frame = processing.frame
         let conversion = batch

@@ -71,8 +71,13 @@ struct ConvertCommand: AsyncParsableCommand {
     @Flag(help: "Input from strangers: the untrusted limits (40 MP, 16,384 px a side, 100 frames, 256 MiB, at most 4,096 decoded bytes per input byte) and strict decoding (data the codec only warns about is an error).")
     var untrusted = false
 
-    @Option(help: "The page of a multi-page file (TIFF) to convert, from 1. Default: the first.")
+    @Option(help: "The page of a multi-page file (TIFF) to convert, from 1 (--option page=N).")
     var page: Int?
+
+    @Option(name: .customLong("option"), help: ArgumentHelp(
+        "A decode option a linked codec declares, as NAME=VALUE; repeatable. `nuke formats` lists them (TIFF's page, SVG's dpi).",
+        valueName: "name=value"))
+    var decodingOptions: [String] = []
 
     @OptionGroup(title: "Processing") var processing: ProcessingOptions
 
@@ -165,10 +170,7 @@ struct ConvertCommand: AsyncParsableCommand {
         conversion.keepsStoredColor = color?.lowercased() == "keep"
         conversion.processors = processing.processors
         conversion.frame = processing.frame
-        if let page {
-            guard page >= 1 else { throw ValidationError("--page counts from 1") }
-            conversion.page = page - 1
-        }
+        conversion.decodingOptions = try resolvedDecodingOptions()
         let result = conversion.run(input: paths[0], output: paths[1])
         if let error = result.error {
             Terminal.error(path: paths[0], error)
@@ -185,3 +187,25 @@ enum OrientationChoice: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension ImageMetadataPolicy.Kept: ExpressibleByArgument {}
+
+extension ConvertCommand {
+    /// `--option NAME=VALUE` (and `--page N`, its shorthand for `page`) as the `userInfo` of the
+    /// decode: each name is an option a linked codec declares (``NukeCore/ImageDecodingOption``),
+    /// each value one it accepts.
+    func resolvedDecodingOptions() throws -> [String: any Sendable] {
+        let declared = ImageCodec.linkedDecodingOptions
+        var resolved: [String: any Sendable] = [:]
+        for text in decodingOptions + (page.map { ["page=\($0)"] } ?? []) {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let option = declared.first(where: { $0.name == parts[0] }) else {
+                let names = declared.map(\.name).joined(separator: ", ")
+                throw ValidationError("--option \(text): not NAME=VALUE with a NAME a linked codec declares (\(names))")
+            }
+            guard let value = option.parse(parts[1]) else {
+                throw ValidationError("--option \(text): \(option.name) takes \(option.summary)")
+            }
+            resolved[option.key] = value
+        }
+        return resolved
+    }
+}

@@ -20,6 +20,7 @@ struct FormatsCommand: ParsableCommand {
             JSONOutput.print([
                 "codecs": codecs.map(Self.jsonObject),
                 "writers": ["pam", "ppm"],
+                "decodeOptions": ImageCodec.linkedDecodingOptions.map { ["name": $0.name, "key": $0.key, "summary": $0.summary] },
                 "isolation": [
                     "isolatedByDefault": codecs.filter { IsolationPolicy.knownCrashers.isolates($0.type) }.map(\.type.name),
                     "sandbox": isolation.sandboxed,
@@ -51,6 +52,9 @@ struct FormatsCommand: ParsableCommand {
             }
         }
         print("Also written by `nuke convert`: PAM (.pam, pixels as decoded) and PPM/PGM (.ppm).")
+        for option in ImageCodec.linkedDecodingOptions {
+            print("Decode option `--option \(option.name)=VALUE`: \(option.summary).")
+        }
         let isolated = codecs.filter { IsolationPolicy.knownCrashers.isolates($0.type) }.map(\.type.name)
         print("Isolated by default (sandboxed helper processes, one decode each; --isolate for every format, --in-process for none): "
               + (isolated.isEmpty ? "none linked" : isolated.joined(separator: ", ")) + ".")

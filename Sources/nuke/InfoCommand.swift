@@ -1,10 +1,7 @@
 import ArgumentParser
 import Foundation
 import NukeCore
-import NukeHEIF
 import NukeJPEG
-import NukeSVG
-import NukeTIFF
 
 /// `nuke info`: what a file is, from its header and a full decode.
 struct InfoCommand: ParsableCommand {
@@ -63,35 +60,10 @@ struct InfoCommand: ParsableCommand {
             return header?.isProgressive ?? (container?.userInfo[.isProgressiveKey] as? Bool)
         }
 
-        /// SVG: the intrinsic size and the viewBox.
-        var svg: String? {
-            guard let userInfo = container?.userInfo, let size = userInfo[.svgIntrinsicSizeKey] as? ImageSize else { return nil }
-            let viewBox = (userInfo[.svgViewBoxKey] as? [Double]).map { "viewBox " + $0.map { String(format: "%g", $0) }.joined(separator: " ") } ?? "no viewBox"
-            return "intrinsic size \(size), \(viewBox)"
-        }
-
-        /// HEIF and AVIF: the brand, the coded bit depth, the top-level images and thumbnails.
-        var heif: String? {
-            guard let userInfo = container?.userInfo, let depth = userInfo[.heifBitDepthKey] as? Int else { return nil }
-            var parts = ["brand \((userInfo[.heifBrandKey] as? String) ?? "?")", "\(depth)-bit"]
-            if let images = userInfo[.heifImageCountKey] as? Int { parts.append("\(images) top-level image\(images == 1 ? "" : "s")") }
-            if let thumbnails = userInfo[.heifThumbnailCountKey] as? Int { parts.append("\(thumbnails) thumbnail\(thumbnails == 1 ? "" : "s")") }
-            if let nclx = userInfo[.heifNCLXKey] as? [Int] { parts.append("nclx \(nclx.map(String.init).joined(separator: "/"))") }
-            return parts.joined(separator: ", ")
-        }
-
-        /// TIFF: the page of how many, compression, photometric interpretation, bits, tiles or strips.
-        var tiff: String? {
-            guard let userInfo = container?.userInfo, let compression = userInfo[.tiffCompressionKey] as? String else { return nil }
-            var parts: [String] = []
-            if let page = userInfo[.tiffPageKey] as? Int {
-                parts.append("page \(page + 1)" + ((userInfo[.tiffPageCountKey] as? Int).map { " of \($0)" } ?? ""))
-            }
-            parts.append(compression)
-            if let photometric = userInfo[.tiffPhotometricKey] as? String { parts.append(photometric) }
-            if let bits = userInfo[.tiffBitsPerSampleKey] as? Int { parts.append("\(bits) bits per sample") }
-            parts.append(userInfo[.tiffTiledKey] as? Bool == true ? "tiles" : "strips")
-            return parts.joined(separator: ", ")
+        /// What the format's codec shows beyond the fields above (an SVG's intrinsic size, a
+        /// HEIF's brand, a TIFF's page and compression), declared by the codec.
+        var details: ImageFormatDetails? {
+            container.flatMap { ImageCodec.details(of: type, userInfo: $0.userInfo) }
         }
 
         var text: String {
@@ -121,9 +93,7 @@ struct InfoCommand: ParsableCommand {
             }
             if let isProgressive { add("progressive", isProgressive ? "yes" + (scans.map { ", \($0) scans" } ?? "") : "no (\(scans ?? 1) scan\(scans == 1 ? "" : "s"))") }
             if let isInterlaced { add("interlaced", isInterlaced ? "yes" : "no") }
-            if let heif { add("HEIF", heif) }
-            if let svg { add("SVG", svg) }
-            if let tiff { add("TIFF", tiff) }
+            if let details { add(details.name, details.summary) }
             if let error { add("error", String(describing: error)) }
             return lines.joined(separator: "\n")
         }
@@ -151,30 +121,8 @@ struct InfoCommand: ParsableCommand {
                 "scans": JSONOutput.orNull(scans),
                 "error": NSNull(),
             ]
-            if let userInfo = container?.userInfo, let size = userInfo[.svgIntrinsicSizeKey] as? ImageSize {
-                object["svg"] = [
-                    "intrinsicWidth": size.width, "intrinsicHeight": size.height,
-                    "viewBox": JSONOutput.orNull(userInfo[.svgViewBoxKey] as? [Double]),
-                ] as [String: Any]
-            }
-            if let userInfo = container?.userInfo, let depth = userInfo[.heifBitDepthKey] as? Int {
-                object["heif"] = [
-                    "brand": JSONOutput.orNull(userInfo[.heifBrandKey] as? String),
-                    "bitDepth": depth,
-                    "images": JSONOutput.orNull(userInfo[.heifImageCountKey] as? Int),
-                    "thumbnails": JSONOutput.orNull(userInfo[.heifThumbnailCountKey] as? Int),
-                    "nclx": JSONOutput.orNull(userInfo[.heifNCLXKey] as? [Int]),
-                ] as [String: Any]
-            }
-            if let userInfo = container?.userInfo, let compression = userInfo[.tiffCompressionKey] as? String {
-                object["tiff"] = [
-                    "page": JSONOutput.orNull(userInfo[.tiffPageKey] as? Int),
-                    "pages": JSONOutput.orNull(userInfo[.tiffPageCountKey] as? Int),
-                    "compression": compression,
-                    "photometric": JSONOutput.orNull(userInfo[.tiffPhotometricKey] as? String),
-                    "bitsPerSample": JSONOutput.orNull(userInfo[.tiffBitsPerSampleKey] as? Int),
-                    "tiled": JSONOutput.orNull(userInfo[.tiffTiledKey] as? Bool),
-                ] as [String: Any]
+            if let details {
+                object[details.name.lowercased()] = Dictionary(details.fields.map { ($0.name, JSONOutput.orNull($0.value)) }) { $1 }
             }
             if let error {
                 let codecError = error as? ImageCodecError

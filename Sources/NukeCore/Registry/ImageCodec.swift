@@ -25,6 +25,10 @@ public struct ImageCodec: Sendable {
     public var parseHeader: (@Sendable (Data) -> ImageHeader.ParseResult)?
     /// Creates an encoder with the options.
     public var makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)?
+    /// The decode options the codec reads (``ImageDecodingOption``), for tools to offer.
+    public var decodingOptions: [ImageDecodingOption] = []
+    /// What the codec shows of a decode's `userInfo` beyond the core's fields; `nil`: nothing.
+    public var describe: (@Sendable ([ImageContainer.UserInfoKey: any Sendable]) -> ImageFormatDetails?)?
 
     /// Creates a codec from its info and the closures that make its decoders, read its header
     /// and make its encoder; each is optional.

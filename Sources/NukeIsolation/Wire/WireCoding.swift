@@ -21,6 +21,12 @@ struct IsolatedDecodeRequest: Sendable {
     var cpuSeconds: Int
     /// The helper's address space during this decode, in bytes (0: no limit).
     var addressSpace: Int
+    /// The context's decode options that linked codecs declare (a TIFF's page, an SVG's DPI),
+    /// by `userInfo` key: integers, numbers, flags and text.
+    var options: [String: any Sendable] = [:]
+
+    /// At most this many options cross the wire.
+    static let maximumOptions = 64
 
     init(context: ImageDecodingContext, limits: IsolationLimits, wantsPreviews: Bool, servesFrames: Bool) {
         targetSize = context.targetSize
@@ -34,6 +40,8 @@ struct IsolatedDecodeRequest: Sendable {
         self.limits = context.limits
         cpuSeconds = limits.cpuTime.map { max(1, Int(($0.components.seconds) + ($0.components.attoseconds > 0 ? 1 : 0))) } ?? 0
         addressSpace = limits.addressSpace ?? 0
+        let declared = Set(ImageCodec.linkedDecodingOptions.map(\.key))
+        options = context.userInfo.filter { declared.contains($0.key) && ($0.value is Int || $0.value is Double || $0.value is Bool || $0.value is String) }
     }
 
     func encoded() -> Data {
@@ -53,6 +61,18 @@ struct IsolatedDecodeRequest: Sendable {
         w.int(limits.maxVectorRenderTime.map { Int($0.components.seconds) * 1000 + Int($0.components.attoseconds / 1_000_000_000_000_000) } ?? -1)
         w.int(cpuSeconds)
         w.int(addressSpace)
+        let shown = options.sorted { $0.key < $1.key }.prefix(Self.maximumOptions)
+        w.int(shown.count)
+        for (key, value) in shown {
+            w.string(key)
+            switch value {
+            case let value as Int: w.int(1); w.int(value)
+            case let value as Double: w.int(2); w.double(value)
+            case let value as Bool: w.int(3); w.bool(value)
+            case let value as String: w.int(4); w.string(value)
+            default: w.int(0)
+            }
+        }
         return w.data
     }
 
@@ -76,6 +96,18 @@ struct IsolatedDecodeRequest: Sendable {
         limits.maxVectorRenderTime = vectorMilliseconds >= 0 ? .milliseconds(vectorMilliseconds) : nil
         cpuSeconds = try r.int()
         addressSpace = try r.int()
+        let count = try r.int()
+        guard (0...Self.maximumOptions).contains(count) else { throw WireReader.Malformed("\(count) decode options") }
+        for _ in 0..<count {
+            guard let key = try r.string() else { throw WireReader.Malformed("a decode option without a key") }
+            switch try r.int() {
+            case 1: options[key] = try r.int()
+            case 2: options[key] = try r.double()
+            case 3: options[key] = try r.bool()
+            case 4: options[key] = try r.string() ?? ""
+            default: continue
+            }
+        }
     }
 
     /// The context the helper decodes with.
@@ -84,6 +116,7 @@ struct IsolatedDecodeRequest: Sendable {
                                            prefersHighBitDepth: prefersHighBitDepth, limits: limits, allocator: allocator, isStrict: isStrict)
         context.prefersPremultipliedAlpha = prefersPremultipliedAlpha
         context.prefersFastScaling = prefersFastScaling
+        context.userInfo.merge(options) { $1 }
         return context
     }
 }

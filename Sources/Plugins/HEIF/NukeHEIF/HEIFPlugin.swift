@@ -72,6 +72,23 @@ extension ImageDecoders {
     public typealias HEIF = PluginImageDecoder<HEIFPlugin>
 }
 
+extension HEIFPlugin {
+    /// The brand, the coded bit depth, the top-level images and thumbnails, and the nclx colour
+    /// of a decode (`nuke info`).
+    @Sendable static func details(_ userInfo: [ImageContainer.UserInfoKey: any Sendable]) -> ImageFormatDetails? {
+        guard let depth = userInfo[.heifBitDepthKey] as? Int else { return nil }
+        let brand = userInfo[.heifBrandKey] as? String, images = userInfo[.heifImageCountKey] as? Int
+        let thumbnails = userInfo[.heifThumbnailCountKey] as? Int, nclx = userInfo[.heifNCLXKey] as? [Int]
+        var parts = ["brand \(brand ?? "?")", "\(depth)-bit"]
+        if let images { parts.append("\(images) top-level image\(images == 1 ? "" : "s")") }
+        if let thumbnails { parts.append("\(thumbnails) thumbnail\(thumbnails == 1 ? "" : "s")") }
+        if let nclx { parts.append("nclx \(nclx.map(String.init).joined(separator: "/"))") }
+        return ImageFormatDetails(name: "HEIF", summary: parts.joined(separator: ", "), fields: [
+            ("brand", brand), ("bitDepth", depth), ("images", images), ("thumbnails", thumbnails), ("nclx", nclx),
+        ])
+    }
+}
+
 extension ImageCodec {
     /// HEIC through libheif (libde265, or FFmpeg's libavcodec for large images).
     public static let heic = heifCodec(.heic)
@@ -81,7 +98,7 @@ extension ImageCodec {
     public static let avif = heifCodec(.avif)
 
     private static func heifCodec(_ type: ImageType) -> ImageCodec {
-        ImageCodec(
+        var codec = ImageCodec(
             info: ImageCodecInfo(
                 name: "NukeHEIF", type: type, capabilities: [.decode, .encode, .scaledDecode, .highBitDepth],
                 library: HEIFLibrary.name,
@@ -91,6 +108,8 @@ extension ImageCodec {
             plugin: HEIFPlugin.self,
             makeEncoder: { ImageEncoders.HEIF(format: type, options: $0) }
         )
+        codec.describe = HEIFPlugin.details
+        return codec
     }
 }
 

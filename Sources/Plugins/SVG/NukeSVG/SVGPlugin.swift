@@ -169,13 +169,31 @@ extension ImageCodec {
         return svgCodec
     }()
 
-    private static let svgCodec = ImageCodec(
-        info: ImageCodecInfo(
-            name: "NukeSVG", type: .svg, capabilities: [.decode, .scaledDecode],
-            library: SVGLibrary.name, libraryVersion: SVGLibrary.version
-        ),
-        plugin: SVGPlugin.self
-    )
+    private static let svgCodec: ImageCodec = {
+        var codec = ImageCodec(
+            info: ImageCodecInfo(
+                name: "NukeSVG", type: .svg, capabilities: [.decode, .scaledDecode],
+                library: SVGLibrary.name, libraryVersion: SVGLibrary.version
+            ),
+            plugin: SVGPlugin.self
+        )
+        codec.decodingOptions = [
+            ImageDecodingOption(name: "dpi", key: SVGPlugin.dpiKey,
+                                summary: "the resolution of physical units (in, cm, mm, pt, pc), a positive number (default 96)") { text in
+                Double(text).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+            },
+        ]
+        codec.describe = { userInfo in
+            guard let size = userInfo[.svgIntrinsicSizeKey] as? ImageSize else { return nil }
+            let viewBox = userInfo[.svgViewBoxKey] as? [Double]
+            func number(_ value: Double) -> String { value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)" }
+            let shown = viewBox.map { "viewBox " + $0.map(number).joined(separator: " ") }
+            return ImageFormatDetails(name: "SVG", summary: "intrinsic size \(size), \(shown ?? "no viewBox")", fields: [
+                ("intrinsicWidth", size.width), ("intrinsicHeight", size.height), ("viewBox", viewBox),
+            ])
+        }
+        return codec
+    }()
 }
 
 /// Announces ``NukeCore/ImageCodec/svg`` to the registries from the `nuke_codecs` section.

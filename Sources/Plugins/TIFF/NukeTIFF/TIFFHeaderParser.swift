@@ -26,7 +26,8 @@ enum TIFFHeaderParser {
         var header = ImageHeader(
             type: .tiff, width: width, height: height, bitDepth: directory.value(258) ?? 1,
             componentCount: photometric == 3 ? 3 + (extraSamples > 0 ? 1 : 0) : samples,
-            hasAlpha: extraSamples > 0 ? true : (samples <= 2 || samples == 3 ? false : nil),
+            // CMYK (separated, 4 samples) has no alpha; other 4-sample pages say so in ExtraSamples.
+            hasAlpha: extraSamples > 0 ? true : (samples <= 3 || (samples == 4 && photometric == 5) ? false : nil),
             orientation: directory.value(274).flatMap { UInt8(exactly: $0) }.flatMap { ImageOrientation(rawValue: $0) }
         )
         // Pages: follow the chain while it stays among the bytes given.

@@ -79,6 +79,27 @@ extension ImageDecoders {
     public typealias TIFF = PluginImageDecoder<TIFFPlugin>
 }
 
+extension TIFFPlugin {
+    /// The page of how many, the compression, the photometric interpretation, the bits per sample,
+    /// and tiles or strips of a decode (`nuke info`).
+    @Sendable static func details(_ userInfo: [ImageContainer.UserInfoKey: any Sendable]) -> ImageFormatDetails? {
+        guard let compression = userInfo[.tiffCompressionKey] as? String else { return nil }
+        let page = userInfo[.tiffPageKey] as? Int, pages = userInfo[.tiffPageCountKey] as? Int
+        let photometric = userInfo[.tiffPhotometricKey] as? String, bits = userInfo[.tiffBitsPerSampleKey] as? Int
+        let tiled = userInfo[.tiffTiledKey] as? Bool
+        var parts: [String] = []
+        if let page { parts.append("page \(page + 1)" + (pages.map { " of \($0)" } ?? "")) }
+        parts.append(compression)
+        if let photometric { parts.append(photometric) }
+        if let bits { parts.append("\(bits) bits per sample") }
+        parts.append(tiled == true ? "tiles" : "strips")
+        return ImageFormatDetails(name: "TIFF", summary: parts.joined(separator: ", "), fields: [
+            ("page", page), ("pages", pages), ("compression", compression), ("photometric", photometric),
+            ("bitsPerSample", bits), ("tiled", tiled),
+        ])
+    }
+}
+
 extension ImageType {
     /// TIFF and BigTIFF (`public.tiff`), sniffed once NukeTIFF's codec is registered.
     public static let tiff: ImageType = "public.tiff"
@@ -88,7 +109,7 @@ extension ImageCodec {
     /// TIFF through libtiff.
     public static let tiff: ImageCodec = {
         ImageType.register(.tiff, name: "TIFF", filenameExtensions: ["tif", "tiff"]) { TIFFPlugin.hasSignature($0) }
-        return ImageCodec(
+        var codec = ImageCodec(
             info: ImageCodecInfo(
                 name: "NukeTIFF", type: .tiff, capabilities: [.decode, .encode, .scaledDecode, .highBitDepth, .readsFiles],
                 library: TIFFLibrary.name, libraryVersion: TIFFLibrary.version
@@ -96,6 +117,14 @@ extension ImageCodec {
             plugin: TIFFPlugin.self,
             makeEncoder: { ImageEncoders.TIFF(options: $0) }
         )
+        codec.decodingOptions = [
+            ImageDecodingOption(name: "page", key: ImageDecodingContext.tiffPageOption,
+                                summary: "the page of a multi-page TIFF to decode, from 1 (default 1)") { text in
+                Int(text).flatMap { $0 >= 1 ? $0 - 1 : nil }
+            },
+        ]
+        codec.describe = TIFFPlugin.details
+        return codec
     }()
 }
 
