@@ -107,7 +107,13 @@ extension ImageScalePlan {
         guard bitmap.width > finalSize.width || bitmap.height > finalSize.height,
               bitmap.width >= finalSize.width, bitmap.height >= finalSize.height,
               let resize = ImageResizing.current else { return bitmap }
-        return resize(bitmap, finalSize, scale.map { (Double(originalSize.width) * $0, Double(originalSize.height) * $0) })
+        return resize(bitmap, finalSize, scale.map(sourceExtent))
+    }
+
+    /// The part of a codec's reduction by `scale` that covers the image, in the reduction's own
+    /// pixels (`originalSize` × `scale`): what the resampler maps the final size onto.
+    public func sourceExtent(scale: Double) -> (width: Double, height: Double) {
+        (Double(originalSize.width) * scale, Double(originalSize.height) * scale)
     }
 }
 

@@ -54,11 +54,12 @@ public struct ImageFormatDetails: Sendable {
 }
 
 extension ImageCodec {
-    /// The options every linked codec declares, for a tool's `--option NAME=VALUE`.
-    public static var linkedDecodingOptions: [ImageDecodingOption] {
+    /// The options every linked codec declares, for a tool's `--option NAME=VALUE` (worked out
+    /// once: the linked codecs do not change).
+    public static let linkedDecodingOptions: [ImageDecodingOption] = {
         var seen = Set<String>()
         return ImageCodecs.linked.flatMap(\.decodingOptions).filter { seen.insert($0.key).inserted }
-    }
+    }()
 
     /// The details a linked codec of `type` gives of a decode's `userInfo`, if any.
     public static func details(of type: ImageType?, userInfo: [ImageContainer.UserInfoKey: any Sendable]) -> ImageFormatDetails? {

@@ -28,6 +28,9 @@ struct IsolatedDecodeRequest: Sendable {
     /// At most this many options cross the wire.
     static let maximumOptions = 64
 
+    /// The `userInfo` keys of the options the linked codecs declare.
+    static let declaredOptionKeys = Set(ImageCodec.linkedDecodingOptions.map(\.key))
+
     init(context: ImageDecodingContext, limits: IsolationLimits, wantsPreviews: Bool, servesFrames: Bool) {
         targetSize = context.targetSize
         contentMode = context.contentMode
@@ -40,8 +43,7 @@ struct IsolatedDecodeRequest: Sendable {
         self.limits = context.limits
         cpuSeconds = limits.cpuTime.map { max(1, Int(($0.components.seconds) + ($0.components.attoseconds > 0 ? 1 : 0))) } ?? 0
         addressSpace = limits.addressSpace ?? 0
-        let declared = Set(ImageCodec.linkedDecodingOptions.map(\.key))
-        options = context.userInfo.filter { declared.contains($0.key) && ($0.value is Int || $0.value is Double || $0.value is Bool || $0.value is String) }
+        options = context.userInfo.filter { Self.declaredOptionKeys.contains($0.key) && ($0.value is Int || $0.value is Double || $0.value is Bool || $0.value is String) }
     }
 
     func encoded() -> Data {

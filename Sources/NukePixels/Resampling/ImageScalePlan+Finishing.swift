@@ -8,12 +8,7 @@ extension ImageScalePlan {
     public func resampler(from source: ImageSize, pixelFormat: PixelFormat, alphaMode: AlphaMode, scale: Double? = nil) -> ImageResampler? {
         guard source != finalSize, source.width >= finalSize.width, source.height >= finalSize.height else { return nil }
         return ImageResampler(sourceWidth: source.width, sourceHeight: source.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
-                              targetWidth: finalSize.width, targetHeight: finalSize.height, sourceExtent: scale.map(extent))
-    }
-
-    /// The part of a reduction by `scale` that covers the image, in its own pixels.
-    private func extent(_ scale: Double) -> (width: Double, height: Double) {
-        (Double(originalSize.width) * scale, Double(originalSize.height) * scale)
+                              targetWidth: finalSize.width, targetHeight: finalSize.height, sourceExtent: scale.map(sourceExtent))
     }
 }
 
