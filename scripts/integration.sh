@@ -8,7 +8,8 @@
 # (Examples/ThumbnailService/edges.py: slow headers and bodies, oversized uploads, bad parameters,
 # connection floods, a helper killed mid-decode, log lines), its own Swift Testing suite (signed
 # URLs, SSRF refusals, negotiation, 304, drain, metrics; on loopback only), and its deployment
-# steps outside a container (Examples/ThumbnailService/deploy/build-rootfs.sh --check).
+# steps outside a container (Examples/ThumbnailService/deploy/build-rootfs.sh --check). NukePipeline,
+# a package of its own beside the library, runs its tests (real HTTP servers on loopback) before the service.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d)"
@@ -38,6 +39,9 @@ isolated_bin="$(swift build --package-path "$work/IsolatedApp" --show-bin-path)/
 
 echo "integration: testing Examples/QOIPlugin (a third party's plugin: the conformance kit, and what the core gives it)"
 swift test --package-path "$root/Examples/QOIPlugin" -q
+
+echo "integration: testing NukePipeline (its own package: loading, caches, sharing and resuming against HTTP servers on loopback)"
+swift test --package-path "$root/NukePipeline" -q
 
 echo "integration: building Examples/ThumbnailService and meeting its edges as a hostile client"
 swift build --package-path "$root/Examples/ThumbnailService" -q

@@ -1,0 +1,62 @@
+// swift-tools-version: 6.1
+// NukePipeline: Nuke's image pipeline on Linux (loading, caches, deduplication, previews).
+//
+// A package of its own beside NukeCodecs, as Examples/ThumbnailService is, so that an app that
+// links only codecs never resolves or builds AsyncHTTPClient and its NIO stack. (A package trait
+// would keep the code out of a codec-only build, but SwiftPM still resolves and fetches a
+// trait-guarded dependency for every user of the package, and a trait is one switch for the
+// whole package, where this keeps the pipeline's dependencies visible in its own manifest.)
+//
+// - NukePipeline: ImageRequest, ImagePipeline, ImageTask, ImageCache, DataCache, DataLoading and
+//   the AsyncHTTPClient loader, ImagePrefetcher;
+// - NukePipelineTests: Swift Testing against real HTTP servers on loopback.
+import PackageDescription
+
+// The checkout one folder up; SwiftPM names a path dependency after its folder.
+let nukeCodecs = Context.packageDirectory.split(separator: "/").dropLast(1).last.map(String.init) ?? "NukeCodecs"
+let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "NukePipeline",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "NukePipeline", targets: ["NukePipeline"]),
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        .target(
+            name: "NukePipeline",
+            dependencies: [
+                .product(name: "NukeCore", package: nukeCodecs),
+                .product(name: "NukeSession", package: nukeCodecs),
+                .product(name: "NukeProcessing", package: nukeCodecs),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/NukePipeline",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "NukePipelineTests",
+            dependencies: [
+                "NukePipeline",
+                .product(name: "NukeCore", package: nukeCodecs),
+                .product(name: "NukeProcessing", package: nukeCodecs),
+                .product(name: "NukeJPEG", package: nukeCodecs),
+                .product(name: "NukePNG", package: nukeCodecs),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/NukePipelineTests",
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,208 @@
+import Crypto
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Nuke's aggressive LRU disk cache: a file per entry, named by the SHA-256 of its key, in one
+/// folder; a size limit kept by sweeps that delete the least recently used files.
+///
+/// - Writes leave the caller at once: the data is staged in memory (a read finds it there) and
+///   written by the cache's own serial queue, to a temporary file renamed into place, so a crash
+///   mid-write leaves no torn entry, only a temporary file the next sweep deletes.
+/// - Several processes may share a folder: every change is one `rename` or `unlink`, a read opens
+///   the file it names, and a sweep skips what another process removed first.
+/// - Recency is each file's modification time, refreshed by a read at most once a minute.
+public final class DataCache: Sendable {
+    /// The folder.
+    public let path: URL
+    /// Bytes kept: a sweep that finds more deletes the least recently used files until
+    /// ``trimRatio`` of it is left.
+    public let sizeLimit: Int
+    /// The fraction of ``sizeLimit`` a sweep leaves (Nuke's 0.7).
+    public let trimRatio: Double
+
+    private let queue: DispatchQueue
+    /// Data not yet written, by file name; and bytes written since the last sweep.
+    private let staging = Mutex<(pending: [String: Data], writtenSinceSweep: Int)>(([:], 0))
+
+    /// A cache in `path` (created when missing) of at most `sizeLimit` bytes.
+    public init(path: URL, sizeLimit: Int = 150 * 1024 * 1024, trimRatio: Double = 0.7) throws {
+        self.path = path
+        self.sizeLimit = sizeLimit
+        self.trimRatio = trimRatio
+        queue = DispatchQueue(label: "NukePipeline.DataCache")
+        try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
+    }
+
+    /// The file name of `key`: its SHA-256, in hex.
+    public static func fileName(forKey key: String) -> String {
+        SHA256.hash(data: Data(key.utf8)).map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
+        }.joined()
+    }
+
+    /// The data stored under `key`, or `nil`.
+    public func data(forKey key: String) -> Data? {
+        let name = Self.fileName(forKey: key)
+        if let staged = staging.withLock({ $0.pending[name] }) { return staged }
+        return Self.read(path.appendingPathComponent(name).path)
+    }
+
+    /// `true` when data is stored under `key`.
+    public func containsData(forKey key: String) -> Bool {
+        let name = Self.fileName(forKey: key)
+        if staging.withLock({ $0.pending[name] != nil }) { return true }
+        return access(path.appendingPathComponent(name).path, F_OK) == 0
+    }
+
+    /// Stores `data` under `key`; the write happens on the cache's queue.
+    public func storeData(_ data: Data, forKey key: String) {
+        let name = Self.fileName(forKey: key)
+        staging.withLock { $0.pending[name] = data }
+        queue.async { [self] in
+            let staged = staging.withLock { $0.pending[name] }
+            guard let staged else { return }  // removed meanwhile
+            write(staged, name: name)
+            let sweepDue = staging.withLock { staging -> Bool in
+                if staging.pending[name] == staged { staging.pending[name] = nil }
+                staging.writtenSinceSweep += staged.count
+                return staging.writtenSinceSweep > sizeLimit / 10
+            }
+            if sweepDue { sweepNow() }
+        }
+    }
+
+    /// Removes the data under `key`.
+    public func removeData(forKey key: String) {
+        let name = Self.fileName(forKey: key)
+        staging.withLock { _ = $0.pending.removeValue(forKey: name) }
+        queue.async { [self] in _ = unlink(path.appendingPathComponent(name).path) }
+    }
+
+    /// Removes every entry.
+    public func removeAll() {
+        staging.withLock { $0.pending.removeAll() }
+        queue.async { [self] in
+            for file in Self.files(in: path.path) { _ = unlink(path.appendingPathComponent(file.name).path) }
+        }
+    }
+
+    /// Returns when every write and removal asked for so far is done.
+    public func flush() async {
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    }
+
+    /// Sweeps now (after the pending writes), and returns when done.
+    public func sweep() async {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                sweepNow()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// The bytes and entries on disk (pending writes aside).
+    public var totalSize: (bytes: Int, count: Int) {
+        let files = Self.files(in: path.path)
+        return (files.reduce(0) { $0 + $1.size }, files.count)
+    }
+
+    // MARK: - Files
+
+    private func write(_ data: Data, name: String) {
+        let temporary = path.appendingPathComponent(".tmp-\(UUID().uuidString)").path
+        let final = path.appendingPathComponent(name).path
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        let complete = data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 { if errno == EINTR { continue } else { return false } }
+                offset += written
+            }
+            return true
+        }
+        close(fd)
+        if !complete || rename(temporary, final) != 0 { _ = unlink(temporary) }
+    }
+
+    /// Reads a whole file; refreshes its time when the last use was over a minute ago.
+    static func read(_ file: String) -> Data? {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let size = Int(info.st_size)
+        var data = Data(count: size)
+        let complete = data.withUnsafeMutableBytes { raw -> Bool in
+            var offset = 0
+            while offset < size {
+                let count = Glibc.read(fd, raw.baseAddress! + offset, size - offset)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        guard complete else { return nil }
+        if time(nil) - info.st_mtim.tv_sec > 60 { _ = futimens(fd, nil) }
+        return data
+    }
+
+    private struct File {
+        var name: String
+        var size: Int
+        var modified: Int
+    }
+
+    /// The entries and temporary files in `folder`.
+    private static func files(in folder: String) -> [File] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        let dfd = dirfd(directory)
+        var files: [File] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
+            var info = stat()
+            guard fstatat(dfd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            files.append(File(name: name, size: Int(info.st_size), modified: info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec))
+        }
+        return files
+    }
+
+    /// Deletes temporary files over an hour old (a crashed write's), then the least recently
+    /// used entries while the total is over the limit.
+    private func sweepNow() {
+        staging.withLock { $0.writtenSinceSweep = 0 }
+        let folder = path.path
+        let now = Int(time(nil)) * 1_000_000_000
+        var entries: [File] = []
+        for file in Self.files(in: folder) {
+            if file.name.hasPrefix(".tmp-") {
+                if now - file.modified > 3600 * 1_000_000_000 { _ = unlink(folder + "/" + file.name) }
+            } else {
+                entries.append(file)
+            }
+        }
+        var total = entries.reduce(0) { $0 + $1.size }
+        guard total > sizeLimit else { return }
+        let target = Int(Double(sizeLimit) * trimRatio)
+        for file in entries.sorted(by: { $0.modified < $1.modified }) {
+            guard total > target else { break }
+            _ = unlink(folder + "/" + file.name)
+            total -= file.size
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import AsyncHTTPClient
+import Dispatch
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The pipeline's loader on AsyncHTTPClient: HTTP/1.1 and HTTP/2 (negotiated by TLS ALPN), TLS
+/// with the system's trust roots, redirects followed here (bounded, each target checked by
+/// ``Configuration/checkRedirect`` before it is fetched), connect and read timeouts and a deadline
+/// for the whole load, a cap on connections per host.
+public final class HTTPDataLoader: DataLoading {
+    /// How the loader connects.
+    public struct Configuration: Sendable {
+        /// Time to open a connection.
+        public var connectTimeout: Duration = .seconds(10)
+        /// Longest silence while reading a response.
+        public var readTimeout: Duration = .seconds(30)
+        /// Longest a whole load may take, redirects and body included.
+        public var totalTimeout: Duration = .seconds(120)
+        /// Redirects followed before the load fails.
+        public var maximumRedirects = 5
+        /// HTTP/1.1 connections kept per host.
+        public var maximumConnectionsPerHost = 8
+        /// Sent as `User-Agent` unless the request has one.
+        public var userAgent = "NukePipeline"
+        /// Called with every redirect's target before it is fetched; throw to refuse it (an SSRF
+        /// policy refuses private addresses here). The default accepts `http` and `https`.
+        public var checkRedirect: @Sendable (URL) async throws -> Void = { _ in }
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// Why a load failed before the pipeline saw a response.
+    public enum LoadError: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+        /// More than ``Configuration/maximumRedirects`` redirects.
+        case tooManyRedirects(Int)
+        /// A redirect without a usable `Location`, or to a scheme other than http(s).
+        case badRedirect(String)
+
+        public var description: String {
+            switch self {
+            case .tooManyRedirects(let count): "more than \(count) redirects"
+            case .badRedirect(let location): "a redirect to \(location.isEmpty ? "nowhere" : location), which is not an http(s) URL"
+            }
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    private let client: HTTPClient
+    private let ownsClient: Bool
+
+    /// A loader with a client of its own, shut down when the loader goes away.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        var config = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout)))
+        config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
+        config.httpVersion = .automatic
+        config.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+        ownsClient = true
+    }
+
+    /// A loader on the caller's client (its redirect setting should be `.disallow`: the loader
+    /// follows redirects itself, to check each target). The caller shuts it down.
+    public init(client: HTTPClient, configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.client = client
+        ownsClient = false
+    }
+
+    deinit {
+        if ownsClient {
+            // `shutdown(queue:)` keeps the client alive until its connections have closed.
+            client.shutdown(queue: .global()) { _ in }
+        }
+    }
+
+    public func loadData(for request: DataLoadRequest,
+                         onResponse: (DataLoadResponse) throws -> Void,
+                         onData: (Data) throws -> Void) async throws {
+        let deadline = NIODeadline.now() + TimeAmount(configuration.totalTimeout)
+        var url = request.http.url
+        var redirects = 0
+        while true {
+            var outgoing = HTTPClientRequest(url: url.absoluteString)
+            for header in request.http.headers { outgoing.headers.add(name: header.name, value: header.value) }
+            if !outgoing.headers.contains(name: "User-Agent") { outgoing.headers.add(name: "User-Agent", value: configuration.userAgent) }
+            if let resume = request.resume {
+                outgoing.headers.replaceOrAdd(name: "Range", value: "bytes=\(resume.offset)-")
+                outgoing.headers.replaceOrAdd(name: "If-Range", value: resume.validator)
+            }
+            let response = try await client.execute(outgoing, deadline: deadline)
+            let code = Int(response.status.code)
+            if [301, 302, 303, 307, 308].contains(code) {
+                let location = response.headers.first(name: "Location") ?? ""
+                guard let next = URL(string: location, relativeTo: url)?.absoluteURL,
+                      let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                    throw LoadError.badRedirect(location)
+                }
+                redirects += 1
+                guard redirects <= configuration.maximumRedirects else { throw LoadError.tooManyRedirects(configuration.maximumRedirects) }
+                try await configuration.checkRedirect(next)
+                url = next
+                continue
+            }
+            try onResponse(DataLoadResponse(statusCode: code, headers: response.headers.map { ($0.name, $0.value) }, url: url))
+            for try await buffer in response.body {
+                try onData(Data(buffer.readableBytesView))
+            }
+            return
+        }
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

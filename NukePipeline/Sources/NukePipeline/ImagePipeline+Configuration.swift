@@ -1,0 +1,110 @@
+import Foundation
+import NukeCore
+
+extension ImagePipeline {
+    /// What the pipeline loads with, where it caches, and how much it does at once.
+    public struct Configuration: Sendable {
+        /// Loads HTTP resources. Default: an ``HTTPDataLoader`` of its own.
+        public var dataLoader: any DataLoading
+        /// Decoded images in memory; `nil` for none. Default: an ``ImageCache`` sized by the
+        /// process's memory limit.
+        public var imageCache: ImageCache?
+        /// Data on disk; `nil` (the default) for none.
+        public var dataCache: DataCache?
+        /// What goes to ``dataCache``.
+        public var dataCachePolicy: DataCachePolicy = .storeOriginalData
+        /// The format processed images are stored in when their own cannot be encoded. Default PNG.
+        public var processedImageEncoding: ImageType = .png
+        /// Decoders. Default: every linked codec.
+        public var registry: ImageDecoderRegistry = .shared
+        /// Encoders, for ``DataCachePolicy/storeEncodedImages``. Default: every linked codec.
+        public var encoderRegistry: ImageEncoderRegistry = .shared
+        /// Decode limits, checked after the header and before pixel memory (a request may bring its own).
+        public var limits: ImageLimits = .default
+        /// Decode progressive previews while the data arrives (``ImageTask/previews``).
+        public var isProgressiveDecodingEnabled = false
+        /// Keep the bytes of a download that failed or was cancelled, and resume it with `Range`
+        /// and `If-Range` when the resource has a validator.
+        public var isResumableDataEnabled = true
+        /// Bytes of partial downloads kept for resuming.
+        public var resumableDataLimit = 64 * 1024 * 1024
+        /// Refuse a response over this many bytes (its `Content-Length`, or the bytes as they come).
+        public var maximumResponseSize: Int64 = 64 * 1024 * 1024
+        /// Refuse a response whose first bytes are no image format the registry knows, whatever
+        /// its `Content-Type` says.
+        public var validatesContent = true
+        /// Downloads at once.
+        public var maximumConcurrentDataLoads = 6
+        /// Decodes at once.
+        public var maximumConcurrentDecodes = ProcessInfo.processInfo.activeProcessorCount
+        /// Processor runs at once.
+        public var maximumConcurrentProcessings = ProcessInfo.processInfo.activeProcessorCount
+        /// Encodes for the disk cache at once.
+        public var maximumConcurrentEncodings = 2
+        /// Download starts per second and burst (Nuke's 80 and 25); `nil` for no limit.
+        public var rateLimit: RateLimit? = RateLimit(rate: 80, burst: 25)
+
+        /// A configuration.
+        public init(dataLoader: any DataLoading = HTTPDataLoader(), imageCache: ImageCache? = ImageCache(), dataCache: DataCache? = nil) {
+            self.dataLoader = dataLoader
+            self.imageCache = imageCache
+            self.dataCache = dataCache
+        }
+    }
+
+    /// What the disk cache keeps (Nuke's `DataCachePolicy`).
+    public enum DataCachePolicy: Sendable, Hashable {
+        /// The original data, decoded and processed again on a hit.
+        case storeOriginalData
+        /// The processed images, encoded; the original only for requests without processors.
+        case storeEncodedImages
+        /// Both.
+        case storeAll
+        /// The processed images for requests with processors, the original data otherwise.
+        case automatic
+
+        func storesOriginalData(processors: [any Sendable]) -> Bool {
+            switch self {
+            case .storeOriginalData, .storeAll: true
+            case .storeEncodedImages, .automatic: processors.isEmpty
+            }
+        }
+
+        func storesEncodedImages(processors: [any Sendable]) -> Bool {
+            !processors.isEmpty && self != .storeOriginalData
+        }
+    }
+
+    /// Why a request failed.
+    public enum Error: Swift.Error, Sendable, CustomStringConvertible {
+        /// The response's status was not 200 or 206.
+        case statusCode(Int, url: URL?)
+        /// The response is larger than ``Configuration/maximumResponseSize``.
+        case responseTooLarge(limit: Int64)
+        /// The bytes are no image format the registry knows; the response's `Content-Type`.
+        case notAnImage(contentType: String?)
+        /// ``ImageRequest/Options/returnCacheDataDontLoad`` and no cache had it.
+        case dataMissingInCache
+        /// The loader failed: its error.
+        case dataLoadingFailed(String)
+        /// The body was empty.
+        case emptyResponse
+        /// The decoder's verdict.
+        case decodingFailed(ImageCodecError)
+        /// A processor failed: its identifier and reason.
+        case processingFailed(processor: String, reason: String)
+
+        public var description: String {
+            switch self {
+            case .statusCode(let code, let url): "the server answered \(code) for \(url?.absoluteString ?? "the request")"
+            case .responseTooLarge(let limit): "the response is over the limit of \(limit) bytes"
+            case .notAnImage(let type): "the response is not an image the pipeline can decode (Content-Type \(type ?? "none"))"
+            case .dataMissingInCache: "the data is in no cache, and the request allows no loading"
+            case .dataLoadingFailed(let reason): "loading failed: \(reason)"
+            case .emptyResponse: "the response was empty"
+            case .decodingFailed(let error): "decoding failed: \(error)"
+            case .processingFailed(let processor, let reason): "processor \(processor) failed: \(reason)"
+            }
+        }
+    }
+}

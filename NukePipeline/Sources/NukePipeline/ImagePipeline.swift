@@ -1,0 +1,280 @@
+import Foundation
+import NukeCore
+import NukeProcessing
+import NukeSession
+
+/// Nuke's image pipeline on Linux: a request is served from the memory cache, else from the disk
+/// cache, else loaded (resuming a partial download), decoded (progressively when asked) and
+/// processed; the results are stored, and equivalent requests share each piece of work — one
+/// download, one decode and one run of each processor prefix — cancelled only when every request
+/// waiting for it has cancelled.
+///
+/// ```swift
+/// let pipeline = ImagePipeline(configuration: .init(dataCache: try DataCache(path: cacheFolder)))
+/// let response = try await pipeline.image(for: ImageRequest(url: url, thumbnail: .init(size: ImageSize(width: 256, height: 256))))
+/// ```
+public final class ImagePipeline: Sendable {
+    /// The pipeline's configuration.
+    public let configuration: Configuration
+
+    let dataJobs = JobPool<LoadedData>()
+    let decodeJobs = JobPool<Traced>()
+    let processingJobs = JobPool<Traced>()
+    let loadingQueue: WorkQueue
+    let decodingQueue: WorkQueue
+    let processingQueue: WorkQueue
+    let encodingQueue: WorkQueue
+    let rateLimiter: RateLimiter?
+    let resumableData: ResumableDataStore
+    private let clock = ContinuousClock()
+
+    /// A pipeline with the default configuration: ``HTTPDataLoader``, an ``ImageCache``, no disk cache.
+    public static let shared = ImagePipeline()
+
+    /// A pipeline.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        loadingQueue = WorkQueue(width: configuration.maximumConcurrentDataLoads)
+        decodingQueue = WorkQueue(width: configuration.maximumConcurrentDecodes)
+        processingQueue = WorkQueue(width: configuration.maximumConcurrentProcessings)
+        encodingQueue = WorkQueue(width: configuration.maximumConcurrentEncodings)
+        rateLimiter = configuration.rateLimit.map(RateLimiter.init)
+        resumableData = ResumableDataStore(byteLimit: configuration.resumableDataLimit)
+    }
+
+    /// Starts a task for `request`: its previews, progress, priority and cancellation are the
+    /// caller's to watch and change.
+    public func imageTask(with request: ImageRequest) -> ImageTask {
+        let task = ImageTask(request: request)
+        task.start { [self] task in try await perform(request, task: task) }
+        return task
+    }
+
+    /// Loads, decodes and processes the image for `request`; cancelling the calling task cancels it.
+    public func image(for request: ImageRequest) async throws -> ImageResponse {
+        try await perform(request, task: nil)
+    }
+
+    /// The data for `request` (from the disk cache, or loaded), neither decoded nor stored in memory.
+    public func data(for request: ImageRequest) async throws -> Data {
+        try await loaded(request, priority: { request.priority }, onEvent: { _ in }).value.data
+    }
+
+    /// The image the memory cache holds for `request`.
+    public func cachedImage(for request: ImageRequest) -> ImageContainer? {
+        configuration.imageCache?[request.imageKey]
+    }
+
+    /// Counts of the work started since the pipeline was made (not of requests served by caches
+    /// or by joining work already running).
+    public var workCounts: (dataLoads: Int, decodes: Int, processings: Int) {
+        (dataJobs.startedCount, decodeJobs.startedCount, processingJobs.startedCount)
+    }
+
+    // MARK: - The stages
+
+    private func perform(_ request: ImageRequest, task: ImageTask?) async throws -> ImageResponse {
+        let start = clock.now
+        let fixed = request.priority
+        let priority: @Sendable () -> ImageRequest.Priority = { task?.priority ?? fixed }
+        let onEvent: @Sendable (JobEvent) -> Void = { task?.report($0) }
+        let key = request.imageKey
+        if !request.options.contains(.disableMemoryCacheReads), let hit = configuration.imageCache?[key] {
+            return ImageResponse(container: hit, cacheType: .memory, metrics: ImageTask.Metrics(total: start.duration(to: clock.now)))
+        }
+        var (traced, joined) = try await processed(request, count: request.processors.count, priority: priority, onEvent: onEvent)
+        traced.metrics.isDeduplicated = traced.metrics.isDeduplicated || joined
+        traced.metrics.total = start.duration(to: clock.now)
+        if !request.options.contains(.disableMemoryCacheWrites) { configuration.imageCache?[key] = traced.container }
+        return ImageResponse(container: traced.container, cacheType: traced.cacheType, metrics: traced.metrics)
+    }
+
+    /// The image after the first `count` processors: one job per prefix, each built on the
+    /// job of the prefix before it.
+    private func processed(_ request: ImageRequest, count: Int, priority: @escaping @Sendable () -> ImageRequest.Priority,
+                           onEvent: @escaping @Sendable (JobEvent) -> Void) async throws -> (Traced, joined: Bool) {
+        guard count > 0 else { return try await decoded(request, priority: priority, onEvent: onEvent) }
+        let key = request.processedKey(count) + request.jobOptionsKey
+        return try await processingJobs.value(for: key, priority: priority, onEvent: onEvent) { [self] handle in
+            try await processingJob(request, count: count, handle: handle)
+        }
+    }
+
+    private func processingJob(_ request: ImageRequest, count: Int, handle: JobHandle) async throws -> Traced {
+        let isFinal = count == request.processors.count
+        if isFinal, let hit = try await encodedImageFromDisk(request, handle: handle) { return hit }
+        let processor = request.processors[count - 1]
+        let previews = LatestPreview { preview in
+            if let processed = try? processor.process(preview, context: ImageProcessingContext(isCompleted: false)) {
+                handle.send(.preview(processed))
+            }
+        }
+        let onEvent: @Sendable (JobEvent) -> Void = { event in
+            if case .preview(let preview) = event { previews.submit(preview) } else { handle.send(event) }
+        }
+        var (traced, joined) = try await processed(request, count: count - 1, priority: { handle.priority }, onEvent: onEvent)
+        let input = traced.container
+        let started = clock.now
+        let output = try await processingQueue.run(priority: { handle.priority }) { () async throws -> ImageContainer in
+            try await BlockingWorkQueue.shared.run { () throws -> ImageContainer in
+                do { return try processor.process(input, context: ImageProcessingContext(isCompleted: true)) } catch {
+                    throw Error.processingFailed(processor: processor.identifier, reason: String(describing: error))
+                }
+            }
+        }
+        traced.metrics.processing.append(started.duration(to: clock.now))
+        traced.metrics.isDeduplicated = traced.metrics.isDeduplicated || joined
+        traced.container = output
+        if isFinal { storeEncodedImage(output, for: request) }
+        return traced
+    }
+
+    /// The decoded image: one job per data and decode options.
+    private func decoded(_ request: ImageRequest, priority: @escaping @Sendable () -> ImageRequest.Priority,
+                         onEvent: @escaping @Sendable (JobEvent) -> Void) async throws -> (Traced, joined: Bool) {
+        let key = request.decodeKey + request.jobOptionsKey
+        return try await decodeJobs.value(for: key, priority: priority, onEvent: onEvent) { [self] handle in
+            try await decodeJob(request, handle: handle)
+        }
+    }
+
+    private func decodeJob(_ request: ImageRequest, handle: JobHandle) async throws -> Traced {
+        let context = decodingContext(for: request)
+        let progressive = configuration.isProgressiveDecodingEnabled && !request.options.contains(.disableProgressiveDecoding)
+            ? ProgressiveDecode(registry: configuration.registry, context: context, thumbnail: request.thumbnail, handle: handle) : nil
+        let onEvent: @Sendable (JobEvent) -> Void = { event in
+            if case .chunk(let chunk, let offset) = event { progressive?.append(chunk, at: offset) } else { handle.send(event) }
+        }
+        let loaded: LoadedData
+        let joined: Bool
+        do {
+            (loaded, joined) = try await self.loaded(request, priority: { handle.priority }, onEvent: onEvent)
+        } catch {
+            progressive?.cancel()
+            throw error
+        }
+        let started = clock.now
+        let container = try await decodingQueue.run(priority: { handle.priority }) { () async throws -> ImageContainer in
+            if let progressive, let final = try await progressive.finish(count: loaded.data.count) { return final }
+            return try await decode(decodingContext(for: request, data: loaded.data))
+        }
+        var metrics = loaded.metrics
+        metrics.decoding = started.duration(to: clock.now)
+        metrics.isDeduplicated = joined
+        return Traced(container: container, metrics: metrics, cacheType: loaded.fromDiskCache ? .diskOriginal : nil)
+    }
+
+    /// Decodes on a thread of the blocking queue, not the caller's; a decode that stopped for
+    /// cancellation throws `CancellationError`, any other failure the decoder's verdict.
+    private func decode(_ context: ImageDecodingContext) async throws -> ImageContainer {
+        let registry = configuration.registry
+        return try await BlockingWorkQueue.shared.run { () throws -> ImageContainer in
+            do { return try registry.decode(context) } catch {
+                let verdict = ImageCodecError.wrapping(error, stage: .decoding, format: nil, codec: nil)
+                if verdict.code == .cancelled { throw CancellationError() }
+                throw Error.decodingFailed(verdict)
+            }
+        }
+    }
+
+    /// The decode `request` asks for, of `data` (the format sniffed from it).
+    func decodingContext(for request: ImageRequest, data: Data = Data()) -> ImageDecodingContext {
+        var context = configuration.registry.makeContext(for: data, isCompleted: true)
+        context.limits = request.limits ?? configuration.limits
+        if let thumbnail = request.thumbnail {
+            context.targetSize = thumbnail.size
+            context.contentMode = thumbnail.contentMode
+            context.appliesOrientation = thumbnail.appliesOrientation
+        }
+        return context
+    }
+
+    /// The data: one job per resource, from the disk cache or loaded.
+    func loaded(_ request: ImageRequest, priority: @escaping @Sendable () -> ImageRequest.Priority,
+                onEvent: @escaping @Sendable (JobEvent) -> Void) async throws -> (value: LoadedData, joined: Bool) {
+        let key = request.dataKey + request.jobOptionsKey
+        return try await dataJobs.value(for: key, priority: priority, onEvent: onEvent) { [self] handle in
+            var metrics = ImageTask.Metrics()
+            let cacheKey = request.originalDataCacheKey
+            if let dataCache = configuration.dataCache, !request.options.contains(.disableDiskCacheReads) {
+                let started = clock.now
+                let hit = dataCache.data(forKey: cacheKey)
+                metrics.dataCacheLookup = started.duration(to: clock.now)
+                if let hit { return LoadedData(data: hit, metrics: metrics, fromDiskCache: true) }
+            }
+            if request.options.contains(.returnCacheDataDontLoad) { throw Error.dataMissingInCache }
+            let started = clock.now
+            let data = try await loadingQueue.run(priority: { handle.priority }) {
+                try await rateLimiter?.acquire()
+                return try await download(request, handle: handle, metrics: &metrics)
+            }
+            metrics.dataLoading = started.duration(to: clock.now)
+            if let dataCache = configuration.dataCache, configuration.dataCachePolicy.storesOriginalData(processors: request.processors),
+               !request.options.contains(.disableDiskCacheWrites) {
+                dataCache.storeData(data, forKey: cacheKey)
+            }
+            return LoadedData(data: data, metrics: metrics, fromDiskCache: false)
+        }
+    }
+
+    // MARK: - The disk cache of processed images
+
+    private func encodedImageFromDisk(_ request: ImageRequest, handle: JobHandle) async throws -> Traced? {
+        guard let dataCache = configuration.dataCache, !request.options.contains(.disableDiskCacheReads),
+              configuration.dataCachePolicy.storesEncodedImages(processors: request.processors) else { return nil }
+        let started = clock.now
+        guard let data = dataCache.data(forKey: request.imageKey) else { return nil }
+        var metrics = ImageTask.Metrics()
+        metrics.dataCacheLookup = started.duration(to: clock.now)
+        var context = configuration.registry.makeContext(for: data, isCompleted: true)
+        context.limits = request.limits ?? configuration.limits
+        let decodeContext = context
+        let container = try await decodingQueue.run(priority: { handle.priority }) { try await decode(decodeContext) }
+        metrics.decoding = metrics.dataCacheLookup.map { started.duration(to: clock.now) - $0 }
+        return Traced(container: container, metrics: metrics, cacheType: .diskProcessed)
+    }
+
+    /// Encodes the processed image and stores it, off the request's path, as the policy says.
+    private func storeEncodedImage(_ container: ImageContainer, for request: ImageRequest) {
+        guard let dataCache = configuration.dataCache, !request.options.contains(.disableDiskCacheWrites),
+              configuration.dataCachePolicy.storesEncodedImages(processors: request.processors), !container.isPreview else { return }
+        let encoders = configuration.encoderRegistry
+        let type = container.type.flatMap { encoders.encoder(for: $0) != nil ? $0 : nil } ?? configuration.processedImageEncoding
+        let key = request.imageKey
+        let image = container.image
+        Task.detached(priority: .background) { [encodingQueue] in
+            try? await encodingQueue.run(priority: { .veryLow }) {
+                let data = try await BlockingWorkQueue.shared.run { () throws -> Data in try encoders.encode(image, as: type) }
+                dataCache.storeData(data, forKey: key)
+            }
+        }
+    }
+}
+
+// MARK: - What jobs pass on
+
+/// Loaded data and how it was loaded.
+struct LoadedData: Sendable {
+    var data: Data
+    var metrics: ImageTask.Metrics
+    var fromDiskCache: Bool
+}
+
+/// An image and how it was made.
+struct Traced: Sendable {
+    var container: ImageContainer
+    var metrics: ImageTask.Metrics
+    var cacheType: ImageResponse.CacheType?
+}
+
+extension ImageRequest {
+    /// Options that change what a job does, in its key: requests that differ in them never share work.
+    var jobOptionsKey: String {
+        let relevant = options.intersection([.disableDiskCacheReads, .disableDiskCacheWrites, .returnCacheDataDontLoad, .disableProgressiveDecoding])
+        let limitsKey = limits.map { "\nlimits=\($0)" } ?? ""
+        return relevant.isEmpty ? limitsKey : "\noptions=\(relevant.rawValue)" + limitsKey
+    }
+
+    /// The disk cache key of the original data.
+    var originalDataCacheKey: String { imageID ?? dataKey }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import NukeCore
+import NukeProcessing
+
+/// What to load and how: Nuke's `ImageRequest`. A URL, an HTTP request description with headers,
+/// or a data provider of the caller's; the processors to run on the decoded image; a priority
+/// that can change while the task runs; and options about the caches.
+///
+/// ```swift
+/// let request = ImageRequest(url: url, processors: [ImageProcessors.Resize(width: 256)])
+/// let response = try await pipeline.image(for: request)
+/// ```
+public struct ImageRequest: Sendable {
+    /// Where the data comes from.
+    public enum Resource: Sendable {
+        /// An HTTP(S) request (a plain URL is a GET without extra headers).
+        case http(HTTPRequestDescription)
+        /// The caller's own bytes: `id` names them for the caches and deduplication, and
+        /// `load` produces them when no cache has them.
+        case provider(id: String, load: @Sendable () async throws -> Data)
+    }
+
+    /// The resource.
+    public var resource: Resource
+    /// Run on the decoded image, in order.
+    public var processors: [any ImageProcessing]
+    /// How soon the request is served among those waiting for the same stage.
+    public var priority: Priority
+    /// Cache and loading options.
+    public var options: Options
+    /// Decode straight to this size (the codec's native reduction, then the core's resampler),
+    /// as Nuke's thumbnail option: the full image is never decoded. The decoded image is then
+    /// the thumbnail, and processors run on it.
+    public var thumbnail: Thumbnail?
+    /// Decode under these limits instead of the pipeline's.
+    public var limits: ImageLimits?
+    /// A key the caller chooses for the memory and disk caches instead of the one derived from
+    /// the resource (for example a URL without its expiring signature).
+    public var imageID: String?
+
+    /// A request for `url`.
+    public init(url: URL, processors: [any ImageProcessing] = [], priority: Priority = .normal,
+                options: Options = [], thumbnail: Thumbnail? = nil) {
+        self.init(resource: .http(HTTPRequestDescription(url: url)), processors: processors,
+                  priority: priority, options: options, thumbnail: thumbnail)
+    }
+
+    /// A request for `http`, an HTTP request with its headers.
+    public init(http: HTTPRequestDescription, processors: [any ImageProcessing] = [], priority: Priority = .normal,
+                options: Options = [], thumbnail: Thumbnail? = nil) {
+        self.init(resource: .http(http), processors: processors, priority: priority, options: options, thumbnail: thumbnail)
+    }
+
+    /// A request for any resource.
+    public init(resource: Resource, processors: [any ImageProcessing] = [], priority: Priority = .normal,
+                options: Options = [], thumbnail: Thumbnail? = nil) {
+        self.resource = resource
+        self.processors = processors
+        self.priority = priority
+        self.options = options
+        self.thumbnail = thumbnail
+    }
+
+    /// Nuke's priorities.
+    public enum Priority: Int, Sendable, Comparable, CaseIterable {
+        case veryLow = 0, low, normal, high, veryHigh
+
+        public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Cache and loading options (Nuke's `ImageRequest.Options`).
+    public struct Options: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt16
+        public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+        /// Skip the memory cache when looking up the image.
+        public static let disableMemoryCacheReads = Options(rawValue: 1 << 0)
+        /// Don't store the image in the memory cache.
+        public static let disableMemoryCacheWrites = Options(rawValue: 1 << 1)
+        /// Skip the disk cache when looking up data.
+        public static let disableDiskCacheReads = Options(rawValue: 1 << 2)
+        /// Don't store data in the disk cache.
+        public static let disableDiskCacheWrites = Options(rawValue: 1 << 3)
+        /// Load from the origin, ignoring any cached data (the result is still stored).
+        public static let reloadIgnoringCachedData: Options = [.disableMemoryCacheReads, .disableDiskCacheReads]
+        /// Serve from the caches only: a miss fails with ``ImagePipeline/Error/dataMissingInCache``.
+        public static let returnCacheDataDontLoad = Options(rawValue: 1 << 4)
+        /// Don't decode progressive previews for this request.
+        public static let disableProgressiveDecoding = Options(rawValue: 1 << 5)
+    }
+
+    /// Decode-to-size options: fit (or fill) `size`, never enlarging.
+    public struct Thumbnail: Sendable, Hashable {
+        /// The box, in pixels.
+        public var size: ImageSize
+        /// Fit inside the box, or cover it.
+        public var contentMode: ImageDecodingContext.ContentMode
+        /// Turn the pixels upright by their EXIF orientation first (the box is the displayed image's).
+        public var appliesOrientation: Bool
+
+        /// Creates thumbnail options.
+        public init(size: ImageSize, contentMode: ImageDecodingContext.ContentMode = .aspectFit, appliesOrientation: Bool = true) {
+            self.size = size
+            self.contentMode = contentMode
+            self.appliesOrientation = appliesOrientation
+        }
+    }
+
+    /// The URL, when the resource is HTTP.
+    public var url: URL? {
+        if case .http(let http) = resource { return http.url }
+        return nil
+    }
+}
+
+/// An HTTP request as the pipeline's loader sends it: Nuke's `URLRequest`, without Apple's
+/// Foundation networking.
+public struct HTTPRequestDescription: Sendable, Hashable {
+    /// `http` or `https`.
+    public var url: URL
+    /// Extra request headers (`Authorization`, `Accept`...), in order.
+    public var headers: [(name: String, value: String)]
+    /// Headers that change the response and so belong in the cache key (by default none: the
+    /// URL alone names the resource, as in Nuke).
+    public var varyingHeaderNames: Set<String>
+
+    /// A GET of `url` with `headers`.
+    public init(url: URL, headers: [(name: String, value: String)] = [], varyingHeaderNames: Set<String> = []) {
+        self.url = url
+        self.headers = headers
+        self.varyingHeaderNames = varyingHeaderNames
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.url == rhs.url && lhs.varyingHeaderNames == rhs.varyingHeaderNames
+            && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(url)
+        for header in headers { hasher.combine(header.name); hasher.combine(header.value) }
+    }
+}
+
+// MARK: - Keys
+
+extension ImageRequest {
+    /// Names the data: requests with equal keys share a download and a disk cache entry.
+    var dataKey: String {
+        switch resource {
+        case .http(let http):
+            let varying = http.headers.filter { header in http.varyingHeaderNames.contains { $0.caseInsensitiveCompare(header.name) == .orderedSame } }
+            return varying.isEmpty ? http.url.absoluteString
+                : http.url.absoluteString + "\n" + varying.map { "\($0.name.lowercased()): \($0.value)" }.joined(separator: "\n")
+        case .provider(let id, _):
+            return "provider:" + id
+        }
+    }
+
+    /// Names the decoded image before processing: the data and how it is decoded.
+    var decodeKey: String {
+        var key = imageID ?? dataKey
+        if let thumbnail {
+            key += "\nthumbnail=\(thumbnail.size.width)x\(thumbnail.size.height),\(thumbnail.contentMode),\(thumbnail.appliesOrientation)"
+        }
+        return key
+    }
+
+    /// Names the image after the first `count` processors.
+    func processedKey(_ count: Int) -> String {
+        processors.prefix(count).reduce(decodeKey) { $0 + "\n" + $1.identifier }
+    }
+
+    /// Names the final image: the memory and disk cache key of the processed image.
+    var imageKey: String { processedKey(processors.count) }
+}

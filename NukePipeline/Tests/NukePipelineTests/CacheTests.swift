@@ -1,0 +1,185 @@
+import Foundation
+import NukeCore
+import NukeProcessing
+import Testing
+@testable import NukePipeline
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A container of `width × 1` RGBA pixels: `4 × width` bytes.
+func container(width: Int) -> ImageContainer {
+    ImageContainer(image: Image(bitmap: Bitmap(width: width, height: 1, pixelFormat: .rgba8, bytes: [UInt8](repeating: 0, count: width * 4))))
+}
+
+@Suite struct ImageCacheTests {
+    @Test func evictsTheLeastRecentlyUsedPastTheCostLimit() {
+        let cache = ImageCache(limits: .init(costLimit: 1000, entryCostLimit: 1))
+        cache["a"] = container(width: 100)  // 400 bytes
+        cache["b"] = container(width: 100)
+        _ = cache["a"]                        // a is now the most recent
+        cache["c"] = container(width: 100)   // 1200 > 1000: b goes
+        #expect(cache["a"] != nil && cache["b"] == nil && cache["c"] != nil)
+        #expect(cache.totalCost == 800 && cache.totalCount == 2)
+    }
+
+    @Test func keepsTheCountLimitAndRefusesHugeEntries() {
+        let cache = ImageCache(limits: .init(costLimit: 10_000, countLimit: 2, entryCostLimit: 0.1))
+        cache["huge"] = container(width: 300)  // 1200 > 10% of 10,000
+        #expect(cache["huge"] == nil)
+        for key in ["a", "b", "c"] { cache[key] = container(width: 10) }
+        #expect(cache.totalCount == 2 && cache["a"] == nil)
+        // Lowering a limit trims at once.
+        cache.limits.countLimit = 1
+        #expect(cache.totalCount == 1 && cache["c"] != nil)
+    }
+
+    @Test func expiresEntriesPastTheirTTL() {
+        let cache = ImageCache(limits: .init(costLimit: 10_000, ttl: .zero))
+        cache["a"] = container(width: 10)
+        #expect(cache["a"] == nil && cache.totalCount == 0)
+    }
+
+    /// Churn through 10,000 stores never leaves the cache over its cost limit.
+    @Test func staysWithinItsCostLimitThroughChurn() {
+        let cache = ImageCache(limits: .init(costLimit: 100_000, entryCostLimit: 0.2))
+        var peak = 0
+        for index in 0..<10_000 {
+            cache["k\(index % 700)"] = container(width: 10 + index % 90)
+            peak = max(peak, cache.totalCost)
+        }
+        #expect(peak <= 100_000 && cache.totalCost > 90_000)
+    }
+
+    @Test func defaultCostLimitFollowsTheMemoryLimit() {
+        #expect(ImageCache.defaultCostLimit() == Int(MemoryLimit.current / 5))
+        #expect(MemoryLimit.current <= Int64(ProcessInfo.processInfo.physicalMemory))
+    }
+}
+
+@Suite struct DataCacheTests {
+    @Test func storesAtomicallyInFilesNamedByTheKeysHash() async throws {
+        let folder = temporaryFolder()
+        let cache = try DataCache(path: folder)
+        cache.storeData(Data("hello".utf8), forKey: "https://example.com/a.jpg")
+        // Staged: readable before the write.
+        #expect(cache.data(forKey: "https://example.com/a.jpg") == Data("hello".utf8))
+        await cache.flush()
+        let name = DataCache.fileName(forKey: "https://example.com/a.jpg")
+        #expect(name.count == 64)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(files == [name])  // no temporary file left
+        // A second instance (another process) on the same folder reads it.
+        let other = try DataCache(path: folder)
+        #expect(other.data(forKey: "https://example.com/a.jpg") == Data("hello".utf8))
+        other.removeData(forKey: "https://example.com/a.jpg")
+        await other.flush()
+        #expect(cache.data(forKey: "https://example.com/a.jpg") == nil)
+    }
+
+    /// A sweep deletes the least recently used entries down to the trim ratio, and a crashed
+    /// write's temporary file once it is old.
+    @Test func sweepsTheLeastRecentlyUsed() async throws {
+        let folder = temporaryFolder()
+        // Written by a cache with room for them all; swept by one limited to 10,000 bytes.
+        let writer = try DataCache(path: folder)
+        for index in 0..<10 { writer.storeData(Data(count: 1500), forKey: "k\(index)") }
+        await writer.flush()
+        let cache = try DataCache(path: folder, sizeLimit: 10_000, trimRatio: 0.5)
+        // Uses in a known order: k0 oldest … k9 newest (times set, not waited for).
+        for index in 0..<10 { setModified(folder.appendingPathComponent(DataCache.fileName(forKey: "k\(index)")).path, secondsAgo: 1000 - index) }
+        let torn = folder.appendingPathComponent(".tmp-crashed").path
+        #expect(FileManager.default.createFile(atPath: torn, contents: Data(count: 10)))
+        setModified(torn, secondsAgo: 7200)
+        await cache.sweep()
+        let left = (0..<10).filter { cache.containsData(forKey: "k\($0)") }
+        #expect(left == [7, 8, 9])  // 4,500 bytes ≤ 5,000
+        #expect(!FileManager.default.fileExists(atPath: torn))
+    }
+
+    @Test func pipelineServesOriginalDataFromDisk() async throws {
+        try await withServer { server in
+            server.serve("/photo.jpg", .init(data: try Fixtures.jpeg))
+            let folder = temporaryFolder()
+            let request = ImageRequest(url: server.url("/photo.jpg"), processors: [ImageProcessors.Resize(width: 16)])
+            let first = makePipeline(dataCache: try DataCache(path: folder))
+            _ = try await first.image(for: request)
+            await first.configuration.dataCache?.flush()
+            // A new pipeline (a restarted process): memory is empty, the disk has the data.
+            let second = makePipeline(dataCache: try DataCache(path: folder))
+            let response = try await second.image(for: request)
+            #expect(response.cacheType == .diskOriginal && response.image.width == 16)
+            #expect(server.requests(for: "/photo.jpg").count == 1)
+            // Cache only: a resource no cache has fails without a request.
+            var cacheOnly = ImageRequest(url: server.url("/other.jpg"))
+            cacheOnly.options = .returnCacheDataDontLoad
+            await #expect { try await second.image(for: cacheOnly) } throws: { error in
+                guard case ImagePipeline.Error.dataMissingInCache = error else { return false }
+                return true
+            }
+            #expect(server.requests(for: "/other.jpg").isEmpty)
+        }
+    }
+
+    @Test func pipelineStoresProcessedImagesEncoded() async throws {
+        try await withServer { server in
+            server.serve("/photo.jpg", .init(data: try Fixtures.jpeg))
+            let folder = temporaryFolder()
+            let request = ImageRequest(url: server.url("/photo.jpg"), processors: [ImageProcessors.Resize(width: 16)])
+            let first = makePipeline(dataCache: try DataCache(path: folder), policy: .automatic)
+            _ = try await first.image(for: request)
+            let cache = try #require(first.configuration.dataCache)
+            try await eventually("the encoded thumbnail is stored") { cache.containsData(forKey: request.imageKey) }
+            await cache.flush()
+            #expect(!cache.containsData(forKey: request.originalDataCacheKey))  // automatic: processed only
+            let second = makePipeline(dataCache: try DataCache(path: folder), policy: .automatic)
+            let response = try await second.image(for: request)
+            #expect(response.cacheType == .diskProcessed && response.image.width == 16)
+            #expect(second.workCounts.decodes == 0 && server.requests(for: "/photo.jpg").count == 1)
+        }
+    }
+}
+
+func setModified(_ path: String, secondsAgo: Int) {
+    let when = time(nil) - secondsAgo
+    var times = [timespec(tv_sec: when, tv_nsec: 0), timespec(tv_sec: when, tv_nsec: 0)]
+    _ = utimensat(AT_FDCWD, path, &times, 0)
+}
+
+@Suite struct PrefetcherTests {
+    @Test func prefetchesIntoTheMemoryOrDiskCache() async throws {
+        try await withServer { server in
+            server.serve("/a.jpg", .init(data: try Fixtures.jpeg))
+            server.serve("/b.jpg", .init(data: try Fixtures.jpeg))
+            let pipeline = makePipeline(dataCache: try DataCache(path: temporaryFolder()))
+            let a = ImageRequest(url: server.url("/a.jpg")), b = ImageRequest(url: server.url("/b.jpg"))
+            let toMemory = ImagePrefetcher(pipeline: pipeline)
+            toMemory.startPrefetching(with: [a, a])
+            try await eventually("a is in memory") { pipeline.cachedImage(for: a) != nil && toMemory.count == 0 }
+            let toDisk = ImagePrefetcher(pipeline: pipeline, destination: .diskCache)
+            toDisk.startPrefetching(with: [b])
+            let cache = try #require(pipeline.configuration.dataCache)
+            try await eventually("b is on disk") { cache.containsData(forKey: b.originalDataCacheKey) && toDisk.count == 0 }
+            #expect(pipeline.cachedImage(for: b) == nil)
+            #expect(server.requests(for: "/a.jpg").count == 1 && server.requests(for: "/b.jpg").count == 1)
+            #expect(try await pipeline.image(for: a).cacheType == .memory)
+            #expect(try await pipeline.image(for: b).cacheType == .diskOriginal)
+        }
+    }
+
+    @Test func stoppingCancelsThePrefetch() async throws {
+        try await withServer { server in
+            server.serve("/slow.jpg", .init(data: try Fixtures.jpeg, pauseAfter: 100))
+            let pipeline = makePipeline()
+            let prefetcher = ImagePrefetcher(pipeline: pipeline)
+            let request = ImageRequest(url: server.url("/slow.jpg"))
+            prefetcher.startPrefetching(with: [request])
+            try await eventually("the download is under way") { server.pausedCount("/slow.jpg") == 1 }
+            prefetcher.stopPrefetching(with: [request])
+            #expect(prefetcher.count == 0)
+            try await eventually("the shared work ended") { pipeline.dataJobs.subscriberCount == 0 }
+            #expect(pipeline.cachedImage(for: request) == nil)
+            server.resume("/slow.jpg")
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A real HTTP/1.1 server on 127.0.0.1 for the pipeline's tests: it serves resources with ETag
+/// and Last-Modified, honours `Range` with `If-Range`, counts requests, and injects faults on
+/// demand (a connection cut after N bytes, a slow drip, a status, a wrong content type,
+/// redirect chains).
+final class TestHTTPServer: Sendable {
+    struct Resource: Sendable {
+        var data: Data
+        var etag: String?
+        var lastModified: String?
+        var contentType = "application/octet-stream"
+        /// Cut the connection after this many body bytes, for the next request only.
+        var cutAfter: Int?
+        /// Send the body in pieces of this size, this far apart.
+        var drip: (bytes: Int, interval: TimeAmount)?
+        /// Answer with this status and no body.
+        var status: Int?
+        /// Send this many body bytes, then wait for ``TestHTTPServer/resume(_:)`` (each request).
+        var pauseAfter: Int?
+    }
+
+    struct Received: Sendable {
+        var path: String
+        var range: String?
+        var ifRange: String?
+    }
+
+    private let state = HandlerContext()
+    private let channel: any Channel
+    let port: Int
+
+    init() async throws {
+        let box = state
+        channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(Handler(context: box))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        port = channel.localAddress?.port ?? 0
+    }
+
+    func shutdown() async {
+        try? await channel.close()
+    }
+
+    /// Lets the paused responses for `path` go on; returns how many there were.
+    @discardableResult
+    func resume(_ path: String) -> Int {
+        let waiting = state.paused.withLock { $0.removeValue(forKey: path) ?? [] }
+        for resume in waiting { resume() }
+        return waiting.count
+    }
+
+    /// Responses for `path` paused now.
+    func pausedCount(_ path: String) -> Int { state.paused.withLock { $0[path]?.count ?? 0 } }
+
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    func serve(_ path: String, _ resource: Resource) { state.resources.withLock { $0[path] = resource } }
+
+    func update(_ path: String, _ change: (inout Resource) -> Void) {
+        state.resources.withLock { if var resource = $0[path] { change(&resource); $0[path] = resource } }
+    }
+
+    /// Requests received for `path` (redirect hops counted on their own paths).
+    func requests(for path: String) -> [Received] { state.log.withLock { $0.filter { $0.path == path } } }
+    var requestCount: Int { state.log.withLock { $0.count } }
+
+    // MARK: - The handler
+
+    /// What the server and its handlers share.
+    private final class HandlerContext: Sendable {
+        let resources = Mutex<[String: Resource]>([:])
+        let log = Mutex<[Received]>([])
+        /// Responses paused by ``Resource/pauseAfter``, by path.
+        let paused = Mutex<[String: [@Sendable () -> Void]]>([:])
+    }
+
+    private final class Handler: ChannelInboundHandler, @unchecked Sendable {
+        // @unchecked: NIO calls a handler on its channel's event loop only; the state is that loop's.
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        private let context: HandlerContext
+        private var head: HTTPRequestHead?
+
+        init(context: HandlerContext) {
+            self.context = context
+        }
+
+        func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head): self.head = head
+            case .body: break
+            case .end:
+                if let head { respond(to: head, channelContext) }
+            }
+        }
+
+        private func respond(to head: HTTPRequestHead, _ channel: ChannelHandlerContext) {
+            let path = String(head.uri.split(separator: "?").first ?? "")
+            context.log.withLock { $0.append(Received(path: path, range: head.headers.first(name: "Range"), ifRange: head.headers.first(name: "If-Range"))) }
+            // /redirect/N/rest → /redirect/(N-1)/rest … → /rest; /loop → /loop.
+            let parts = path.split(separator: "/", maxSplits: 2).map(String.init)
+            if parts.first == "redirect", parts.count == 3, let hops = Int(parts[1]) {
+                let target = hops > 1 ? "/redirect/\(hops - 1)/\(parts[2])" : "/\(parts[2])"
+                return send(channel, status: .found, headers: [("Location", target)], body: Data())
+            }
+            if path == "/loop" { return send(channel, status: .found, headers: [("Location", "/loop")], body: Data()) }
+            let resource = context.resources.withLock { resources -> Resource? in
+                let resource = resources[path]
+                resources[path]?.cutAfter = nil
+                return resource
+            }
+            guard let resource else { return send(channel, status: .notFound, headers: [], body: Data()) }
+            if let status = resource.status {
+                return send(channel, status: HTTPResponseStatus(statusCode: status), headers: [], body: Data())
+            }
+            var headers: [(String, String)] = [("Content-Type", resource.contentType), ("Accept-Ranges", "bytes")]
+            if let etag = resource.etag { headers.append(("ETag", etag)) }
+            if let lastModified = resource.lastModified { headers.append(("Last-Modified", lastModified)) }
+            var status = HTTPResponseStatus.ok
+            var body = resource.data
+            if let range = head.headers.first(name: "Range"), range.hasPrefix("bytes="),
+               let first = Int(range.dropFirst(6).split(separator: "-").first ?? ""), first < body.count {
+                let ifRange = head.headers.first(name: "If-Range")
+                if ifRange == nil || ifRange == resource.etag || ifRange == resource.lastModified {
+                    status = .partialContent
+                    headers.append(("Content-Range", "bytes \(first)-\(body.count - 1)/\(body.count)"))
+                    body = body.subdata(in: first..<body.count)
+                }
+            }
+            send(channel, status: status, headers: headers, body: body, cutAfter: resource.cutAfter, drip: resource.drip,
+                 pause: resource.pauseAfter.map { (path, $0) })
+        }
+
+        private func send(_ channel: ChannelHandlerContext, status: HTTPResponseStatus, headers: [(String, String)], body: Data,
+                          cutAfter: Int? = nil, drip: (bytes: Int, interval: TimeAmount)? = nil, pause: (path: String, after: Int)? = nil) {
+            var head = HTTPResponseHead(version: .http1_1, status: status)
+            for (name, value) in headers { head.headers.add(name: name, value: value) }
+            head.headers.add(name: "Content-Length", value: String(body.count))
+            channel.write(wrapOutboundOut(.head(head)), promise: nil)
+            let sent = cutAfter.map { min($0, body.count) } ?? body.count
+            // Piece boundaries: every drip size, and the pause point.
+            var bounds = Set(stride(from: 0, to: sent, by: max(1, drip?.bytes ?? max(sent, 1))))
+            if let pause, pause.after < sent { bounds.insert(pause.after) }
+            let starts = bounds.sorted()
+            let pieces = starts.indices.map { body.subdata(in: starts[$0]..<(($0 + 1 < starts.count) ? starts[$0 + 1] : sent)) }
+            let pauseIndex = pause.flatMap { pause in starts.firstIndex(of: pause.after) }
+            let shared = context
+            let loop = channel.eventLoop
+            let boxed = NIOLoopBound(channel, eventLoop: loop)
+            @Sendable func write(_ index: Int, resumed: Bool = false) {
+                if index == pauseIndex, !resumed, let pause {
+                    shared.paused.withLock { $0[pause.path, default: []].append({ loop.execute { write(index, resumed: true) } }) }
+                    return
+                }
+                let channel = boxed.value
+                guard index < pieces.count else {
+                    if cutAfter != nil { channel.close(promise: nil) } else { channel.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil) }
+                    return
+                }
+                // The next piece (or the cut) after this one is written: a close drops unwritten data.
+                channel.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: pieces[index]))))).whenSuccess {
+                    if let drip { loop.scheduleTask(in: drip.interval) { write(index + 1) } } else { write(index + 1) }
+                }
+            }
+            channel.flush()
+            write(0)
+        }
+    }
+}
