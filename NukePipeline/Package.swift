@@ -9,6 +9,7 @@
 //
 // - NukePipeline: ImageRequest, ImagePipeline, ImageTask, ImageCache, DataCache, DataLoading and
 //   the AsyncHTTPClient loader, ImagePrefetcher;
+// - NukePipelineBenchmarks: the caches' figures, printed as ratios from one run;
 // - NukePipelineTests: Swift Testing against real HTTP servers on loopback.
 import PackageDescription
 
@@ -41,6 +42,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/NukePipeline",
+            swiftSettings: swiftSettings
+        ),
+        // Cache figures as ratios measured in one run: `swift run -c release NukePipelineBenchmarks`.
+        .executableTarget(
+            name: "NukePipelineBenchmarks",
+            dependencies: ["NukePipeline", .product(name: "NukeCore", package: nukeCodecs)],
+            path: "Sources/NukePipelineBenchmarks",
             swiftSettings: swiftSettings
         ),
         .testTarget(

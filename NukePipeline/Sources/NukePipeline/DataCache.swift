@@ -26,6 +26,8 @@ public final class DataCache: Sendable {
     /// The fraction of ``sizeLimit`` a sweep leaves (Nuke's 0.7).
     public let trimRatio: Double
 
+    /// ``path`` as a string, ending in `/`.
+    private let folder: String
     private let queue: DispatchQueue
     /// Data not yet written, by file name; and bytes written since the last sweep.
     private let staging = Mutex<(pending: [String: Data], writtenSinceSweep: Int)>(([:], 0))
@@ -35,30 +37,37 @@ public final class DataCache: Sendable {
         self.path = path
         self.sizeLimit = sizeLimit
         self.trimRatio = trimRatio
+        folder = path.path.hasSuffix("/") ? path.path : path.path + "/"
         queue = DispatchQueue(label: "NukePipeline.DataCache")
         try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
     }
 
     /// The file name of `key`: its SHA-256, in hex.
     public static func fileName(forKey key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
-        }.joined()
+        let digest = SHA256.hash(data: Data(key.utf8))
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            var index = 0
+            for byte in digest {
+                buffer[index] = hexDigits[Int(byte >> 4)]
+                buffer[index + 1] = hexDigits[Int(byte & 15)]
+                index += 2
+            }
+            return 64
+        }
     }
 
     /// The data stored under `key`, or `nil`.
     public func data(forKey key: String) -> Data? {
         let name = Self.fileName(forKey: key)
         if let staged = staging.withLock({ $0.pending[name] }) { return staged }
-        return Self.read(path.appendingPathComponent(name).path)
+        return Self.read(folder + name)
     }
 
     /// `true` when data is stored under `key`.
     public func containsData(forKey key: String) -> Bool {
         let name = Self.fileName(forKey: key)
         if staging.withLock({ $0.pending[name] != nil }) { return true }
-        return access(path.appendingPathComponent(name).path, F_OK) == 0
+        return access(folder + name, F_OK) == 0
     }
 
     /// Stores `data` under `key`; the write happens on the cache's queue.
@@ -82,14 +91,14 @@ public final class DataCache: Sendable {
     public func removeData(forKey key: String) {
         let name = Self.fileName(forKey: key)
         staging.withLock { _ = $0.pending.removeValue(forKey: name) }
-        queue.async { [self] in _ = unlink(path.appendingPathComponent(name).path) }
+        queue.async { [self] in _ = unlink(folder + name) }
     }
 
     /// Removes every entry.
     public func removeAll() {
         staging.withLock { $0.pending.removeAll() }
         queue.async { [self] in
-            for file in Self.files(in: path.path) { _ = unlink(path.appendingPathComponent(file.name).path) }
+            for file in Self.files(in: folder) { _ = unlink(folder + file.name) }
         }
     }
 
@@ -110,15 +119,15 @@ public final class DataCache: Sendable {
 
     /// The bytes and entries on disk (pending writes aside).
     public var totalSize: (bytes: Int, count: Int) {
-        let files = Self.files(in: path.path)
+        let files = Self.files(in: folder)
         return (files.reduce(0) { $0 + $1.size }, files.count)
     }
 
     // MARK: - Files
 
     private func write(_ data: Data, name: String) {
-        let temporary = path.appendingPathComponent(".tmp-\(UUID().uuidString)").path
-        let final = path.appendingPathComponent(name).path
+        let temporary = folder + ".tmp-\(UUID().uuidString)"
+        let final = folder + name
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
         let complete = data.withUnsafeBytes { raw -> Bool in
@@ -142,18 +151,19 @@ public final class DataCache: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
         let size = Int(info.st_size)
-        var data = Data(count: size)
-        let complete = data.withUnsafeMutableBytes { raw -> Bool in
-            var offset = 0
-            while offset < size {
-                let count = Glibc.read(fd, raw.baseAddress! + offset, size - offset)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { return false }
-                offset += count
+        // Read into memory the Data then owns: no zero-filling, no copy.
+        guard let memory = malloc(max(size, 1)) else { return nil }
+        var offset = 0
+        while offset < size {
+            let count = Glibc.read(fd, memory + offset, size - offset)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                free(memory)
+                return nil
             }
-            return true
+            offset += count
         }
-        guard complete else { return nil }
+        let data = Data(bytesNoCopy: memory, count: size, deallocator: .free)
         if time(nil) - info.st_mtim.tv_sec > 60 { _ = futimens(fd, nil) }
         return data
     }
@@ -186,12 +196,11 @@ public final class DataCache: Sendable {
     /// used entries while the total is over the limit.
     private func sweepNow() {
         staging.withLock { $0.writtenSinceSweep = 0 }
-        let folder = path.path
         let now = Int(time(nil)) * 1_000_000_000
         var entries: [File] = []
         for file in Self.files(in: folder) {
             if file.name.hasPrefix(".tmp-") {
-                if now - file.modified > 3600 * 1_000_000_000 { _ = unlink(folder + "/" + file.name) }
+                if now - file.modified > 3600 * 1_000_000_000 { _ = unlink(folder + file.name) }
             } else {
                 entries.append(file)
             }
@@ -199,10 +208,16 @@ public final class DataCache: Sendable {
         var total = entries.reduce(0) { $0 + $1.size }
         guard total > sizeLimit else { return }
         let target = Int(Double(sizeLimit) * trimRatio)
+        // Names resolved against the folder's descriptor, not the whole path each time.
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return }
+        defer { close(directory) }
         for file in entries.sorted(by: { $0.modified < $1.modified }) {
             guard total > target else { break }
-            _ = unlink(folder + "/" + file.name)
+            _ = unlinkat(directory, file.name, 0)
             total -= file.size
         }
     }
 }
+
+private let hexDigits = Array("0123456789abcdef".utf8)

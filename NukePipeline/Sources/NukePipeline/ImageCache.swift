@@ -26,18 +26,29 @@ public final class ImageCache: Sendable {
         }
     }
 
-    private struct Entry {
+    /// An entry, linked from newer to older. Reached only under ``state``'s lock, which is what
+    /// makes the non-Sendable class safe to keep in the cache's `Mutex`.
+    private final class Node {
+        let key: String
         var container: ImageContainer
         var cost: Int
         var expires: ContinuousClock.Instant?
-        var older: String?
-        var newer: String?
+        /// The list's links; `nodes` owns every node, and a node leaves the list before it leaves `nodes`.
+        unowned(unsafe) var older: Node?
+        unowned(unsafe) var newer: Node?
+
+        init(key: String, container: ImageContainer, cost: Int, expires: ContinuousClock.Instant?) {
+            self.key = key
+            self.container = container
+            self.cost = cost
+            self.expires = expires
+        }
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
-        var newest: String?
-        var oldest: String?
+        var nodes: [String: Node] = [:]
+        unowned(unsafe) var newest: Node?
+        unowned(unsafe) var oldest: Node?
         var totalCost = 0
         var limits: Limits
     }
@@ -59,7 +70,7 @@ public final class ImageCache: Sendable {
     /// Bytes of pixels held.
     public var totalCost: Int { state.withLock { $0.totalCost } }
     /// Images held.
-    public var totalCount: Int { state.withLock { $0.entries.count } }
+    public var totalCount: Int { state.withLock { $0.nodes.count } }
 
     /// The image stored under `key`, made the most recently used; `nil` when absent or expired.
     public subscript(key: String) -> ImageContainer? {
@@ -72,14 +83,16 @@ public final class ImageCache: Sendable {
     /// The image stored under `key`, made the most recently used.
     public func value(forKey key: String) -> ImageContainer? {
         state.withLock { state in
-            guard let entry = state.entries[key] else { return nil }
-            if let expires = entry.expires, expires < clock.now {
-                Self.unlink(key, &state)
+            guard let node = state.nodes[key] else { return nil }
+            if let expires = node.expires, expires < clock.now {
+                Self.remove(node, &state)
                 return nil
             }
-            Self.unlink(key, &state)
-            Self.link(key, entry, &state)
-            return entry.container
+            if state.newest !== node {
+                Self.unlink(node, &state)
+                Self.link(node, &state)
+            }
+            return node.container
         }
     }
 
@@ -88,9 +101,11 @@ public final class ImageCache: Sendable {
         let cost = Self.cost(of: container)
         state.withLock { state in
             guard Double(cost) <= Double(state.limits.costLimit) * state.limits.entryCostLimit else { return }
-            if state.entries[key] != nil { Self.unlink(key, &state) }
-            let expires = state.limits.ttl.map { clock.now + $0 }
-            Self.link(key, Entry(container: container, cost: cost, expires: expires), &state)
+            if let old = state.nodes[key] { Self.remove(old, &state) }
+            let node = Node(key: key, container: container, cost: cost, expires: state.limits.ttl.map { clock.now + $0 })
+            state.nodes[key] = node
+            state.totalCost += cost
+            Self.link(node, &state)
             Self.trim(&state)
         }
     }
@@ -98,16 +113,16 @@ public final class ImageCache: Sendable {
     /// Removes the image under `key`.
     public func removeValue(forKey key: String) {
         state.withLock { state in
-            if state.entries[key] != nil { Self.unlink(key, &state) }
+            if let node = state.nodes[key] { Self.remove(node, &state) }
         }
     }
 
     /// Removes every image.
     public func removeAll() {
         state.withLock { state in
-            state.entries.removeAll()
             state.newest = nil
             state.oldest = nil
+            state.nodes.removeAll()
             state.totalCost = 0
         }
     }
@@ -125,27 +140,31 @@ public final class ImageCache: Sendable {
 
     // MARK: - The list
 
-    private static func link(_ key: String, _ entry: Entry, _ state: inout State) {
-        var entry = entry
-        entry.older = state.newest
-        entry.newer = nil
-        if let newest = state.newest { state.entries[newest]!.newer = key }
-        state.newest = key
-        if state.oldest == nil { state.oldest = key }
-        state.totalCost += entry.cost
-        state.entries[key] = entry
+    /// Makes `node` the newest.
+    private static func link(_ node: Node, _ state: inout State) {
+        node.older = state.newest
+        node.newer = nil
+        state.newest?.newer = node
+        state.newest = node
+        if state.oldest == nil { state.oldest = node }
     }
 
-    private static func unlink(_ key: String, _ state: inout State) {
-        guard let entry = state.entries.removeValue(forKey: key) else { return }
-        if let older = entry.older { state.entries[older]!.newer = entry.newer } else { state.oldest = entry.newer }
-        if let newer = entry.newer { state.entries[newer]!.older = entry.older } else { state.newest = entry.older }
-        state.totalCost -= entry.cost
+    private static func unlink(_ node: Node, _ state: inout State) {
+        if let older = node.older { older.newer = node.newer } else { state.oldest = node.newer }
+        if let newer = node.newer { newer.older = node.older } else { state.newest = node.older }
+        node.older = nil
+        node.newer = nil
+    }
+
+    private static func remove(_ node: Node, _ state: inout State) {
+        unlink(node, &state)
+        state.totalCost -= node.cost
+        state.nodes[node.key] = nil
     }
 
     private static func trim(_ state: inout State) {
-        while state.totalCost > state.limits.costLimit || state.entries.count > state.limits.countLimit, let oldest = state.oldest {
-            unlink(oldest, &state)
+        while state.totalCost > state.limits.costLimit || state.nodes.count > state.limits.countLimit, let oldest = state.oldest {
+            remove(oldest, &state)
         }
     }
 }
