@@ -9,6 +9,7 @@
 //
 // - NukePipeline: ImageRequest, ImagePipeline, ImageTask, ImageCache, DataCache, DataLoading and
 //   the AsyncHTTPClient loader, ImagePrefetcher;
+// - nuke-fetch (NukeFetch): `nuke fetch URL... --size 256 --to webp --out DIR --cache DIR --jobs N`;
 // - NukePipelineBenchmarks: the caches' figures, printed as ratios from one run;
 // - NukePipelineTests: Swift Testing against real HTTP servers on loopback.
 import PackageDescription
@@ -22,12 +23,14 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "NukePipeline", targets: ["NukePipeline"]),
+        .executable(name: "nuke-fetch", targets: ["nuke-fetch"]),
     ],
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .target(
@@ -44,24 +47,52 @@ let package = Package(
             path: "Sources/NukePipeline",
             swiftSettings: swiftSettings
         ),
-        // Cache figures as ratios measured in one run: `swift run -c release NukePipelineBenchmarks`.
+        // `nuke fetch`: the run (a library, so the tests drive it in process) and its command line,
+        // which links the codecs a fetch may meet.
+        .target(
+            name: "NukeFetch",
+            dependencies: ["NukePipeline", .product(name: "NukeCore", package: nukeCodecs)],
+            path: "Sources/NukeFetch",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "nuke-fetch",
+            dependencies: [
+                "NukeFetch", "NukePipeline",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ] + ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeTIFF", "NukeJXL", "NukeBMP", "NukeICO"]
+                .map { .product(name: $0, package: nukeCodecs) },
+            path: "Sources/nuke-fetch",
+            swiftSettings: swiftSettings
+        ),
+        // A real HTTP/1.1 server on loopback with faults on demand, for the tests and the benchmarks.
+        .target(
+            name: "NukePipelineTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Sources/NukePipelineTestServer",
+            swiftSettings: swiftSettings
+        ),
+        // Figures measured in one run: `swift run -c release NukePipelineBenchmarks`.
         .executableTarget(
             name: "NukePipelineBenchmarks",
-            dependencies: ["NukePipeline", .product(name: "NukeCore", package: nukeCodecs)],
+            dependencies: ["NukePipeline", "NukePipelineTestServer", .product(name: "NukeCore", package: nukeCodecs),
+                           .product(name: "NukeJPEG", package: nukeCodecs),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")],
             path: "Sources/NukePipelineBenchmarks",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "NukePipelineTests",
             dependencies: [
-                "NukePipeline",
+                "NukePipeline", "NukeFetch", "NukePipelineTestServer",
                 .product(name: "NukeCore", package: nukeCodecs),
                 .product(name: "NukeProcessing", package: nukeCodecs),
                 .product(name: "NukeJPEG", package: nukeCodecs),
                 .product(name: "NukePNG", package: nukeCodecs),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/NukePipelineTests",
             swiftSettings: swiftSettings

@@ -3,7 +3,7 @@
 #
 # Before sourcing, set HELP_LINES (the lines of the script's header that --help prints). After it:
 # ROOT, INSTALL, BUILD, PASS (the other arguments, for the Python driver), and the functions
-# as_root, apt_install and find_python.
+# as_root, apt_install, fetch_photos and find_python.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 INSTALL=1
@@ -35,6 +35,28 @@ apt_update_once() {
 apt_install() {
     say "installing $* with apt-get"
     apt_update_once && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+
+# fetch_photos DIR PACKAGE...: the photographs of Debian's wallpaper packages in DIR/PACKAGE,
+# fetched with `apt-get download` and unpacked with `dpkg-deb -x` (never installed) when missing.
+fetch_photos() {
+    local photos="$1" package scratch
+    shift
+    for package in "$@"; do
+        [ -d "$photos/$package/usr" ] && continue
+        [ "$INSTALL" = 1 ] || { say "no photographs in $photos/$package (run without --no-install)"; exit 1; }
+        say "fetching $package (apt-get download, dpkg-deb -x)"
+        scratch="$(mktemp -d)"
+        chmod 755 "$scratch"   # apt's _apt user writes the download here
+        if ! (cd "$scratch" && apt-get download -qq "$package" >&2); then
+            apt_update_once
+            (cd "$scratch" && apt-get download -qq "$package" >&2)
+        fi
+        mkdir -p "$photos/$package.partial"
+        dpkg-deb -x "$scratch"/*.deb "$photos/$package.partial"
+        mv "$photos/$package.partial" "$photos/$package"
+        rm -rf "$scratch"
+    done
 }
 
 # find_python CHECK VENV PACKAGE...: sets PY to a Python for which `CHECK PY` succeeds: the real

@@ -41,21 +41,7 @@ fi
 
 # --- The photographs: Debian packages, unpacked into the cache ------------------------------------
 PHOTOS="$CACHE/photos"
-for package in "${PACKAGES[@]}"; do
-    [ -d "$PHOTOS/$package/usr" ] && continue
-    [ "$INSTALL" = 1 ] || { say "no photographs in $PHOTOS/$package (run without --no-install)"; exit 1; }
-    say "fetching $package (apt-get download, dpkg-deb -x)"
-    scratch="$(mktemp -d)"
-    chmod 755 "$scratch"   # apt's _apt user writes the download here
-    if ! (cd "$scratch" && apt-get download -qq "$package" >&2); then
-        apt_update_once
-        (cd "$scratch" && apt-get download -qq "$package" >&2)
-    fi
-    mkdir -p "$PHOTOS/$package.partial"
-    dpkg-deb -x "$scratch"/*.deb "$PHOTOS/$package.partial"
-    mv "$PHOTOS/$package.partial" "$PHOTOS/$package"
-    rm -rf "$scratch"
-done
+fetch_photos "$PHOTOS" "${PACKAGES[@]}"
 
 # --- Python with numpy, Pillow and pyvips ---------------------------------------------------------
 has_modules() { "$1" -c 'import numpy, PIL.Image, PIL.features as f, pyvips; assert f.check("avif")' 2>/dev/null; }

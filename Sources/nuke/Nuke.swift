@@ -20,7 +20,7 @@ struct Nuke: AsyncParsableCommand {
           4   a file could not be read or written
           64  usage error (swift-argument-parser's default)
         """,
-        subcommands: [FormatsCommand.self, InfoCommand.self, ConvertCommand.self, ProgressiveCommand.self, FramesCommand.self]
+        subcommands: [FormatsCommand.self, InfoCommand.self, ConvertCommand.self, ProgressiveCommand.self, FramesCommand.self, FetchCommand.self]
     )
 
     /// `nuke` is its own isolation helper: started with `--nuke-isolation-helper`, it serves

@@ -55,3 +55,23 @@ import Testing
         #expect((png["capabilities"] as? [String])?.contains("decode") == true)
     }
 }
+
+/// `nuke fetch` runs NukePipeline's nuke-fetch (a package of its own), or says how to build it.
+@Suite struct FetchCommandTests {
+    @Test func runsNukeFetchWithTheSameArguments() throws {
+        let folder = try NukeBinary.temporaryDirectory()
+        let script = folder.appendingPathComponent("nuke-fetch")
+        try "#!/bin/sh\necho \"nuke-fetch got: $*\"\nexit 7\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let output = try NukeBinary.run(["fetch", "https://example.com/a.jpg", "--size", "256", "--out", "dir"],
+                                        environment: ["NUKE_FETCH": script.path])
+        #expect(output.status == 7)
+        #expect(output.stdout == "nuke-fetch got: https://example.com/a.jpg --size 256 --out dir\n")
+    }
+
+    @Test func saysHowToBuildNukeFetchWhenMissing() throws {
+        let output = try NukeBinary.run(["fetch", "https://example.com/a.jpg"], environment: ["NUKE_FETCH": "", "PATH": "/nonexistent"])
+        #expect(output.status == 4)
+        #expect(output.stderr.contains("swift build -c release --package-path NukePipeline --product nuke-fetch"))
+    }
+}

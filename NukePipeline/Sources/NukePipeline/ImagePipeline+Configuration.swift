@@ -23,6 +23,9 @@ extension ImagePipeline {
         public var limits: ImageLimits = .default
         /// Decode progressive previews while the data arrives (``ImageTask/previews``).
         public var isProgressiveDecodingEnabled = false
+        /// Let equivalent requests share downloads, decodes and processor runs (Nuke's task
+        /// coalescing). Default `true`; `false` gives every request work of its own.
+        public var isDeduplicationEnabled = true
         /// Keep the bytes of a download that failed or was cancelled, and resume it with `Range`
         /// and `If-Range` when the resource has a validator.
         public var isResumableDataEnabled = true

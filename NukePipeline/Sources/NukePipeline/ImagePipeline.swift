@@ -75,6 +75,8 @@ public final class ImagePipeline: Sendable {
 
     private func perform(_ request: ImageRequest, task: ImageTask?) async throws -> ImageResponse {
         let start = clock.now
+        var request = request
+        if !configuration.isDeduplicationEnabled { request.jobSalt = UUID().uuidString }
         let fixed = request.priority
         let priority: @Sendable () -> ImageRequest.Priority = { task?.priority ?? fixed }
         let onEvent: @Sendable (JobEvent) -> Void = { task?.report($0) }
@@ -85,7 +87,8 @@ public final class ImagePipeline: Sendable {
         var (traced, joined) = try await processed(request, count: request.processors.count, priority: priority, onEvent: onEvent)
         traced.metrics.isDeduplicated = traced.metrics.isDeduplicated || joined
         traced.metrics.total = start.duration(to: clock.now)
-        if !request.options.contains(.disableMemoryCacheWrites) { configuration.imageCache?[key] = traced.container }
+        // Stored by the job already, unless the job was another request's decode with other processors.
+        if let cache = configuration.imageCache, cache[key] == nil { storeInMemory(traced.container, for: request) }
         return ImageResponse(container: traced.container, cacheType: traced.cacheType, metrics: traced.metrics)
     }
 
@@ -125,7 +128,10 @@ public final class ImagePipeline: Sendable {
         traced.metrics.processing.append(started.duration(to: clock.now))
         traced.metrics.isDeduplicated = traced.metrics.isDeduplicated || joined
         traced.container = output
-        if isFinal { storeEncodedImage(output, for: request) }
+        if isFinal {
+            storeInMemory(output, for: request)
+            storeEncodedImage(output, for: request)
+        }
         return traced
     }
 
@@ -161,6 +167,7 @@ public final class ImagePipeline: Sendable {
         var metrics = loaded.metrics
         metrics.decoding = started.duration(to: clock.now)
         metrics.isDeduplicated = joined
+        if request.processors.isEmpty { storeInMemory(container, for: request) }
         return Traced(container: container, metrics: metrics, cacheType: loaded.fromDiskCache ? .diskOriginal : nil)
     }
 
@@ -234,6 +241,13 @@ public final class ImagePipeline: Sendable {
         return Traced(container: container, metrics: metrics, cacheType: .diskProcessed)
     }
 
+    /// Stores the final image in the memory cache from inside its job, before the job ends: a
+    /// request that comes between the two finds the job or the cache, never neither.
+    private func storeInMemory(_ container: ImageContainer, for request: ImageRequest) {
+        guard !request.options.contains(.disableMemoryCacheWrites), !container.isPreview else { return }
+        configuration.imageCache?[request.imageKey] = container
+    }
+
     /// Encodes the processed image and stores it, off the request's path, as the policy says.
     private func storeEncodedImage(_ container: ImageContainer, for request: ImageRequest) {
         guard let dataCache = configuration.dataCache, !request.options.contains(.disableDiskCacheWrites),
@@ -270,9 +284,11 @@ struct Traced: Sendable {
 extension ImageRequest {
     /// Options that change what a job does, in its key: requests that differ in them never share work.
     var jobOptionsKey: String {
-        let relevant = options.intersection([.disableDiskCacheReads, .disableDiskCacheWrites, .returnCacheDataDontLoad, .disableProgressiveDecoding])
+        let relevant = options.intersection([.disableDiskCacheReads, .disableDiskCacheWrites, .disableMemoryCacheWrites,
+                                             .returnCacheDataDontLoad, .disableProgressiveDecoding])
         let limitsKey = limits.map { "\nlimits=\($0)" } ?? ""
-        return relevant.isEmpty ? limitsKey : "\noptions=\(relevant.rawValue)" + limitsKey
+        let saltKey = jobSalt.map { "\nrequest=" + $0 } ?? ""
+        return (relevant.isEmpty ? "" : "\noptions=\(relevant.rawValue)") + limitsKey + saltKey
     }
 
     /// The disk cache key of the original data.

@@ -34,6 +34,8 @@ public struct ImageRequest: Sendable {
     public var thumbnail: Thumbnail?
     /// Decode under these limits instead of the pipeline's.
     public var limits: ImageLimits?
+    /// Set by a pipeline that shares no work: makes this request's jobs its own.
+    var jobSalt: String?
     /// A key the caller chooses for the memory and disk caches instead of the one derived from
     /// the resource (for example a URL without its expiring signature).
     public var imageID: String?

@@ -1,16 +1,26 @@
 // The caches' figures from one run, beside what they are compared with:
 // - ImageCache: median and throughput of hits on one thread;
 // - DataCache: a hit of a 50 KB entry against a plain read of the same file;
-// - DataCache: a sweep of 100,000 entries.
+// - DataCache: a sweep of 100,000 entries;
+// - a 10 MB download cut at 90%: the share of its bytes the resumed request fetches again.
 // Run: swift run -c release NukePipelineBenchmarks
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 import NukeCore
+import NIOCore
 import NukePipeline
+import NukePipelineTestServer
 
 let clock = ContinuousClock()
+
+// `--phase NAME --photos DIR`: one phase of the 1,000-request run, in a process of its own (its
+// peak memory is its own); the parent starts the three and prints them side by side.
+if let index = CommandLine.arguments.firstIndex(of: "--phase"), index + 1 < CommandLine.arguments.count {
+    try await ThousandRequests.runPhase(CommandLine.arguments[index + 1], photos: ThousandRequests.photos())
+    exit(0)
+}
 
 func nanoseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
@@ -87,3 +97,38 @@ print(String(format: "DataCache sweep of 100,000 entries: %.2f s (goal ≤ 1 s),
              sweepTime, left.count, left.bytes, listTime, unlinkTime, sweepTime / unlinkTime))
 try? FileManager.default.removeItem(at: folder)
 try? FileManager.default.removeItem(at: sweepFolder)
+
+// MARK: - A 10 MB download cut at 90%, resumed
+
+/// Fetches a 10 MB body cut at 9,000,000 bytes, then again; returns the share of the body the
+/// second request asked for (its `Range`).
+func refetchedShare(drip: (bytes: Int, interval: TimeAmount)?) async throws -> Double {
+    let server = try await TestHTTPServer()
+    let body = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(count: 10_000_000 - 4)
+    server.serve("/big.jpg", .init(data: body, etag: "\"big\"", cutAfter: 9_000_000, drip: drip))
+    var configuration = ImagePipeline.Configuration(imageCache: nil)
+    configuration.rateLimit = nil
+    let pipeline = ImagePipeline(configuration: configuration)
+    let request = ImageRequest(url: server.url("/big.jpg"))
+    _ = try? await pipeline.data(for: request)
+    let second = try await pipeline.data(for: request)
+    precondition(second == body)
+    let range = server.requests(for: "/big.jpg").last?.range
+    await server.shutdown()
+    let kept = range.flatMap { Int($0.dropFirst(6).dropLast()) } ?? 0
+    return Double(body.count - kept) / Double(body.count)
+}
+
+let paced = try await refetchedShare(drip: (65_536, .milliseconds(2)))
+let flooded = try await refetchedShare(drip: nil)
+print(String(format: "10 MB cut at 90%%, resumed: %.1f%% of the bytes fetched again at 32 MB/s (goal ≤ 11%%); "
+             + "%.1f%% when loopback floods the client (AsyncHTTPClient drops the body it buffered when the connection ends)",
+             paced * 100, flooded * 100))
+
+// MARK: - 1,000 thumbnail requests over 200 URLs
+
+if let photos = ThousandRequests.photos() {
+    try ThousandRequests.compare(photoCount: photos.count)
+} else {
+    print("1,000 requests over 200 URLs: skipped (no photographs: pass --photos DIR, or run NukePipeline/bench.sh, which fetches them)")
+}

@@ -1,6 +1,7 @@
 import Foundation
 import NukeCore
 import NukeProcessing
+import NukePipelineTestServer
 import Testing
 @testable import NukePipeline
 #if canImport(Glibc)

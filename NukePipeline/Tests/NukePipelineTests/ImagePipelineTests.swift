@@ -4,6 +4,7 @@ import NukeJPEG
 import NukePNG
 import NukeProcessing
 import Synchronization
+import NukePipelineTestServer
 import Testing
 @testable import NukePipeline
 

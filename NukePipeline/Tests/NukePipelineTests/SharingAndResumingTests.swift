@@ -2,6 +2,7 @@ import Foundation
 import NukeCore
 import NukeProcessing
 import Synchronization
+import NukePipelineTestServer
 import Testing
 @testable import NukePipeline
 
@@ -32,6 +33,22 @@ import Testing
             let counts = pipeline.workCounts
             #expect(counts.dataLoads == 1 && counts.decodes == 1 && counts.processings == 3)
             #expect(try await tasks[3].response.metrics.isDeduplicated)
+        }
+    }
+
+    /// With deduplication off, every request does its own work.
+    @Test func noSharingWhenDeduplicationIsOff() async throws {
+        try await withServer { server in
+            server.serve("/photo.jpg", .init(data: try Fixtures.jpeg, pauseAfter: 0))
+            let pipeline = makePipeline {
+                $0.isDeduplicationEnabled = false
+                $0.imageCache = nil
+            }
+            let tasks = (0..<3).map { _ in pipeline.imageTask(with: ImageRequest(url: server.url("/photo.jpg"))) }
+            try await eventually("three downloads started") { server.pausedCount("/photo.jpg") == 3 }
+            server.resume("/photo.jpg")
+            for task in tasks { #expect(try await task.image.width == 37) }
+            #expect(pipeline.workCounts.dataLoads == 3 && pipeline.workCounts.decodes == 3)
         }
     }
 

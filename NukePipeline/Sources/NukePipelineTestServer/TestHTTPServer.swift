@@ -4,37 +4,53 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// A real HTTP/1.1 server on 127.0.0.1 for the pipeline's tests: it serves resources with ETag
+/// A real HTTP/1.1 server on 127.0.0.1 for the pipeline's tests and benchmarks: it serves resources with ETag
 /// and Last-Modified, honours `Range` with `If-Range`, counts requests, and injects faults on
 /// demand (a connection cut after N bytes, a slow drip, a status, a wrong content type,
 /// redirect chains).
-final class TestHTTPServer: Sendable {
-    struct Resource: Sendable {
-        var data: Data
-        var etag: String?
-        var lastModified: String?
-        var contentType = "application/octet-stream"
+public final class TestHTTPServer: Sendable {
+    public struct Resource: Sendable {
+        public var data: Data
+        public var etag: String?
+        public var lastModified: String?
+        public var contentType = "application/octet-stream"
         /// Cut the connection after this many body bytes, for the next request only.
-        var cutAfter: Int?
+        public var cutAfter: Int?
         /// Send the body in pieces of this size, this far apart.
-        var drip: (bytes: Int, interval: TimeAmount)?
+        public var drip: (bytes: Int, interval: TimeAmount)?
         /// Answer with this status and no body.
-        var status: Int?
+        public var status: Int?
         /// Send this many body bytes, then wait for ``TestHTTPServer/resume(_:)`` (each request).
-        var pauseAfter: Int?
+        public var pauseAfter: Int?
+
+        /// A resource; the faults are off unless given.
+        public init(data: Data, etag: String? = nil, lastModified: String? = nil, contentType: String = "application/octet-stream",
+                    cutAfter: Int? = nil, drip: (bytes: Int, interval: TimeAmount)? = nil, status: Int? = nil, pauseAfter: Int? = nil) {
+            self.data = data
+            self.etag = etag
+            self.lastModified = lastModified
+            self.contentType = contentType
+            self.cutAfter = cutAfter
+            self.drip = drip
+            self.status = status
+            self.pauseAfter = pauseAfter
+        }
     }
 
-    struct Received: Sendable {
-        var path: String
-        var range: String?
-        var ifRange: String?
+    /// A request as the server saw it.
+    public struct Received: Sendable {
+        public var path: String
+        public var range: String?
+        public var ifRange: String?
     }
 
     private let state = HandlerContext()
     private let channel: any Channel
-    let port: Int
+    /// The port on 127.0.0.1.
+    public let port: Int
 
-    init() async throws {
+    /// Starts a server on an ephemeral port.
+    public init() async throws {
         let box = state
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -47,32 +63,37 @@ final class TestHTTPServer: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
-    func shutdown() async {
+    /// Stops listening.
+    public func shutdown() async {
         try? await channel.close()
     }
 
     /// Lets the paused responses for `path` go on; returns how many there were.
     @discardableResult
-    func resume(_ path: String) -> Int {
+    public func resume(_ path: String) -> Int {
         let waiting = state.paused.withLock { $0.removeValue(forKey: path) ?? [] }
         for resume in waiting { resume() }
         return waiting.count
     }
 
     /// Responses for `path` paused now.
-    func pausedCount(_ path: String) -> Int { state.paused.withLock { $0[path]?.count ?? 0 } }
+    public func pausedCount(_ path: String) -> Int { state.paused.withLock { $0[path]?.count ?? 0 } }
 
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    /// `http://127.0.0.1:PORT/path`.
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    func serve(_ path: String, _ resource: Resource) { state.resources.withLock { $0[path] = resource } }
+    /// Serves `resource` at `path`.
+    public func serve(_ path: String, _ resource: Resource) { state.resources.withLock { $0[path] = resource } }
 
-    func update(_ path: String, _ change: (inout Resource) -> Void) {
+    /// Changes the resource at `path`.
+    public func update(_ path: String, _ change: (inout Resource) -> Void) {
         state.resources.withLock { if var resource = $0[path] { change(&resource); $0[path] = resource } }
     }
 
     /// Requests received for `path` (redirect hops counted on their own paths).
-    func requests(for path: String) -> [Received] { state.log.withLock { $0.filter { $0.path == path } } }
-    var requestCount: Int { state.log.withLock { $0.count } }
+    public func requests(for path: String) -> [Received] { state.log.withLock { $0.filter { $0.path == path } } }
+    /// Every request received.
+    public var requestCount: Int { state.log.withLock { $0.count } }
 
     // MARK: - The handler
 
