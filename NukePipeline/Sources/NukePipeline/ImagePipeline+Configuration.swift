@@ -88,8 +88,9 @@ extension ImagePipeline {
         case notAnImage(contentType: String?)
         /// ``ImageRequest/Options/returnCacheDataDontLoad`` and no cache had it.
         case dataMissingInCache
-        /// The loader failed: its error.
-        case dataLoadingFailed(String)
+        /// The loader failed: its error, as it threw it (`HTTPDataLoader.LoadError`, an
+        /// `HTTPClientError`, a user loader's own), so that a caller can map it.
+        case dataLoadingFailed(any Swift.Error)
         /// The body was empty.
         case emptyResponse
         /// The decoder's verdict.
@@ -103,7 +104,7 @@ extension ImagePipeline {
             case .responseTooLarge(let limit): "the response is over the limit of \(limit) bytes"
             case .notAnImage(let type): "the response is not an image the pipeline can decode (Content-Type \(type ?? "none"))"
             case .dataMissingInCache: "the data is in no cache, and the request allows no loading"
-            case .dataLoadingFailed(let reason): "loading failed: \(reason)"
+            case .dataLoadingFailed(let error): "loading failed: \(error)"
             case .emptyResponse: "the response was empty"
             case .decodingFailed(let error): "decoding failed: \(error)"
             case .processingFailed(let processor, let reason): "processor \(processor) failed: \(reason)"

@@ -64,7 +64,7 @@ extension ImagePipeline {
                 resumableData.store(ResumableData(data: buffer, validator: validator), forKey: resumeKey)
             }
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
-            throw Error.dataLoadingFailed(String(describing: error))
+            throw Error.dataLoadingFailed(error)
         }
         guard !buffer.isEmpty else { throw Error.emptyResponse }
         if !checked { try validate(buffer, contentType: contentType) }
