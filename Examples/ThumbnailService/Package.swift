@@ -24,6 +24,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: "../.."),
+        // Origin fetches: coalesced downloads, the source disk cache, the SSRF-checking loader.
+        .package(path: "../../NukePipeline"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "CommandLineArguments"]),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -55,6 +57,7 @@ let package = Package(
                 .product(name: "NukeICO", package: nukeCodecs),
                 .product(name: "NukeColor", package: nukeCodecs),
                 .product(name: "NukeIsolation", package: nukeCodecs),
+                .product(name: "NukePipeline", package: "NukePipeline"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -5,9 +5,10 @@ import NIOCore
 import NIOHTTP1
 
 /// The pipeline's loader on AsyncHTTPClient: HTTP/1.1 and HTTP/2 (negotiated by TLS ALPN), TLS
-/// with the system's trust roots, redirects followed here (bounded, each target checked by
-/// ``Configuration/checkRedirect`` before it is fetched), connect and read timeouts and a deadline
-/// for the whole load, a cap on connections per host.
+/// with the system's trust roots, redirects followed here (bounded, the first URL and each
+/// redirect's target checked by ``Configuration/checkTarget`` before it is fetched, and connected
+/// to at the address the check pinned), connect and read timeouts and a deadline for the whole
+/// load, a cap on connections per host.
 public final class HTTPDataLoader: DataLoading {
     /// How the loader connects.
     public struct Configuration: Sendable {
@@ -23,9 +24,13 @@ public final class HTTPDataLoader: DataLoading {
         public var maximumConnectionsPerHost = 8
         /// Sent as `User-Agent` unless the request has one.
         public var userAgent = "NukePipeline"
-        /// Called with every redirect's target before it is fetched; throw to refuse it (an SSRF
-        /// policy refuses private addresses here). The default accepts `http` and `https`.
-        public var checkRedirect: @Sendable (URL) async throws -> Void = { _ in }
+        /// Called with the first URL and every redirect's target before it is fetched. Throw to
+        /// refuse it: an SSRF policy refuses hosts and private addresses here. Return an address
+        /// (`203.0.113.7`, `2001:db8::7`) to connect to it rather than resolve the host again, so
+        /// that a resolver answering differently the second time cannot send the connection
+        /// elsewhere; TLS still verifies the certificate for the host's name. `nil` (the default):
+        /// the system resolves the host.
+        public var checkTarget: @Sendable (URL) async throws -> String? = { _ in nil }
 
         /// The defaults.
         public init() {}
@@ -50,18 +55,25 @@ public final class HTTPDataLoader: DataLoading {
     public let configuration: Configuration
     private let client: HTTPClient
     private let ownsClient: Bool
+    /// The client's settings, for the clients of pinned hops.
+    private let clientConfiguration: HTTPClient.Configuration
 
     /// A loader with a client of its own, shut down when the loader goes away.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        clientConfiguration = Self.clientConfiguration(configuration)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        ownsClient = true
+    }
+
+    private static func clientConfiguration(_ configuration: Configuration) -> HTTPClient.Configuration {
         var config = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout)))
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
         config.httpVersion = .automatic
         config.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
-        ownsClient = true
+        return config
     }
 
     /// A loader on the caller's client (its redirect setting should be `.disallow`: the loader
@@ -69,6 +81,7 @@ public final class HTTPDataLoader: DataLoading {
     public init(client: HTTPClient, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.client = client
+        clientConfiguration = Self.clientConfiguration(configuration)
         ownsClient = false
     }
 
@@ -93,26 +106,45 @@ public final class HTTPDataLoader: DataLoading {
                 outgoing.headers.replaceOrAdd(name: "Range", value: "bytes=\(resume.offset)-")
                 outgoing.headers.replaceOrAdd(name: "If-Range", value: resume.validator)
             }
-            let response = try await client.execute(outgoing, deadline: deadline)
-            let code = Int(response.status.code)
-            if [301, 302, 303, 307, 308].contains(code) {
-                let location = response.headers.first(name: "Location") ?? ""
-                guard let next = URL(string: location, relativeTo: url)?.absoluteURL,
-                      let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                    throw LoadError.badRedirect(location)
+            let pinned = try await configuration.checkTarget(url)
+            let next = try await withClient(for: url, pinnedTo: pinned) { client -> URL? in
+                let response = try await client.execute(outgoing, deadline: deadline)
+                let code = Int(response.status.code)
+                if [301, 302, 303, 307, 308].contains(code) {
+                    let location = response.headers.first(name: "Location") ?? ""
+                    guard let next = URL(string: location, relativeTo: url)?.absoluteURL,
+                          let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                        throw LoadError.badRedirect(location)
+                    }
+                    return next
                 }
-                redirects += 1
-                guard redirects <= configuration.maximumRedirects else { throw LoadError.tooManyRedirects(configuration.maximumRedirects) }
-                try await configuration.checkRedirect(next)
-                url = next
-                continue
+                try onResponse(DataLoadResponse(statusCode: code, headers: response.headers.map { ($0.name, $0.value) }, url: url))
+                for try await buffer in response.body {
+                    try onData(Data(buffer.readableBytesView))
+                }
+                return nil
             }
-            try onResponse(DataLoadResponse(statusCode: code, headers: response.headers.map { ($0.name, $0.value) }, url: url))
-            for try await buffer in response.body {
-                try onData(Data(buffer.readableBytesView))
-            }
-            return
+            guard let next else { return }
+            redirects += 1
+            guard redirects <= configuration.maximumRedirects else { throw LoadError.tooManyRedirects(configuration.maximumRedirects) }
+            url = next
         }
+    }
+
+    /// Runs `body` with the loader's client, or, for a hop pinned to an address, with a client of
+    /// its own that connects there (AsyncHTTPClient's `dnsOverride` is a client's setting), shut
+    /// down when the hop ends, however it ends.
+    private func withClient<T>(for url: URL, pinnedTo address: String?, _ body: (HTTPClient) async throws -> T) async throws -> T {
+        guard let address, let host = url.host, host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) != address else {
+            return try await body(client)
+        }
+        var config = clientConfiguration
+        config.dnsOverride = [host: address]
+        let pinned = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+        let result: Result<T, any Error>
+        do { result = .success(try await body(pinned)) } catch { result = .failure(error) }
+        try? await pinned.shutdown()
+        return try result.get()
     }
 }
 

@@ -171,28 +171,36 @@ public final class ImageCache: Sendable {
 
 /// The memory the process may use.
 public enum MemoryLimit {
-    /// The cgroup's limit when the process runs under one (v2 `memory.max`, v1
-    /// `memory.limit_in_bytes`), else the machine's physical memory.
+    /// Its container's limit (cgroup v2 `memory.max`, or v1 `memory.limit_in_bytes`) when it
+    /// runs under one, else the machine's physical memory.
     public static var current: Int64 {
-        let physical = Int64(ProcessInfo.processInfo.physicalMemory)
-        return min(physical, cgroupLimit() ?? physical)
+        let physical = Int64(clamping: ProcessInfo.processInfo.physicalMemory)
+        return cgroupLimit(root: "/sys/fs/cgroup", selfCgroup: try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8))
+            .map { min(Int64($0), physical) } ?? physical
     }
 
-    static func cgroupLimit() -> Int64? {
-        // cgroup v2: /proc/self/cgroup's "0::/path" under /sys/fs/cgroup.
-        if let membership = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8),
-           let line = membership.split(separator: "\n").first(where: { $0.hasPrefix("0::") }) {
-            let path = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces)
-            for folder in [path, "/"] {
-                if let value = try? String(contentsOfFile: "/sys/fs/cgroup\(folder == "/" ? "" : folder)/memory.max", encoding: .utf8),
-                   let limit = Int64(value.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                    return limit
-                }
+    /// The limit the cgroup files under `root` set for the cgroup `/proc/self/cgroup` names, or
+    /// `nil` when there is none ("max", or v1's page-rounded "no limit").
+    static func cgroupLimit(root: String, selfCgroup: String?) -> Int? {
+        var candidates: [String] = []
+        for line in (selfCgroup ?? "").split(separator: "\n") {
+            // v2: `0::/path`; v1: `N:memory:/path`.
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3 else { continue }
+            let path = String(fields[2])
+            if fields[0] == "0", fields[1].isEmpty {
+                candidates += [root + path + "/memory.max", root + "/memory.max"]
+            } else if fields[1].split(separator: ",").contains("memory") {
+                candidates += [root + "/memory" + path + "/memory.limit_in_bytes", root + "/memory/memory.limit_in_bytes"]
             }
         }
-        if let value = try? String(contentsOfFile: "/sys/fs/cgroup/memory/memory.limit_in_bytes", encoding: .utf8),
-           let limit = Int64(value.trimmingCharacters(in: .whitespacesAndNewlines)), limit < (1 << 60) {
-            return limit
+        for file in candidates {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { continue }
+            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if value == "max" { return nil }
+            // cgroup v1 says "no limit" with the largest page-aligned 64-bit value.
+            if let bytes = Int(value), bytes > 0, bytes < (1 << 60) { return bytes }
+            return nil
         }
         return nil
     }

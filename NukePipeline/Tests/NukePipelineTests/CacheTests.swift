@@ -52,6 +52,20 @@ func container(width: Int) -> ImageContainer {
         #expect(peak <= 100_000 && cache.totalCost > 90_000)
     }
 
+    @Test func memoryLimitFromCgroupFiles() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cgroup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("kubepods/pod1"), withIntermediateDirectories: true)
+        try "1073741824\n".write(to: root.appendingPathComponent("kubepods/pod1/memory.max"), atomically: true, encoding: .utf8)
+        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "0::/kubepods/pod1\n") == 1 << 30)
+        try "max\n".write(to: root.appendingPathComponent("kubepods/pod1/memory.max"), atomically: true, encoding: .utf8)
+        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "0::/kubepods/pod1\n") == nil)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("memory/docker/c1"), withIntermediateDirectories: true)
+        try "536870912\n".write(to: root.appendingPathComponent("memory/docker/c1/memory.limit_in_bytes"), atomically: true, encoding: .utf8)
+        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "12:cpu:/docker/c1\n9:memory:/docker/c1\n") == 512 << 20)
+        try "9223372036854771712\n".write(to: root.appendingPathComponent("memory/docker/c1/memory.limit_in_bytes"), atomically: true, encoding: .utf8)
+        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "9:memory:/docker/c1\n") == nil)
+    }
+
     @Test func defaultCostLimitFollowsTheMemoryLimit() {
         #expect(ImageCache.defaultCostLimit() == Int(MemoryLimit.current / 5))
         #expect(MemoryLimit.current <= Int64(ProcessInfo.processInfo.physicalMemory))

@@ -138,7 +138,10 @@ func temporaryFolder() -> URL {
             #expect(server.requests(for: "/loop").count == 6)
             // A policy that refuses a redirect's target stops before it is fetched.
             var loader = HTTPDataLoader.Configuration()
-            loader.checkRedirect = { url in if url.path == "/photo.jpg" { throw RefusedTarget() } }
+            loader.checkTarget = { url in
+                if url.path == "/photo.jpg" { throw RefusedTarget() }
+                return nil
+            }
             let guarded = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
             await #expect { try await guarded.image(for: ImageRequest(url: server.url("/redirect/1/photo.jpg"))) } throws: { error in
                 "\(error)".contains("RefusedTarget")
@@ -148,6 +151,31 @@ func temporaryFolder() -> URL {
     }
 
     struct RefusedTarget: Error {}
+
+    /// The target check sees the first URL and every redirect's, and the connection goes to the
+    /// address it pins: `images.invalid` never resolves (RFC 6761), so only the pin reaches the server.
+    @Test func checksTheFirstURLTooAndConnectsToThePinnedAddress() async throws {
+        try await withServer { server in
+            server.serve("/photo.jpg", .init(data: try Fixtures.jpeg))
+            let checked = Mutex<[String]>([])
+            var loader = HTTPDataLoader.Configuration()
+            loader.checkTarget = { url in
+                checked.withLock { $0.append("\(url.host ?? "")\(url.path)") }
+                guard url.host == "images.invalid" else { throw RefusedTarget() }
+                return "127.0.0.1"
+            }
+            let pipeline = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
+            let url = try #require(URL(string: "http://images.invalid:\(server.port)/redirect/1/photo.jpg"))
+            #expect(try await pipeline.image(for: ImageRequest(url: url)).image.width == 37)
+            #expect(checked.withLock { $0 } == ["images.invalid/redirect/1/photo.jpg", "images.invalid/photo.jpg"])
+            // Refused at the first URL: nothing is sent.
+            await #expect { try await pipeline.data(for: ImageRequest(url: server.url("/photo.jpg"))) } throws: { error in
+                guard case ImagePipeline.Error.dataLoadingFailed(let cause) = error else { return false }
+                return cause is RefusedTarget
+            }
+            #expect(server.requests(for: "/photo.jpg").count == 1)
+        }
+    }
 
     @Test func refusesResponsesOverTheSizeLimit() async throws {
         try await withServer { server in

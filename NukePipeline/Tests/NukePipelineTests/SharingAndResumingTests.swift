@@ -79,6 +79,49 @@ import Testing
         }
     }
 
+    /// `SharedWork`, the same sharing for work that is not an image request: one run for the
+    /// callers of a key, its error reaches each, and it is cancelled when the last caller is.
+    @Test func sharedWorkRunsOncePerKeyAndStopsWithItsLastCaller() async throws {
+        let work = SharedWork<Int>()
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let runs = Counter()
+        let callers = (0..<5).map { _ in
+            Task {
+                try await work.value(for: "k") {
+                    runs.increment()
+                    for await _ in gate { break }
+                    return 42
+                }
+            }
+        }
+        try await eventually("five callers") { work.waitingCount == 5 }
+        open.yield()
+        for caller in callers {
+            let (value, _) = try await caller.value
+            #expect(value == 42)
+        }
+        #expect(runs.value == 1 && work.startedCount == 1)
+        // Failing work fails every caller.
+        struct Broken: Error {}
+        await #expect(throws: Broken.self) { try await work.value(for: "k") { throw Broken() } }
+        // Cancelled callers: the work sees the cancellation only when both have gone.
+        let cancelled = Counter()
+        let waiting = (0..<2).map { _ in
+            Task {
+                try await work.value(for: "slow") {
+                    do { try await Task.sleep(for: .seconds(600)) } catch { cancelled.increment() }
+                    return 0
+                }
+            }
+        }
+        try await eventually("two callers") { work.waitingCount == 2 }
+        waiting[0].cancel()
+        await #expect(throws: CancellationError.self) { try await waiting[0].value }
+        #expect(cancelled.value == 0)
+        waiting[1].cancel()
+        try await eventually("the work was cancelled") { cancelled.value == 1 }
+    }
+
     /// Shared work runs at the highest priority among its subscribers, read when a slot frees.
     @Test func queuesServeTheHighestPriorityFirst() async throws {
         let queue = WorkQueue(width: 1)

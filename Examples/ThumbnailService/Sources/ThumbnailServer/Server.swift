@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NukeCore
 import NukeIsolation
+import NukePipeline
 import ServiceLifecycle
 import UnixSignals
 
@@ -21,6 +22,10 @@ public final class ThumbnailServer: Sendable {
     let readiness: Readiness
     let pool: HelperPool?
     let logger: Logger
+    /// Sources of GET URLs: local files, and origins through NukePipeline.
+    let fetcher: SourceFetcher
+    /// GET thumbnails being made: identical requests (one ETag) share one fetch, decode and encode.
+    let signedWork = SharedWork<SignedThumbnails.Rendered>()
 
     /// - Parameter helpers: start sandboxed decode helpers (this executable in helper mode);
     ///   off in tests, whose process cannot be a helper.
@@ -34,6 +39,19 @@ public final class ThumbnailServer: Sendable {
             spoolDirectory: settings.maxSpooledBytes > 0 ? settings.spoolDirectory : nil, maxSpooledBytes: settings.maxSpooledBytes,
             helpers: settings.helperPoolSize),
             metrics: metrics)
+        var sourceCache: DataCache?
+        if let directory = settings.sourceCacheDirectory {
+            do {
+                sourceCache = try DataCache(path: URL(fileURLWithPath: directory), sizeLimit: settings.sourceCacheBytes)
+            } catch {
+                logger.error("no source cache", metadata: ["directory": .string(directory), "reason": .string("\(error)")])
+            }
+        }
+        fetcher = SourceFetcher(
+            directory: settings.sourceDirectory,
+            policy: OriginPolicy(hosts: settings.origins, allowedNetworks: settings.allowedPrivateNetworks),
+            maxBytes: settings.maxSourceBytes, timeout: .seconds(settings.sourceTimeout), maxRedirects: settings.maxRedirects,
+            budget: thumbnailer.budget, cache: sourceCache, maxConcurrentFetches: settings.maxSourceFetches)
         if helpers {
             // Helpers run below the server's priority, so that slow formats yield the processors
             // to the fast ones; each serves one decode.
@@ -82,11 +100,7 @@ public final class ThumbnailServer: Sendable {
         }
         let signed = SignedThumbnails(
             signer: URLSigner(key: settings.signingKey, salt: settings.signingSalt, allowsUnsigned: settings.allowUnsigned),
-            fetcher: SourceFetcher(
-                directory: settings.sourceDirectory,
-                policy: OriginPolicy(hosts: settings.origins, allowedNetworks: settings.allowedPrivateNetworks),
-                maxBytes: settings.maxSourceBytes, timeout: .seconds(settings.sourceTimeout), maxRedirects: settings.maxRedirects),
-            thumbnailer: thumbnailer, cacheMaxAge: settings.cacheMaxAge)
+            fetcher: fetcher, thumbnailer: thumbnailer, work: signedWork, cacheMaxAge: settings.cacheMaxAge)
         router.get("/:signature/:processing/**") { request, context in
             try await signed.respond(to: request, context: context)
         }

@@ -117,6 +117,16 @@ struct SettingsReading {
         int("maxSourceBytes", &s.maxSourceBytes, 1...(1 << 32))
         int("sourceTimeout", &s.sourceTimeout, 1...600)
         int("maxRedirects", &s.maxRedirects, 0...20)
+        int("maxSourceFetches", &s.maxSourceFetches, 1...1024)
+        if let directory = raw("sourceCacheDirectory"), !directory.isEmpty {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+                problem("sourceCacheDirectory", "\(directory) is not a directory")
+            } else {
+                s.sourceCacheDirectory = directory
+            }
+        }
+        int("sourceCacheBytes", &s.sourceCacheBytes, (1 << 20)...(1 << 42))
         s.signingKey = hex("signingKey")
         s.signingSalt = hex("signingSalt") ?? []
         bool("allowUnsigned", &s.allowUnsigned)

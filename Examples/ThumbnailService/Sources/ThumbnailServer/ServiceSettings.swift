@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import NukeCore
+import NukePipeline
 
 /// Everything the service can be told at start, from command-line flags (`--max-decodes 4`) or
 /// the environment (`THUMBNAIL_MAX_DECODES=4`), flags first; validated as a whole, so that a
@@ -58,6 +59,13 @@ public struct ServiceSettings: Sendable {
     /// Seconds a source may take to arrive, redirects included.
     public var sourceTimeout = 10
     public var maxRedirects = 3
+    /// Origin downloads at once (NukePipeline's loading queue); concurrent requests for one
+    /// source share one download.
+    public var maxSourceFetches = 16
+    /// A disk cache of origin sources (NukePipeline's `DataCache`: a file per source, LRU sweeps,
+    /// shareable by replicas on one host); none: every miss fetches.
+    public var sourceCacheDirectory: String?
+    public var sourceCacheBytes = 1 << 30
 
     // MARK: Signing
     /// The HMAC-SHA256 key (hex, as imgproxy's `IMGPROXY_KEY`).
@@ -102,7 +110,7 @@ public struct ServiceSettings: Sendable {
         "hostname", "port", "maxDecodes", "maxSlowDecodes", "maxWaiting", "maxPerClient",
         "maxConnectionsPerClient", "maxConnections", "maxUploadBytes", "headerTimeout", "minimumUploadRate", "maxBufferedBytes", "spoolDirectory", "maxSpooledBytes", "trustedProxies", "proxyProtocol",
         "helperPoolSize", "helperPrewarm", "sourceDirectory", "origins", "allowedPrivateNetworks",
-        "maxSourceBytes", "sourceTimeout", "maxRedirects", "signingKey", "signingSalt", "allowUnsigned",
+        "maxSourceBytes", "sourceTimeout", "maxRedirects", "maxSourceFetches", "sourceCacheDirectory", "sourceCacheBytes", "signingKey", "signingSalt", "allowUnsigned",
         "defaultFormat", "defaultQuality", "cacheMaxAge", "drainDelay", "notReadyWaiting", "logFormat", "heapKeepMegabytes",
     ]
 
@@ -160,7 +168,7 @@ public struct ServiceSettings: Sendable {
     /// A quarter of the memory this process may use (cgroup v2 `memory.max`, v1
     /// `memory.limit_in_bytes`, else physical memory), at least 64 MiB.
     static var defaultBufferedBytes: Int {
-        max(64 << 20, MemoryLimit.bytes / 4)
+        max(64 << 20, Int(clamping: MemoryLimit.current) / 4)
     }
 
     /// `maxDecodes` → `--max-decodes`.

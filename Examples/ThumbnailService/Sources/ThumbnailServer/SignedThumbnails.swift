@@ -4,21 +4,33 @@ import Hummingbird
 import Logging
 import NIOCore
 import NukeCore
+import NukePipeline
 
 /// `GET /{signature}/{processing}/{source}`: a thumbnail a CDN can cache. The signature covers
 /// the rest of the path (``URLSigner``); the processing segment is a ``ThumbnailRequest``; the
 /// source an ``ImageSource``. The answer varies with `Accept` when the URL names no format, and
 /// carries a strong `ETag` known before the source is read, so that revalidation (`304`) costs
-/// neither a fetch nor a decode.
+/// neither a fetch nor a decode. Identical requests that arrive while one is being answered (one
+/// ETag: one signed path, format and quality) share its fetch, decode and encode; different
+/// thumbnails of one source share its download (``SourceFetcher``).
 struct SignedThumbnails: Sendable {
     let signer: URLSigner
     let fetcher: SourceFetcher
     let thumbnailer: Thumbnailer
+    /// Thumbnails being made, by ETag.
+    let work: SharedWork<Rendered>
     let cacheMaxAge: Int
 
     struct Failure: Error {
         var status: HTTPResponse.Status
         var reason: String
+        var retryAfter: Int?
+    }
+
+    /// A thumbnail, and what its making logged (the source's size, its format, the lane).
+    struct Rendered: Sendable {
+        var output: Data
+        var log: Logger.Metadata
     }
 
     func respond(to request: Request, context: ThumbnailContext) async throws -> Response {
@@ -45,31 +57,44 @@ struct SignedThumbnails: Sendable {
             if CacheValidation.matches(ifNoneMatch: request.headers[.ifNoneMatch], etag: etag) {
                 return finish(.notModified, ByteBuffer(), "not modified")
             }
-            let data: Data
-            let share = ByteBudget.Share(thumbnailer.budget)
-            defer { share.release() }
-            do {
-                data = try await fetcher.fetch(source, share: share, logger: context.logger)
-            } catch {
-                if error.status == .serviceUnavailable { headers[.retryAfter] = "1" }
-                throw Failure(status: error.status, reason: error.reason)
+            // The first request's client is charged the lane's slot; the others wait for its answer.
+            let (client, logger) = (context.clientAddress, context.logger)
+            let (rendered, joined) = try await work.value(for: etag) { [self] in
+                try await render(source, thumbnail, format: format, quality: quality, client: client, logger: logger)
             }
-            log["bytes"] = "\(data.count)"
-            let output: Data
-            do {
-                output = try await thumbnailer.render(data, thumbnail, format: format, quality: quality, client: context.clientAddress, log: &log)
-            } catch let failure as Thumbnailer.Failure {
-                if let seconds = failure.retryAfter { headers[.retryAfter] = "\(seconds)" }
-                throw Failure(status: failure.status, reason: failure.reason)
-            }
+            log.merge(rendered.log) { old, _ in old }
+            if joined { log["shared"] = "true" }
+            let output = rendered.output
             headers[.contentType] = format.mimeType
             return finish(.ok, ByteBuffer(data: output), "ok")
         } catch let failure as Failure {
+            if let seconds = failure.retryAfter { headers[.retryAfter] = "\(seconds)" }
             // Errors are not cached as if they were the thumbnail.
             headers[.eTag] = nil
             headers[.cacheControl] = "no-store"
             headers[.contentType] = "text/plain; charset=utf-8"
             return finish(failure.status, ByteBuffer(string: failure.reason + "\n"), failure.reason)
+        }
+    }
+
+    /// Fetches the source and makes its thumbnail, the source's bytes reserved in the byte budget
+    /// while they are held.
+    private func render(_ source: ImageSource, _ thumbnail: ThumbnailRequest, format: ImageType, quality: Int,
+                        client: String, logger: Logger) async throws -> Rendered {
+        let share = ByteBudget.Share(thumbnailer.budget)
+        defer { share.release() }
+        let data: Data
+        do {
+            data = try await fetcher.fetch(source, share: share, logger: logger)
+        } catch {
+            throw Failure(status: error.status, reason: error.reason, retryAfter: error.status == .serviceUnavailable ? 1 : nil)
+        }
+        var log: Logger.Metadata = ["bytes": "\(data.count)"]
+        do {
+            let output = try await thumbnailer.render(data, thumbnail, format: format, quality: quality, client: client, log: &log)
+            return Rendered(output: output, log: log)
+        } catch let failure as Thumbnailer.Failure {
+            throw Failure(status: failure.status, reason: failure.reason, retryAfter: failure.retryAfter)
         }
     }
 

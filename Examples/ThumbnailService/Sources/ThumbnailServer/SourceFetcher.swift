@@ -2,18 +2,24 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Logging
-import NIOCore
+import NukePipeline
 
 /// Reads a GET URL's source: a file under the source directory (no escaping it by `..` or a
-/// symbolic link), or an HTTP(S) origin on the allow-list, at a public address (checked after
-/// DNS resolution, and the connection made to the checked address), within a size and a time
-/// limit, following redirects itself so that each one is checked the same way.
-struct SourceFetcher: Sendable {
-    var directory: String?
-    var policy: OriginPolicy
-    var maxBytes: Int
-    var timeout: Duration
-    var maxRedirects: Int
+/// symbolic link), or an HTTP(S) origin through NukePipeline.
+///
+/// An origin's source is loaded by the pipeline, so that concurrent requests for one source share
+/// one download, and a source disk cache (when configured) spares the origin. The pipeline's
+/// loader is the SSRF policy: a host on the allow-list, every address it resolves to public (or
+/// in an allowed network), the connection made to the checked address, and each redirect checked
+/// the same way before it is fetched; within a size and a time limit, its bytes reserved in the
+/// byte budget as they arrive.
+final class SourceFetcher: Sendable {
+    let directory: String?
+    let policy: OriginPolicy
+    let maxBytes: Int
+    let timeout: Duration
+    /// The origins' pipeline: its own, never the shared one (its loader is this policy's).
+    let pipeline: ImagePipeline
 
     /// Why a source could not be read; `status` is what the service answers.
     struct Failure: Error, Equatable {
@@ -21,12 +27,46 @@ struct SourceFetcher: Sendable {
         var reason: String
     }
 
-    /// Reads `source`, its bytes reserved in `share` before they are read: a source the byte
+    /// - Parameters:
+    ///   - budget: where a download's bytes are reserved while it runs (``OriginLoader``);
+    ///   - cache: the source disk cache, if any;
+    ///   - maxConcurrentFetches: origin downloads at once (more wait their turn).
+    init(directory: String?, policy: OriginPolicy, maxBytes: Int, timeout: Duration, maxRedirects: Int,
+         budget: ByteBudget, cache: DataCache? = nil, maxConcurrentFetches: Int = 16) {
+        self.directory = directory
+        self.policy = policy
+        self.maxBytes = maxBytes
+        self.timeout = timeout
+        var http = HTTPDataLoader.Configuration()
+        http.connectTimeout = min(.seconds(5), timeout)
+        http.readTimeout = timeout
+        http.totalTimeout = timeout
+        http.maximumRedirects = maxRedirects
+        http.userAgent = "ThumbnailService"
+        http.checkTarget = { [policy] url in try await policy.check(url).address.description }
+        var configuration = ImagePipeline.Configuration(
+            dataLoader: OriginLoader(http: HTTPDataLoader(configuration: http), budget: budget), imageCache: nil, dataCache: cache)
+        configuration.maximumResponseSize = Int64(maxBytes)
+        // The decode sniffs the bytes as an upload's are (64 KiB, an SVG's prolog included) and
+        // answers 415; the pipeline's 4 KiB sniff would refuse a long SVG prolog.
+        configuration.validatesContent = false
+        // Bytes kept for resuming would be memory outside the byte budget.
+        configuration.isResumableDataEnabled = false
+        // The lanes and their admission bound the work; origins are the operator's own.
+        configuration.rateLimit = nil
+        configuration.maximumConcurrentDataLoads = maxConcurrentFetches
+        pipeline = ImagePipeline(configuration: configuration)
+    }
+
+    /// Reads `source`, its bytes reserved in `share` before they are kept: a source the byte
     /// budget cannot hold now is 503 (retry), not memory the service does not have.
     func fetch(_ source: ImageSource, share: ByteBudget.Share, logger: Logger) async throws(Failure) -> Data {
         switch source {
         case .local(let name): return try readLocal(name, share: share)
-        case .remote(let url): return try await fetchRemote(url, share: share, logger: logger)
+        case .remote(let url):
+            let data = try await fetchRemote(url, logger: logger)
+            guard share.grow(to: data.count) else { throw Self.busy }
+            return data
         }
     }
 
@@ -56,34 +96,85 @@ struct SourceFetcher: Sendable {
 
     // MARK: - Remote origins
 
-    private func fetchRemote(_ first: URL, share: ByteBudget.Share, logger: Logger) async throws(Failure) -> Data {
-        let deadline = ContinuousClock.now + timeout
-        var url = first
-        var redirects = 0
-        while true {
-            let (host, address) = try await check(url)
-            switch try await get(url, host: host, address: address, share: share, deadline: deadline) {
-            case .body(let data):
-                return data
-            case .redirect(let location):
-                guard redirects < maxRedirects else { throw Failure(status: .badGateway, reason: "more than \(maxRedirects) redirects") }
-                redirects += 1
-                guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
-                    throw Failure(status: .badGateway, reason: "the origin redirected to an invalid location")
-                }
-                logger.debug("source redirect", metadata: ["to": .string(LogEscaping.escaped(next.absoluteString))])
-                url = next
-            }
+    private func fetchRemote(_ url: URL, logger: Logger) async throws(Failure) -> Data {
+        // The host is checked before the cache too: one taken off the allow-list is not served
+        // from what was cached while it was on it.
+        let host = url.host?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) ?? ""
+        guard policy.allowsHost(host) else { throw Failure(status: .forbidden, reason: "\(host) is not an allowed origin") }
+        let request = ImageRequest(http: HTTPRequestDescription(url: url, headers: [("Accept", "image/*")]))
+        let started = ContinuousClock.now
+        let data: Data
+        do {
+            data = try await pipeline.data(for: request)
+        } catch let error as ImagePipeline.Error {
+            let failure = failure(for: error, elapsed: ContinuousClock.now - started)
+            logger.debug("source failed", metadata: ["source": .string(LogEscaping.escaped(url.absoluteString)),
+                                                     "reason": .string(LogEscaping.escaped(failure.reason))])
+            throw failure
+        } catch {
+            throw Failure(status: .serviceUnavailable, reason: "the fetch was cancelled")
         }
+        // A cache written under a larger limit holds sources over today's.
+        guard data.count <= maxBytes else { throw Self.tooLarge(maxBytes) }
+        return data
     }
 
+    static func tooLarge(_ limit: Int) -> Failure {
+        Failure(status: .contentTooLarge, reason: "the source is larger than the limit of \(limit) bytes")
+    }
+
+    /// The answer for what the pipeline threw: the policy's and the budget's own failures as
+    /// they were, 404 for the origin's, 413 over the size limit, 504 past the time limit, 502
+    /// for the rest of what an origin can do wrong.
+    func failure(for error: ImagePipeline.Error, elapsed: Duration) -> Failure {
+        switch error {
+        case .statusCode(404, _): return Failure(status: .notFound, reason: "the origin answered 404")
+        case .statusCode(let code, _): return Failure(status: .badGateway, reason: "the origin answered \(code)")
+        case .responseTooLarge: return Self.tooLarge(maxBytes)
+        case .emptyResponse: return Failure(status: .badGateway, reason: "the origin sent an empty body")
+        case .dataLoadingFailed(let cause as Failure): return cause
+        case .dataLoadingFailed(let cause as HTTPDataLoader.LoadError): return Failure(status: .badGateway, reason: cause.description)
+        case .dataLoadingFailed(let cause as HTTPClientError)
+            where elapsed >= timeout || [.deadlineExceeded, .readTimeout, .connectTimeout].contains(cause):
+            return Failure(status: .gatewayTimeout, reason: "the source did not arrive within \(timeout)")
+        case .dataLoadingFailed(let cause): return Failure(status: .badGateway, reason: "the origin failed: \(cause)")
+        default: return Failure(status: .badGateway, reason: "\(error)")
+        }
+    }
+}
+
+/// The origins' loader: NukePipeline's HTTP loader, whose target check is the SSRF policy, with
+/// each download's bytes reserved in the byte budget as they arrive (one reservation for a
+/// download however many requests share it); over the budget, the download stops (503).
+struct OriginLoader: DataLoading {
+    let http: HTTPDataLoader
+    let budget: ByteBudget
+
+    func loadData(for request: DataLoadRequest, onResponse: (DataLoadResponse) throws -> Void, onData: (Data) throws -> Void) async throws {
+        let share = ByteBudget.Share(budget)
+        defer { share.release() }
+        var received = 0
+        try await http.loadData(for: request, onResponse: { response in
+            // The size limit first (413), then the budget (503).
+            try onResponse(response)
+            if let declared = response.contentLength, !share.grow(to: Int(clamping: declared)) { throw SourceFetcher.busy }
+        }, onData: { chunk in
+            received += chunk.count
+            guard share.grow(to: received) else { throw SourceFetcher.busy }
+            try onData(chunk)
+        })
+    }
+}
+
+extension OriginPolicy {
     /// The host and the address to connect to, once both are allowed.
-    func check(_ url: URL) async throws(Failure) -> (host: String, address: IPAddress) {
+    func check(_ url: URL) async throws(SourceFetcher.Failure) -> (host: String, address: IPAddress) {
+        typealias Failure = SourceFetcher.Failure
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host?.lowercased(), !host.isEmpty else {
             throw Failure(status: .forbidden, reason: "only http and https sources are fetched")
         }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        guard policy.allowsHost(bare) else { throw Failure(status: .forbidden, reason: "\(bare) is not an allowed origin") }
+        guard allowsHost(bare) else { throw Failure(status: .forbidden, reason: "\(bare) is not an allowed origin") }
         let addresses: [IPAddress]
         do {
             addresses = try await Resolver.addresses(of: bare)
@@ -94,73 +185,10 @@ struct SourceFetcher: Sendable {
         // Every address the name has must be allowed: a resolver answering differently next
         // time could otherwise pick a refused one. The connection goes to the first, checked.
         for address in addresses {
-            if let refusal = policy.refusal(for: address) {
+            if let refusal = refusal(for: address) {
                 throw Failure(status: .forbidden, reason: "\(bare) resolves to a refused address: \(refusal)")
             }
         }
         return (bare, first)
-    }
-
-    private enum Answer {
-        case body(Data)
-        case redirect(String)
-    }
-
-    private func get(_ url: URL, host: String, address: IPAddress, share: ByteBudget.Share, deadline: ContinuousClock.Instant) async throws(Failure) -> Answer {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        // Connect to the address that was checked, not to whatever a second lookup says; TLS
-        // still verifies the certificate for the host name.
-        if IPAddress(host) == nil { configuration.dnsOverride = [host: address.description] }
-        configuration.timeout = .init(connect: .seconds(5), read: .seconds(Int64(timeout.components.seconds)))
-        configuration.decompression = .disabled
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        let result: Result<Answer, Failure>
-        do {
-            result = .success(try await download(url, with: client, share: share, deadline: deadline))
-        } catch let failure as Failure {
-            result = .failure(failure)
-        } catch is HTTPClientError where ContinuousClock.now >= deadline {
-            result = .failure(Failure(status: .gatewayTimeout, reason: "the source did not arrive within \(timeout)"))
-        } catch {
-            result = .failure(Failure(status: .badGateway, reason: "the origin failed: \(error)"))
-        }
-        try? await client.shutdown()
-        return try result.get()
-    }
-
-    private func download(_ url: URL, with client: HTTPClient, share: ByteBudget.Share, deadline: ContinuousClock.Instant) async throws -> Answer {
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.headers.add(name: "Accept", value: "image/*")
-        request.headers.add(name: "User-Agent", value: "ThumbnailService")
-        let remaining = deadline - ContinuousClock.now
-        guard remaining > .zero else { throw Failure(status: .gatewayTimeout, reason: "the source did not arrive within \(timeout)") }
-        let nioDeadline = NIODeadline.now() + .nanoseconds(Int64(remaining.components.seconds) * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
-        let response = try await client.execute(request, deadline: nioDeadline)
-        if [301, 302, 303, 307, 308].contains(response.status.code) {
-            guard let location = response.headers.first(name: "Location") else {
-                throw Failure(status: .badGateway, reason: "the origin redirected without a location")
-            }
-            return .redirect(location)
-        }
-        guard response.status == .ok else {
-            throw Failure(status: response.status.code == 404 ? .notFound : .badGateway, reason: "the origin answered \(response.status.code)")
-        }
-        let declared = response.headers.first(name: "Content-Length").flatMap(Int.init)
-        if let declared, declared > maxBytes {
-            throw Failure(status: .contentTooLarge, reason: "the source declares \(declared) bytes, more than the limit of \(maxBytes)")
-        }
-        if let declared, !share.grow(to: declared) { throw Self.busy }
-        var data = Data()
-        if let declared { data.reserveCapacity(declared) }
-        for try await chunk in response.body {
-            guard data.count + chunk.readableBytes <= maxBytes else {
-                throw Failure(status: .contentTooLarge, reason: "the source is larger than the limit of \(maxBytes) bytes")
-            }
-            guard share.grow(to: data.count + chunk.readableBytes) else { throw Self.busy }
-            data.append(contentsOf: chunk.readableBytesView)
-            if ContinuousClock.now >= deadline { throw Failure(status: .gatewayTimeout, reason: "the source did not arrive within \(timeout)") }
-        }
-        return .body(data)
     }
 }

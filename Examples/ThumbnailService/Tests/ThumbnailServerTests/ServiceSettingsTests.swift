@@ -92,20 +92,6 @@ import Testing
         #expect(addressing.client(peer: "198.51.100.4", forwardedFor: ["203.0.113.9"]) == "198.51.100.4")
     }
 
-    @Test func memoryLimitFromCgroupFiles() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cgroup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("kubepods/pod1"), withIntermediateDirectories: true)
-        try "1073741824\n".write(to: root.appendingPathComponent("kubepods/pod1/memory.max"), atomically: true, encoding: .utf8)
-        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "0::/kubepods/pod1\n") == 1 << 30)
-        try "max\n".write(to: root.appendingPathComponent("kubepods/pod1/memory.max"), atomically: true, encoding: .utf8)
-        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "0::/kubepods/pod1\n") == nil)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("memory/docker/c1"), withIntermediateDirectories: true)
-        try "536870912\n".write(to: root.appendingPathComponent("memory/docker/c1/memory.limit_in_bytes"), atomically: true, encoding: .utf8)
-        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "12:cpu:/docker/c1\n9:memory:/docker/c1\n") == 512 << 20)
-        try "9223372036854771712\n".write(to: root.appendingPathComponent("memory/docker/c1/memory.limit_in_bytes"), atomically: true, encoding: .utf8)
-        #expect(MemoryLimit.cgroupLimit(root: root.path, selfCgroup: "9:memory:/docker/c1\n") == nil)
-    }
-
     /// Reserved bytes come back when a share ends; a burst's end trims the heap once, when the
     /// budgets sharing the trimmer (memory and spool) are all idle.
     @Test func byteBudgetSharesAndTrim() {

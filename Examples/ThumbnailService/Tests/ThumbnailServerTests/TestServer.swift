@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import Synchronization
 @testable import ThumbnailServer
 
 /// The repository's fixtures, found from this file.
@@ -63,14 +64,48 @@ func withServer<T: Sendable>(_ settings: ServiceSettings, logger: Logger = quiet
     }
 }
 
+/// What a test origin was asked, and the gates its `/gated/NAME` answers wait behind.
+final class OriginLog: Sendable {
+    private let state = Mutex<(counts: [String: Int], open: Set<String>, waiting: [String: [CheckedContinuation<Void, Never>]])>(([:], [], [:]))
+
+    func count(_ path: String) -> Int { state.withLock { $0.counts[path, default: 0] } }
+
+    fileprivate func received(_ path: String) { state.withLock { $0.counts[path, default: 0] += 1 } }
+
+    /// Answers for `/gated/name` wait until this.
+    func open(_ name: String) {
+        let waiting = state.withLock { state in
+            state.open.insert(name)
+            return state.waiting.removeValue(forKey: name) ?? []
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    fileprivate func pass(_ name: String) async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLock { state in
+                if state.open.contains(name) { return true }
+                state.waiting[name, default: []].append(continuation)
+                return false
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+}
+
 /// A test origin on `host` (127.0.0.2 by default: loopback, but not the server's address):
-/// `/photo.jpg`, `/slow.jpg` (after `slowDelay`), `/redirect?to=URL` (302), `/big` (more than
-/// any small limit).
-func withOrigin<T: Sendable>(host: String = "127.0.0.2", slowDelay: Duration = .seconds(2),
+/// `/photo.jpg`, `/slow.jpg` (after `slowDelay`), `/gated/NAME` (the photo, once `log` opens
+/// NAME), `/redirect?to=URL` (302), `/big` (more than any small limit); each request counted in `log`.
+func withOrigin<T: Sendable>(host: String = "127.0.0.2", slowDelay: Duration = .seconds(2), log: OriginLog = OriginLog(),
                              _ body: @Sendable (Int) async throws -> T) async throws -> T {
     let jpeg = try Fixtures.jpeg
     let router = Router()
+    router.middlewares.add(CountingMiddleware(log: log))
     router.get("/photo.jpg") { _, _ in Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: ByteBuffer(data: jpeg))) }
+    router.get("/gated/:name") { _, context in
+        await log.pass(context.parameters.get("name") ?? "")
+        return Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: ByteBuffer(data: jpeg)))
+    }
     router.get("/slow.jpg") { _, _ in
         try await Task.sleep(for: slowDelay)
         return Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: ByteBuffer(data: jpeg)))
@@ -91,6 +126,15 @@ func withOrigin<T: Sendable>(host: String = "127.0.0.2", slowDelay: Duration = .
         let result = try await body(port)
         await group.triggerGracefulShutdown()
         return result
+    }
+}
+
+struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
+    let log: OriginLog
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        log.received(request.uri.path)
+        return try await next(request, context)
     }
 }
 
@@ -129,3 +173,11 @@ func canConnect(port: Int) -> Bool {
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
     }
 }
+
+/// Waits until `condition` holds (polling, up to 20 s), or throws.
+func eventually(_ what: String, _ condition: () -> Bool) async throws {
+    for _ in 0..<4000 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
+    guard condition() else { throw ConditionNeverMet(what: what) }
+}
+
+struct ConditionNeverMet: Error { var what: String }

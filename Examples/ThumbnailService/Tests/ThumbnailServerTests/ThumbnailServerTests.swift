@@ -160,6 +160,97 @@ import Testing
         }
     }
 
+    // MARK: - Origin fetches through NukePipeline
+
+    /// The JPEG decodes the service counted (its `/metrics`).
+    static func jpegDecodes(_ base: String) async throws -> Int {
+        let text = String(decoding: try await get(base + "/metrics").body, as: UTF8.self)
+        let line = text.split(separator: "\n").first { $0.hasPrefix(#"thumbnail_decode_seconds_count{format="jpeg"}"#) }
+        return line.flatMap { $0.split(separator: " ").last }.flatMap { Int($0) } ?? 0
+    }
+
+    /// Six identical GETs while the origin holds its answer: one origin request, one decode, six
+    /// equal thumbnails; three other sizes of one source: one origin request, three decodes.
+    @Test func concurrentRequestsShareTheFetchAndTheDecode() async throws {
+        let log = OriginLog()
+        try await withOrigin(log: log) { origin throws in
+            let settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
+            try await withServer(settings) { server, port throws in
+                let base = "http://127.0.0.1:\(port)"
+                let path = signedPath("s:64,f:jpeg", "http://127.0.0.2:\(origin)/gated/one", key: Self.key)
+                let same = (0..<6).map { _ in Task { try await get(base + path) } }
+                try await eventually("six requests waiting") { server.signedWork.waitingCount == 6 && log.count("/gated/one") == 1 }
+                log.open("one")
+                var answers: [(status: Int, headers: [String: String], body: Data)] = []
+                for task in same { answers.append(try await task.value) }
+                #expect(answers.allSatisfy { $0.status == 200 && $0.body == answers[0].body })
+                #expect(log.count("/gated/one") == 1)
+                #expect(server.signedWork.startedCount == 1)
+                #expect(try await Self.jpegDecodes(base) == 1)
+
+                let sizes = [32, 48, 96].map { size in
+                    Task { try await get(base + signedPath("s:\(size),f:jpeg", "http://127.0.0.2:\(origin)/gated/two", key: Self.key)) }
+                }
+                try await eventually("three thumbnails waiting for one download") {
+                    server.signedWork.waitingCount == 3 && log.count("/gated/two") == 1
+                }
+                log.open("two")
+                for task in sizes { #expect(try await task.value.status == 200) }
+                #expect(log.count("/gated/two") == 1)
+                #expect(try await Self.jpegDecodes(base) == 4)
+            }
+        }
+    }
+
+    /// With a source cache, another thumbnail of a source fetched before costs the origin nothing;
+    /// without one, it is fetched again.
+    @Test func theSourceCacheSparesTheOrigin() async throws {
+        let log = OriginLog()
+        try await withOrigin(log: log) { origin throws in
+            let cache = FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-sources-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: cache) }
+            var settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
+            settings.sourceCacheDirectory = cache.path
+            let source = "http://127.0.0.2:\(origin)/photo.jpg"
+            try await withServer(settings) { server, port throws in
+                let base = "http://127.0.0.1:\(port)"
+                #expect(try await get(base + signedPath("s:64", source, key: Self.key)).status == 200)
+                await server.fetcher.pipeline.configuration.dataCache?.flush()
+                #expect(try await get(base + signedPath("s:32", source, key: Self.key)).status == 200)
+                #expect(log.count("/photo.jpg") == 1)
+            }
+            // A host taken off the allow-list is not served from the cache either.
+            settings.origins = ["images.example.com"]
+            try await withServer(settings) { _, port throws in
+                let answer = try await get("http://127.0.0.1:\(port)" + signedPath("s:48", source, key: Self.key))
+                #expect(answer.status == 403)
+            }
+            settings.origins = ["127.0.0.2"]
+            settings.sourceCacheDirectory = nil
+            try await withServer(settings) { _, port throws in
+                #expect(try await get("http://127.0.0.1:\(port)" + signedPath("s:32", source, key: Self.key)).status == 200)
+            }
+            #expect(log.count("/photo.jpg") == 2)
+        }
+    }
+
+    /// A download's bytes are reserved in the byte budget as they arrive: a source larger than
+    /// the budget is 503 with Retry-After (not memory the service does not have), and nothing of
+    /// it stays reserved.
+    @Test func originDownloadsAreReservedInTheByteBudget() async throws {
+        try await withOrigin { origin throws in
+            var settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
+            settings.maxBufferedBytes = 256 << 10
+            try await withServer(settings) { server, port throws in
+                let answer = try await get("http://127.0.0.1:\(port)" + signedPath("s:64", "http://127.0.0.2:\(origin)/big", key: Self.key))
+                #expect(answer.status == 503)
+                #expect(answer.headers["retry-after"] == "1")
+                #expect(server.thumbnailer.budget.reserved == 0)
+                #expect(try await get("http://127.0.0.1:\(port)" + signedPath("s:64", "http://127.0.0.2:\(origin)/photo.jpg", key: Self.key)).status == 200)
+            }
+        }
+    }
+
     // MARK: - Negotiation and caching
 
     @Test func negotiatesByAcceptAndRevalidatesWith304() async throws {
