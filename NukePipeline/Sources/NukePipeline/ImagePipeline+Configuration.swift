@@ -9,8 +9,13 @@ extension ImagePipeline {
         /// Decoded images in memory; `nil` for none. Default: an ``ImageCache`` sized by the
         /// process's memory limit.
         public var imageCache: ImageCache?
-        /// Data on disk; `nil` (the default) for none.
+        /// Data on disk; `nil` (the default) for none. Nuke's aggressive cache: what it keeps is
+        /// served without asking the origin, whatever the response's caching headers said.
         public var dataCache: DataCache?
+        /// Without a ``dataCache``, responses are kept here as HTTP's caching rules allow
+        /// (`Cache-Control`, `Expires`, revalidation with `ETag`/`Last-Modified` and `304`);
+        /// `nil` for none. Default: an ``HTTPCache`` of 32 MiB.
+        public var httpCache: HTTPCache? = HTTPCache()
         /// What goes to ``dataCache``.
         public var dataCachePolicy: DataCachePolicy = .storeOriginalData
         /// The format processed images are stored in when their own cannot be encoded. Default PNG.

@@ -4,19 +4,26 @@ import Synchronization
 
 extension ImagePipeline {
     /// Loads the request's data: from its provider, or over HTTP through the loader, resuming a
-    /// partial download it kept, checking the status, the size and the bytes themselves.
-    func download(_ request: ImageRequest, handle: JobHandle, metrics: inout ImageTask.Metrics) async throws -> Data {
-        let http: HTTPRequestDescription
+    /// partial download it kept or revalidating a stale response the HTTP cache kept, checking the
+    /// status, the size and the bytes themselves.
+    ///
+    /// - Returns: the data, and whether it is `stale`'s, confirmed by a `304`.
+    func download(_ request: ImageRequest, revalidating stale: HTTPCache.Entry? = nil, handle: JobHandle,
+                  metrics: inout ImageTask.Metrics) async throws -> (Data, revalidated: Bool) {
+        var http: HTTPRequestDescription
         switch request.resource {
         case .provider(_, let load):
             let data = try await load()
             try validate(data, contentType: nil)
-            return data
+            return (data, false)
         case .http(let description):
             http = description
         }
+        let requestHeaders = http.headers
         let resumeKey = request.dataKey
-        let partial = configuration.isResumableDataEnabled ? resumableData.take(resumeKey) : nil
+        let httpCache = configuration.dataCache == nil && !request.options.contains(.disableDiskCacheWrites) ? configuration.httpCache : nil
+        if let stale { http.headers += stale.conditionalHeaders }
+        let partial = configuration.isResumableDataEnabled && stale == nil ? resumableData.take(resumeKey) : nil
         let limit = configuration.maximumResponseSize
         var buffer = Data()
         var expected: Int64?
@@ -24,9 +31,12 @@ extension ImagePipeline {
         var contentType: String?
         var resumed = 0
         var checked = !configuration.validatesContent
+        var head: DataLoadResponse?
         do {
             let loadRequest = DataLoadRequest(http: http, resume: partial.map { (Int64($0.data.count), $0.validator) })
             try await configuration.dataLoader.loadData(for: loadRequest, onResponse: { response in
+                head = response
+                if response.statusCode == 304, stale != nil { return }
                 guard response.statusCode == 200 || response.statusCode == 206 else {
                     throw Error.statusCode(response.statusCode, url: response.url ?? http.url)
                 }
@@ -46,6 +56,7 @@ extension ImagePipeline {
                 validator = response.resumeValidator
                 contentType = response.header("Content-Type")
             }, onData: { chunk in
+                if head?.statusCode == 304 { return }
                 guard Int64(buffer.count + chunk.count) <= limit else { throw Error.responseTooLarge(limit: limit) }
                 let offset = buffer.count
                 buffer.append(chunk)
@@ -66,11 +77,18 @@ extension ImagePipeline {
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
             throw Error.dataLoadingFailed(error)
         }
+        if let head, head.statusCode == 304, let stale {
+            httpCache?.refresh(stale, response: head, forKey: resumeKey, requestHeaders: requestHeaders)
+            return (stale.data, true)
+        }
         guard !buffer.isEmpty else { throw Error.emptyResponse }
         if !checked { try validate(buffer, contentType: contentType) }
         metrics.bytesDownloaded = Int64(buffer.count - resumed)
         metrics.bytesResumed = Int64(resumed)
-        return buffer
+        if let head, head.statusCode == 200 {
+            httpCache?.store(buffer, response: head, forKey: resumeKey, requestHeaders: requestHeaders)
+        }
+        return (buffer, false)
     }
 
     /// The bytes decide, not the `Content-Type`: a response no format the program links recognises

@@ -168,7 +168,7 @@ public final class ImagePipeline: Sendable {
         metrics.decoding = started.duration(to: clock.now)
         metrics.isDeduplicated = joined
         if request.processors.isEmpty { storeInMemory(container, for: request) }
-        return Traced(container: container, metrics: metrics, cacheType: loaded.fromDiskCache ? .diskOriginal : nil)
+        return Traced(container: container, metrics: metrics, cacheType: loaded.cacheType)
     }
 
     /// Decodes on a thread of the blocking queue, not the caller's; a decode that stopped for
@@ -207,20 +207,34 @@ public final class ImagePipeline: Sendable {
                 let started = clock.now
                 let hit = dataCache.data(forKey: cacheKey)
                 metrics.dataCacheLookup = started.duration(to: clock.now)
-                if let hit { return LoadedData(data: hit, metrics: metrics, fromDiskCache: true) }
+                if let hit { return LoadedData(data: hit, metrics: metrics, cacheType: .diskOriginal) }
+            }
+            var stale: HTTPCache.Entry?
+            if let httpCache = configuration.dataCache == nil ? configuration.httpCache : nil, case .http(let http) = request.resource,
+               !request.options.contains(.disableDiskCacheReads) {
+                switch httpCache.lookup(request.dataKey, requestHeaders: http.headers) {
+                case .fresh(let data):
+                    return LoadedData(data: data, metrics: metrics, cacheType: .http)
+                case .stale(let entry) where request.options.contains(.returnCacheDataDontLoad):
+                    return LoadedData(data: entry.data, metrics: metrics, cacheType: .http)
+                case .stale(let entry):
+                    stale = entry
+                case .miss:
+                    break
+                }
             }
             if request.options.contains(.returnCacheDataDontLoad) { throw Error.dataMissingInCache }
             let started = clock.now
-            let data = try await loadingQueue.run(priority: { handle.priority }) {
+            let (data, revalidated) = try await loadingQueue.run(priority: { handle.priority }) {
                 try await rateLimiter?.acquire()
-                return try await download(request, handle: handle, metrics: &metrics)
+                return try await download(request, revalidating: stale, handle: handle, metrics: &metrics)
             }
             metrics.dataLoading = started.duration(to: clock.now)
             if let dataCache = configuration.dataCache, configuration.dataCachePolicy.storesOriginalData(processors: request.processors),
                !request.options.contains(.disableDiskCacheWrites) {
                 dataCache.storeData(data, forKey: cacheKey)
             }
-            return LoadedData(data: data, metrics: metrics, fromDiskCache: false)
+            return LoadedData(data: data, metrics: metrics, cacheType: revalidated ? .http : nil)
         }
     }
 
@@ -271,7 +285,8 @@ public final class ImagePipeline: Sendable {
 struct LoadedData: Sendable {
     var data: Data
     var metrics: ImageTask.Metrics
-    var fromDiskCache: Bool
+    /// The cache it came from, if any.
+    var cacheType: ImageResponse.CacheType?
 }
 
 /// An image and how it was made.

@@ -22,6 +22,8 @@ public struct ImageResponse: Sendable {
         case diskProcessed
         /// ``DataCache``: the original data, decoded and processed again.
         case diskOriginal
+        /// ``HTTPCache``: a response still fresh, or one the origin confirmed with `304`.
+        case http
     }
 }
 

@@ -5,7 +5,8 @@ import NIOPosix
 import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1 for the pipeline's tests and benchmarks: it serves resources with ETag
-/// and Last-Modified, honours `Range` with `If-Range`, counts requests, and injects faults on
+/// and Last-Modified (and `Cache-Control` when given), honours `Range` with `If-Range` and
+/// answers `If-None-Match` / `If-Modified-Since` with `304`, counts requests, and injects faults on
 /// demand (a connection cut after N bytes, a slow drip, a status, a wrong content type,
 /// redirect chains).
 public final class TestHTTPServer: Sendable {
@@ -14,6 +15,8 @@ public final class TestHTTPServer: Sendable {
         public var etag: String?
         public var lastModified: String?
         public var contentType = "application/octet-stream"
+        /// Sent as `Cache-Control`.
+        public var cacheControl: String?
         /// Cut the connection after this many body bytes, for the next request only.
         public var cutAfter: Int?
         /// Send the body in pieces of this size, this far apart.
@@ -25,11 +28,12 @@ public final class TestHTTPServer: Sendable {
 
         /// A resource; the faults are off unless given.
         public init(data: Data, etag: String? = nil, lastModified: String? = nil, contentType: String = "application/octet-stream",
-                    cutAfter: Int? = nil, drip: (bytes: Int, interval: TimeAmount)? = nil, status: Int? = nil, pauseAfter: Int? = nil) {
+                    cacheControl: String? = nil, cutAfter: Int? = nil, drip: (bytes: Int, interval: TimeAmount)? = nil, status: Int? = nil, pauseAfter: Int? = nil) {
             self.data = data
             self.etag = etag
             self.lastModified = lastModified
             self.contentType = contentType
+            self.cacheControl = cacheControl
             self.cutAfter = cutAfter
             self.drip = drip
             self.status = status
@@ -42,6 +46,8 @@ public final class TestHTTPServer: Sendable {
         public var path: String
         public var range: String?
         public var ifRange: String?
+        /// `If-None-Match`, else `If-Modified-Since`.
+        public var condition: String?
     }
 
     private let state = HandlerContext()
@@ -127,7 +133,8 @@ public final class TestHTTPServer: Sendable {
 
         private func respond(to head: HTTPRequestHead, _ channel: ChannelHandlerContext) {
             let path = String(head.uri.split(separator: "?").first ?? "")
-            context.log.withLock { $0.append(Received(path: path, range: head.headers.first(name: "Range"), ifRange: head.headers.first(name: "If-Range"))) }
+            context.log.withLock { $0.append(Received(path: path, range: head.headers.first(name: "Range"), ifRange: head.headers.first(name: "If-Range"),
+                                                    condition: head.headers.first(name: "If-None-Match") ?? head.headers.first(name: "If-Modified-Since"))) }
             // /redirect/N/rest → /redirect/(N-1)/rest … → /rest; /loop → /loop.
             let parts = path.split(separator: "/", maxSplits: 2).map(String.init)
             if parts.first == "redirect", parts.count == 3, let hops = Int(parts[1]) {
@@ -147,6 +154,14 @@ public final class TestHTTPServer: Sendable {
             var headers: [(String, String)] = [("Content-Type", resource.contentType), ("Accept-Ranges", "bytes")]
             if let etag = resource.etag { headers.append(("ETag", etag)) }
             if let lastModified = resource.lastModified { headers.append(("Last-Modified", lastModified)) }
+            if let cacheControl = resource.cacheControl { headers.append(("Cache-Control", cacheControl)) }
+            let ifNoneMatch = head.headers.first(name: "If-None-Match"), ifModifiedSince = head.headers.first(name: "If-Modified-Since")
+            if let etag = resource.etag, ifNoneMatch == etag {
+                return send(channel, status: .notModified, headers: headers, body: Data())
+            }
+            if ifNoneMatch == nil, let lastModified = resource.lastModified, ifModifiedSince == lastModified {
+                return send(channel, status: .notModified, headers: headers, body: Data())
+            }
             var status = HTTPResponseStatus.ok
             var body = resource.data
             if let range = head.headers.first(name: "Range"), range.hasPrefix("bytes="),

@@ -198,3 +198,117 @@ func setModified(_ path: String, secondsAgo: Int) {
         }
     }
 }
+
+/// Without a DataCache, responses are kept as HTTP's caching rules allow.
+@Suite struct HTTPCacheTests {
+    /// Requests that skip the memory cache, so that each reaches the data stage.
+    static func request(_ url: URL) -> ImageRequest {
+        ImageRequest(url: url, options: [.disableMemoryCacheReads])
+    }
+
+    @Test func freshResponsesAreServedWithoutARequest() async throws {
+        try await withServer { server in
+            server.serve("/fresh.jpg", .init(data: try Fixtures.jpeg, cacheControl: "public, max-age=600"))
+            let pipeline = makePipeline()
+            #expect(try await pipeline.image(for: Self.request(server.url("/fresh.jpg"))).cacheType == nil)
+            let second = try await pipeline.image(for: Self.request(server.url("/fresh.jpg")))
+            #expect(second.cacheType == .http && second.image.width == 37)
+            #expect(server.requests(for: "/fresh.jpg").count == 1)
+            // Reloading ignores it.
+            _ = try await pipeline.image(for: ImageRequest(url: server.url("/fresh.jpg"), options: .reloadIgnoringCachedData))
+            #expect(server.requests(for: "/fresh.jpg").count == 2)
+        }
+    }
+
+    /// `no-cache` with an ETag: kept, but asked about each time; the 304 costs no body.
+    @Test func staleResponsesAreRevalidatedWith304() async throws {
+        try await withServer { server in
+            let jpeg = try Fixtures.jpeg
+            server.serve("/etag.jpg", .init(data: jpeg, etag: "\"v1\"", cacheControl: "no-cache"))
+            let pipeline = makePipeline()
+            _ = try await pipeline.image(for: Self.request(server.url("/etag.jpg")))
+            let second = try await pipeline.image(for: Self.request(server.url("/etag.jpg")))
+            #expect(second.cacheType == .http && second.metrics.bytesDownloaded == 0 && second.image.width == 37)
+            #expect(server.requests(for: "/etag.jpg").map(\.condition) == [nil, "\"v1\""])
+            // The resource changed: the origin sends it whole, and that is what is kept next.
+            let png = try Fixtures.png
+            server.serve("/etag.jpg", .init(data: png, etag: "\"v2\"", cacheControl: "no-cache"))
+            let third = try await pipeline.image(for: Self.request(server.url("/etag.jpg")))
+            #expect(third.cacheType == nil && third.container.type == .png)
+            _ = try await pipeline.image(for: Self.request(server.url("/etag.jpg")))
+            #expect(server.requests(for: "/etag.jpg").map(\.condition) == [nil, "\"v1\"", "\"v1\"", "\"v2\""])
+            // Last-Modified alone revalidates with If-Modified-Since.
+            let date = "Tue, 03 Nov 2026 10:00:00 GMT"
+            server.serve("/dated.jpg", .init(data: jpeg, lastModified: date, cacheControl: "max-age=0"))
+            _ = try await pipeline.image(for: Self.request(server.url("/dated.jpg")))
+            #expect(try await pipeline.image(for: Self.request(server.url("/dated.jpg"))).cacheType == .http)
+            #expect(server.requests(for: "/dated.jpg").map(\.condition) == [nil, date])
+        }
+    }
+
+    @Test func noStoreAndUnvalidatableResponsesAreNotKept() async throws {
+        try await withServer { server in
+            let jpeg = try Fixtures.jpeg
+            server.serve("/private.jpg", .init(data: jpeg, etag: "\"a\"", cacheControl: "no-store"))
+            server.serve("/plain.jpg", .init(data: jpeg))
+            let pipeline = makePipeline()
+            for path in ["/private.jpg", "/plain.jpg"] {
+                for _ in 0..<2 { #expect(try await pipeline.image(for: Self.request(server.url(path))).cacheType == nil) }
+                #expect(server.requests(for: path).map(\.condition) == [nil, nil])
+            }
+            #expect(pipeline.configuration.httpCache?.totalSize.count == 0)
+        }
+    }
+
+    /// With a DataCache, its rules are Nuke's: what it has is served, headers or not.
+    @Test func aDataCacheTakesItsPlace() async throws {
+        try await withServer { server in
+            server.serve("/photo.jpg", .init(data: try Fixtures.jpeg, etag: "\"x\"", cacheControl: "no-cache"))
+            let folder = temporaryFolder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let pipeline = makePipeline(dataCache: try DataCache(path: folder))
+            _ = try await pipeline.image(for: Self.request(server.url("/photo.jpg")))
+            await pipeline.configuration.dataCache?.flush()
+            #expect(try await pipeline.image(for: Self.request(server.url("/photo.jpg"))).cacheType == .diskOriginal)
+            #expect(server.requests(for: "/photo.jpg").count == 1 && pipeline.configuration.httpCache?.totalSize.count == 0)
+        }
+    }
+
+    @Test func freshnessFollowsTheRules() throws {
+        let now = try #require(HTTPDate.parse("Sat, 28 Nov 2026 12:00:00 GMT"))
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        func lifetime(_ headers: [(name: String, value: String)]) -> (fresh: Bool, kept: Bool, staleLater: Bool) {
+            let cache = HTTPCache()
+            cache.store(Data([1]), response: DataLoadResponse(statusCode: 200, headers: headers), forKey: "k", requestHeaders: [], now: now)
+            let isFresh: (Date) -> Bool = { date in if case .fresh = cache.lookup("k", requestHeaders: [], now: date) { true } else { false } }
+            return (isFresh(now), cache.totalSize.count == 1, !isFresh(now.addingTimeInterval(3600)))
+        }
+        #expect(lifetime([("Cache-Control", "max-age=60")]) == (true, true, true))
+        // Age counts against max-age.
+        #expect(lifetime([("Cache-Control", "max-age=60"), ("Age", "100")]) == (false, false, true))
+        #expect(lifetime([("Cache-Control", "max-age=60"), ("Age", "100"), ("ETag", "\"e\"")]) == (false, true, true))
+        #expect(lifetime([("Date", "Sat, 28 Nov 2026 12:00:00 GMT"), ("Expires", "Sat, 28 Nov 2026 12:30:00 GMT")]) == (true, true, true))
+        #expect(lifetime([("Expires", "0"), ("ETag", "\"e\"")]) == (false, true, true))
+        // A tenth of the time since Last-Modified: ten days ago gives a day.
+        let modified = [("Date", "Sat, 28 Nov 2026 12:00:00 GMT"), ("Last-Modified", "Wed, 18 Nov 2026 12:00:00 GMT")]
+        #expect(lifetime(modified) == (true, true, false))
+        #expect(lifetime([("Vary", "*"), ("Cache-Control", "max-age=60")]) == (false, false, true))
+        // Vary: kept for the request header values it was made for.
+        let cache = HTTPCache()
+        cache.store(Data([1]), response: DataLoadResponse(statusCode: 200, headers: [("Cache-Control", "max-age=60"), ("Vary", "Accept")]),
+                    forKey: "k", requestHeaders: [("Accept", "image/webp")], now: now)
+        if case .fresh = cache.lookup("k", requestHeaders: [("accept", "image/webp")], now: now) {} else { Issue.record("the same Accept misses") }
+        if case .miss = cache.lookup("k", requestHeaders: [("Accept", "image/avif")], now: now) {} else { Issue.record("another Accept hits") }
+    }
+
+    @Test func keepsWithinItsByteLimitLeastRecentlyUsedFirst() {
+        let cache = HTTPCache(byteLimit: 250)
+        let response = DataLoadResponse(statusCode: 200, headers: [("Cache-Control", "max-age=60")])
+        for key in ["a", "b"] { cache.store(Data(count: 100), response: response, forKey: key, requestHeaders: []) }
+        _ = cache.lookup("a", requestHeaders: [])
+        cache.store(Data(count: 100), response: response, forKey: "c", requestHeaders: [])
+        #expect(cache.totalSize == (200, 2))
+        if case .miss = cache.lookup("b", requestHeaders: []) {} else { Issue.record("b, the least recently used, is kept") }
+        if case .fresh = cache.lookup("a", requestHeaders: []) {} else { Issue.record("a was dropped") }
+    }
+}

@@ -15,6 +15,8 @@ enum Fixtures {
     static func data(_ path: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(path)) }
     /// 37 × 23 baseline JPEG.
     static var jpeg: Data { get throws { try data("Fixtures/jpeg/baseline-420.jpg") } }
+    /// 160 × 120 PNG.
+    static var png: Data { get throws { try data("Fixtures/png/adam7-rgb-8-160x120.png") } }
     /// A progressive JPEG, 20 KB.
     static var progressive: Data { get throws { try data("Examples/progressive.jpg") } }
     /// `count` bytes that sniff as JPEG (a JPEG's first bytes, then a pattern): for tests of loading, not decoding.

@@ -50,8 +50,10 @@ final class SourceFetcher: Sendable {
         // The decode sniffs the bytes as an upload's are (64 KiB, an SVG's prolog included) and
         // answers 415; the pipeline's 4 KiB sniff would refuse a long SVG prolog.
         configuration.validatesContent = false
-        // Bytes kept for resuming would be memory outside the byte budget.
+        // Bytes kept for resuming, or responses kept by HTTP's rules, would be memory outside
+        // the byte budget: the source cache is on disk.
         configuration.isResumableDataEnabled = false
+        configuration.httpCache = nil
         // The lanes and their admission bound the work; origins are the operator's own.
         configuration.rateLimit = nil
         configuration.maximumConcurrentDataLoads = maxConcurrentFetches
