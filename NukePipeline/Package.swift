@@ -60,7 +60,7 @@ let package = Package(
             dependencies: [
                 "NukeFetch", "NukePipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ] + ["NukeCore", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeTIFF", "NukeJXL", "NukeBMP", "NukeICO"]
+            ] + ["NukeCore", "NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeTIFF", "NukeJXL", "NukeBMP", "NukeICO"]
                 .map { .product(name: $0, package: nukeCodecs) },
             path: "Sources/nuke-fetch",
             swiftSettings: swiftSettings
@@ -93,6 +93,7 @@ let package = Package(
                 .product(name: "NukeProcessing", package: nukeCodecs),
                 .product(name: "NukeJPEG", package: nukeCodecs),
                 .product(name: "NukePNG", package: nukeCodecs),
+                .product(name: "NukeIsolation", package: nukeCodecs),
             ],
             path: "Tests/NukePipelineTests",
             swiftSettings: swiftSettings

@@ -8,6 +8,7 @@ import NukeFetch
 import NukeGIF
 import NukeHEIF
 import NukeICO
+import NukeIsolation
 import NukeJPEG
 import NukeJXL
 import NukePipeline
@@ -15,7 +16,15 @@ import NukePNG
 import NukeTIFF
 import NukeWebP
 
-@main
+// Started as a sandboxed decode helper by its own pool (--isolate): that, and nothing else.
+IsolatedDecoding.runHelperIfRequested()
+do {
+    let command = try FetchCommand.parse()
+    try await command.fetch()
+} catch {
+    FetchCommand.exit(withError: error)
+}
+
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nuke fetch",
@@ -53,7 +62,19 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Tries after a failure to load (a cut download resumes).")
     var retries: Int = 1
 
-    func run() async throws {
+    @Flag(help: "Decode every format in a sandboxed helper process (default: only HEIC, HEIF and AVIF).")
+    var isolate = false
+
+    @Flag(name: .customLong("in-process"), help: "Decode every format in this process, HEIC, HEIF and AVIF included.")
+    var inProcess = false
+
+    func validate() throws {
+        if isolate && inProcess { throw ValidationError("--isolate and --in-process exclude each other") }
+    }
+
+    func run() async throws { try await fetch() }
+
+    func fetch() async throws {
         var list = urls
         if let listFile {
             list += try String(contentsOfFile: listFile, encoding: .utf8).split(whereSeparator: \.isNewline)
@@ -72,6 +93,12 @@ struct FetchCommand: AsyncParsableCommand {
             format = type
         }
         var configuration = ImagePipeline.Configuration()
+        // Strangers' bytes: the formats whose libraries crash on hostile files are decoded in
+        // sandboxed helpers (this program in helper mode), as `nuke convert` does.
+        if !inProcess {
+            let pool = HelperPool(configuration: IsolationConfiguration(spareHelpers: 1, startsHelpersFromZygote: true))
+            IsolatedDecoding.install(on: configuration.registry, policy: isolate ? .isolated : .knownCrashers, pool: pool)
+        }
         if let cache {
             configuration.dataCache = try DataCache(path: URL(fileURLWithPath: cache), sizeLimit: cacheSize * 1_000_000)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import NukeCore
+import NukeIsolation
 import NukeJPEG
 import NukePipelineTestServer
 import Testing
@@ -41,5 +42,31 @@ import NukePipeline
         let urls = ["https://a.example/x/photo.jpg", "https://b.example/y/photo.png", "https://a.example/x/photo.jpg",
                     "https://c.example/../%2e%2e/", "https://d.example/we%20ird$name.webp"].map { URL(string: $0)! }
         #expect(FetchRun.fileNames(for: urls, format: nil) == ["photo", "photo-2", "photo", "image", "we_ird_name"])
+    }
+}
+
+/// Decodes in NukeIsolation's sandboxed helpers when the pipeline's registry is configured so;
+/// the helper is the package's own `nuke-fetch`, started in helper mode.
+@Suite struct IsolatedDecodeTests {
+    /// The `nuke-fetch` built beside this test bundle.
+    static var nukeFetch: String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("nuke-fetch").path
+    }
+
+    @Test func decodesInHelpersWhenConfigured() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.nukeFetch), "swift test builds nuke-fetch beside the tests")
+        try await withServer { server in
+            server.serve("/photo.jpg", .init(data: try Fixtures.jpeg))
+            let pool = HelperPool(configuration: IsolationConfiguration(helper: .executable(path: Self.nukeFetch), maximumHelpers: 1,
+                                                                        spareHelpers: 0, startsHelpersFromZygote: false))
+            let registry = ImageDecoderRegistry(codecs: ImageCodecs.linked)
+            IsolatedDecoding.install(on: registry, policy: .formats([.jpeg]), pool: pool)
+            let pipeline = makePipeline { $0.registry = registry }
+            let response = try await pipeline.image(for: ImageRequest(url: server.url("/photo.jpg")))
+            // The same pixels as a decode in process, from a helper the pool started.
+            let local = try ImageDecoderRegistry(codecs: ImageCodecs.linked).decode(try Fixtures.jpeg)
+            #expect(response.image.width == 37 && response.image.frames[0].bitmap.bytes == local.image.frames[0].bitmap.bytes)
+            #expect(pool.status.started == 1)
+        }
     }
 }
