@@ -85,15 +85,23 @@ let left = sweeper.totalSize
 let listStart = clock.now
 await sweeper.sweep()
 let listTime = nanoseconds(listStart.duration(to: clock.now)) / 1e9
-// What the kernel takes to unlink as many files by hand, for comparison.
-let plainFolder = sweepFolder.appendingPathComponent("plain").path
+// What the kernel takes to unlink as many files by hand, on one thread, for comparison: 100,000
+// files of 100 bytes in a folder of their own, 65,000 of them unlinked by name in the folder.
+let plainFolder = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-pipeline-unlink-\(UUID().uuidString)").path
 mkdir(plainFolder, 0o755)
-for index in 0..<65_000 { _ = FileManager.default.createFile(atPath: plainFolder + "/\(index)", contents: entry) }
+let plainDirectory = open(plainFolder, O_RDONLY | O_DIRECTORY)
+for index in 0..<100_000 {
+    let fd = openat(plainDirectory, "\(index)", O_WRONLY | O_CREAT | O_EXCL, 0o644)
+    _ = entry.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+}
 let unlinkStart = clock.now
-for index in 0..<65_000 { _ = unlink(plainFolder + "/\(index)") }
+for index in 0..<65_000 { _ = unlinkat(plainDirectory, "\(index)", 0) }
 let unlinkTime = nanoseconds(unlinkStart.duration(to: clock.now)) / 1e9
+close(plainDirectory)
+try? FileManager.default.removeItem(atPath: plainFolder)
 print(String(format: "DataCache sweep of 100,000 entries: %.2f s (goal ≤ 1 s), %d entries left (%d bytes ≤ 0.7 × 5,000,000); "
-             + "listing 35,000 alone %.2f s; 65,000 plain unlink() calls %.2f s (sweep / unlink ratio %.2f)",
+             + "listing 35,000 alone %.2f s; 65,000 unlinkat() calls by hand on one thread %.2f s (sweep ÷ those %.2f)",
              sweepTime, left.count, left.bytes, listTime, unlinkTime, sweepTime / unlinkTime))
 try? FileManager.default.removeItem(at: folder)
 try? FileManager.default.removeItem(at: sweepFolder)
