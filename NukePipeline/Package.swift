@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "NukePipelineBenchmarks",
             dependencies: ["NukePipeline", "NukePipelineTestServer", .product(name: "NukeCore", package: nukeCodecs),
-                           .product(name: "NukeJPEG", package: nukeCodecs),
+                           .product(name: "NukeJPEG", package: nukeCodecs), .product(name: "NukeProcessing", package: nukeCodecs),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")],
             path: "Sources/NukePipelineBenchmarks",
             swiftSettings: swiftSettings

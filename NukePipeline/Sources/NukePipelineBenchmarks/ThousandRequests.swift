@@ -138,7 +138,7 @@ enum ThousandRequests {
         let hand = results["hand"]!, unshared = results["unshared"]!, shared = results["pipeline"]!
         print(String(format: "1,000 requests over 200 URLs (%d photographs, %d px, 16 at a time): CPU unshared pipeline ÷ by hand %.2f (goal ≤ 1.1); "
                      + "with sharing and the memory cache: origin requests %.0f (goal 200), decodes %.0f, CPU ÷ by hand %.2f; "
-                     + "peak RSS MB: by hand %.0f, unshared %.0f, pipeline %.0f (default ImageCache: a fifth of the memory limit)",
+                     + "peak RSS MB: by hand %.0f, unshared %.0f, pipeline %.0f (its default ImageCache: a fifth of the memory limit, the cgroup's in a container; Nuke's: a fifth of physical memory, a tenth at ≤ 512 MB)",
                      photoCount, side, unshared["cpu"]! / hand["cpu"]!, shared["origin"]!, shared["decodes"]!, shared["cpu"]! / hand["cpu"]!,
                      hand["rss"]!, unshared["rss"]!, shared["rss"]!))
     }

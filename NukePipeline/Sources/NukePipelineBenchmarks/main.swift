@@ -48,6 +48,8 @@ let perSecond = Double(lookups) / (nanoseconds(started.duration(to: clock.now)) 
 print(String(format: "ImageCache hit: median %.0f ns, %.2f M lookups/s on one thread (goals: ≤ 2,000 ns, ≥ 1 M/s)", median(batches), perSecond / 1e6))
 precondition(found == lookups)
 
+print(CacheChurn.run())
+
 // MARK: - DataCache hits against plain reads
 
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nuke-pipeline-bench-\(UUID().uuidString)")
@@ -136,6 +138,7 @@ print(String(format: "10 MB cut at 90%%, resumed: %.1f%% of the bytes fetched ag
 // MARK: - 1,000 thumbnail requests over 200 URLs
 
 if let photos = ThousandRequests.photos() {
+    print(try await SharedVariants.run(photo: try Data(contentsOf: photos[0])))
     try ThousandRequests.compare(photoCount: photos.count)
 } else {
     print("1,000 requests over 200 URLs: skipped (no photographs: pass --photos DIR, or run NukePipeline/bench.sh, which fetches them)")
