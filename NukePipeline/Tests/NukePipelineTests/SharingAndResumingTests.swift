@@ -165,17 +165,18 @@ final class PriorityBox: Sendable {
     /// and `If-Range`, and re-fetches only the missing 10%.
     @Test func resumesWithRangeAndIfRange() async throws {
         try await withServer { server in
-            let body = Fixtures.jpegLike(1_000_000)
-            server.serve("/big", .init(data: body, etag: "\"abc\"", cutAfter: 900_000))
+            let body = Fixtures.jpegLike(10_000_000)
+            server.serve("/big", .init(data: body, etag: "\"abc\"", cutAfter: 9_000_000))
             let pipeline = makePipeline()
             let request = ImageRequest(url: server.url("/big"))
             await #expect(throws: ImagePipeline.Error.self) { try await pipeline.data(for: request) }
             let loaded = try await pipeline.data(for: request)
             #expect(loaded == body)
             let second = try #require(server.requests(for: "/big").last)
-            // The bytes kept are those that reached the pipeline before the cut (at most 900,000).
-            let kept = try #require(second.range.flatMap { Int($0.dropFirst(6).dropLast()) })
-            #expect(second.range?.hasPrefix("bytes=") == true && kept > 0 && kept <= 900_000)
+            // Every byte sent before the cut is kept, loopback flooding the client or not (the
+            // loader takes AsyncHTTPClient's body parts as they are read; its async body sequence
+            // dropped those it held when the connection ended).
+            #expect(second.range == "bytes=9000000-")
             #expect(second.ifRange == "\"abc\"")
         }
     }
