@@ -141,7 +141,7 @@ let package = Package(
             name: "nuke",
             dependencies: [
                 "NukeCore", "NukePixels", "NukeProcessing", "NukeSession", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeSVG", "NukeNetpbm",
-                "NukeTIFF", "NukeColor", "NukeIsolation", "NukeConformance", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL",
+                "NukeTIFF", "NukeColor", "NukeIsolation", "NukeBMP", "NukeICO", "NukeXBM", "NukeJXL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/nuke", swiftSettings: swiftSettings

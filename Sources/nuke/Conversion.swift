@@ -1,5 +1,4 @@
 import Foundation
-import NukeConformance
 import NukeCore
 import NukeNetpbm
 import NukePixels
