@@ -29,6 +29,8 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
@@ -42,6 +44,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/NukePipeline",
@@ -65,13 +68,16 @@ let package = Package(
             path: "Sources/nuke-fetch",
             swiftSettings: swiftSettings
         ),
-        // A real HTTP/1.1 server on loopback with faults on demand, for the tests and the benchmarks.
+        // A real HTTP server on loopback (HTTP/1.1, or HTTP/2 over TLS) with faults on demand,
+        // for the tests and the benchmarks.
         .target(
             name: "NukePipelineTestServer",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             path: "Sources/NukePipelineTestServer",
             swiftSettings: swiftSettings
@@ -94,6 +100,7 @@ let package = Package(
                 .product(name: "NukeJPEG", package: nukeCodecs),
                 .product(name: "NukePNG", package: nukeCodecs),
                 .product(name: "NukeIsolation", package: nukeCodecs),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Tests/NukePipelineTests",
             swiftSettings: swiftSettings

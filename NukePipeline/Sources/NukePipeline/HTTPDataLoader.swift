@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import Synchronization
 
 /// The pipeline's loader on AsyncHTTPClient: HTTP/1.1 and HTTP/2 (negotiated by TLS ALPN), TLS
@@ -23,6 +24,9 @@ public final class HTTPDataLoader: DataLoading {
         public var maximumRedirects = 5
         /// HTTP/1.1 connections kept per host.
         public var maximumConnectionsPerHost = 8
+        /// TLS settings (trust roots, a client certificate, versions); `nil`: the system's trust
+        /// roots and AsyncHTTPClient's defaults.
+        public var tlsConfiguration: TLSConfiguration?
         /// Sent as `User-Agent` unless the request has one.
         public var userAgent = "NukePipeline"
         /// Called with the first URL and every redirect's target before it is fetched. Throw to
@@ -74,6 +78,7 @@ public final class HTTPDataLoader: DataLoading {
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
         config.httpVersion = .automatic
         config.decompression = .disabled
+        config.tlsConfiguration = configuration.tlsConfiguration
         return config
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1 for the pipeline's tests and benchmarks: it serves resources with ETag
@@ -48,25 +50,66 @@ public final class TestHTTPServer: Sendable {
         public var ifRange: String?
         /// `If-None-Match`, else `If-Modified-Since`.
         public var condition: String?
+        /// The HTTP version's major number: 1, or 2.
+        public var version: Int
+    }
+
+    /// A certificate and its key, for a server that speaks TLS (and HTTP/2 when the client
+    /// offers it by ALPN).
+    public struct TLS: Sendable {
+        public var certificateChain: [NIOSSLCertificate]
+        public var privateKey: NIOSSLPrivateKey
+
+        public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+        }
     }
 
     private let state = HandlerContext()
     private let channel: any Channel
     /// The port on 127.0.0.1.
     public let port: Int
+    /// `http`, or `https` for a server with TLS.
+    public let scheme: String
 
-    /// Starts a server on an ephemeral port.
-    public init() async throws {
+    /// Starts a server on an ephemeral port: HTTP/1.1, or with `tls`, HTTPS speaking HTTP/2 to
+    /// clients that offer `h2` and HTTP/1.1 to the others.
+    public init(tls: TLS? = nil) async throws {
         let box = state
+        let sslContext: NIOSSLContext? = try tls.map { tls in
+            var configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: tls.certificateChain.map { .certificate($0) }, privateKey: .privateKey(tls.privateKey))
+            configuration.applicationProtocols = ["h2", "http/1.1"]
+            return try NIOSSLContext(configuration: configuration)
+        }
+        @Sendable func http1(_ channel: any Channel) -> EventLoopFuture<Void> {
+            channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(Handler(context: box)) }
+        }
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap {
-                    channel.pipeline.addHandler(Handler(context: box))
+                guard let sslContext else { return http1(channel) }
+                // Child channels are initialised on their event loop: handlers are added in place.
+                do {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
                 }
+                return channel.configureHTTP2SecureUpgrade(h2ChannelConfigurator: { channel in
+                    channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
+                        do {
+                            try stream.pipeline.syncOperations.addHandlers([HTTP2FramePayloadToHTTP1ServerCodec(), Handler(context: box)])
+                            return stream.eventLoop.makeSucceededVoidFuture()
+                        } catch {
+                            return stream.eventLoop.makeFailedFuture(error)
+                        }
+                    }).map { _ in }
+                }, http1ChannelConfigurator: http1)
             }
             .bind(host: "127.0.0.1", port: 0).get()
         port = channel.localAddress?.port ?? 0
+        scheme = tls == nil ? "http" : "https"
     }
 
     /// Stops listening.
@@ -85,8 +128,9 @@ public final class TestHTTPServer: Sendable {
     /// Responses for `path` paused now.
     public func pausedCount(_ path: String) -> Int { state.paused.withLock { $0[path]?.count ?? 0 } }
 
-    /// `http://127.0.0.1:PORT/path`.
-    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    /// `http://127.0.0.1:PORT/path`; `https://localhost:PORT/path` with TLS (the name the test
+    /// certificate is for).
+    public func url(_ path: String) -> URL { URL(string: "\(scheme)://\(scheme == "https" ? "localhost" : "127.0.0.1"):\(port)\(path)")! }
 
     /// Serves `resource` at `path`.
     public func serve(_ path: String, _ resource: Resource) { state.resources.withLock { $0[path] = resource } }
@@ -134,7 +178,8 @@ public final class TestHTTPServer: Sendable {
         private func respond(to head: HTTPRequestHead, _ channel: ChannelHandlerContext) {
             let path = String(head.uri.split(separator: "?").first ?? "")
             context.log.withLock { $0.append(Received(path: path, range: head.headers.first(name: "Range"), ifRange: head.headers.first(name: "If-Range"),
-                                                    condition: head.headers.first(name: "If-None-Match") ?? head.headers.first(name: "If-Modified-Since"))) }
+                                                    condition: head.headers.first(name: "If-None-Match") ?? head.headers.first(name: "If-Modified-Since"),
+                                                    version: head.version.major)) }
             // /redirect/N/rest → /redirect/(N-1)/rest … → /rest; /loop → /loop.
             let parts = path.split(separator: "/", maxSplits: 2).map(String.init)
             if parts.first == "redirect", parts.count == 3, let hops = Int(parts[1]) {

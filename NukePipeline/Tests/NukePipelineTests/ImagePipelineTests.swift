@@ -4,6 +4,7 @@ import NukeJPEG
 import NukePNG
 import NukeProcessing
 import Synchronization
+import NIOSSL
 import NukePipelineTestServer
 import Testing
 @testable import NukePipeline
@@ -150,6 +151,40 @@ func temporaryFolder() -> URL {
             }
             #expect(server.requests(for: "/photo.jpg").count == 1)
         }
+    }
+
+    /// HTTPS with HTTP/2 negotiated by ALPN, against a server whose certificate the loader was
+    /// told to trust (`tlsConfiguration`); the system's trust roots refuse it.
+    @Test func speaksHTTP2OverTLS() async throws {
+        let folder = Fixtures.root.appendingPathComponent("NukePipeline/Fixtures/tls")
+        let certificate = try #require(try NIOSSLCertificate.fromPEMFile(folder.appendingPathComponent("localhost.pem").path).first)
+        let key = try NIOSSLPrivateKey(file: folder.appendingPathComponent("localhost-key.pem").path, format: .pem)
+        let server = try await TestHTTPServer(tls: .init(certificateChain: [certificate], privateKey: key))
+        do {
+            server.serve("/photo.jpg", .init(data: try Fixtures.jpeg, etag: "\"p\""))
+            var loader = HTTPDataLoader.Configuration()
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates([certificate])
+            loader.tlsConfiguration = tls
+            let pipeline = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
+            #expect(server.url("/photo.jpg").absoluteString.hasPrefix("https://localhost:"))
+            #expect(try await pipeline.image(for: ImageRequest(url: server.url("/photo.jpg"))).image.width == 37)
+            #expect(server.requests(for: "/photo.jpg").map(\.version) == [2])
+            // The system's trust roots do not know the certificate: the load fails, nothing is
+            // served. (AsyncHTTPClient retries a failed handshake until the connect timeout.)
+            var strict = HTTPDataLoader.Configuration()
+            strict.connectTimeout = .seconds(1)
+            let untrusting = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: strict) }
+            await #expect { try await untrusting.data(for: ImageRequest(url: server.url("/photo.jpg"))) } throws: { error in
+                guard case ImagePipeline.Error.dataLoadingFailed = error else { return false }
+                return true
+            }
+            #expect(server.requests(for: "/photo.jpg").count == 1)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
     }
 
     struct RefusedTarget: Error {}
