@@ -84,6 +84,7 @@ let package = Package(
         .testTarget(
             name: "ThumbnailServerTests",
             dependencies: ["ThumbnailServer", .product(name: "NukeCore", package: nukeCodecs), .product(name: "NukeProcessing", package: nukeCodecs),
+                           .product(name: "NukePipeline", package: "NukePipeline"),
                            .product(name: "NIOHTTP1", package: "swift-nio")] + httpStack,
             path: "Tests/ThumbnailServerTests",
             swiftSettings: swiftSettings

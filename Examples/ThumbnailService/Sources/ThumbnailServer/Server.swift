@@ -25,7 +25,7 @@ public final class ThumbnailServer: Sendable {
     /// Sources of GET URLs: local files, and origins through NukePipeline.
     let fetcher: SourceFetcher
     /// GET thumbnails being made: identical requests (one ETag) share one fetch, decode and encode.
-    let signedWork = SharedWork<SignedThumbnails.Rendered>()
+    let signedWork = SharedWork<SignedThumbnails.Outcome>()
 
     /// - Parameter helpers: start sandboxed decode helpers (this executable in helper mode);
     ///   off in tests, whose process cannot be a helper.

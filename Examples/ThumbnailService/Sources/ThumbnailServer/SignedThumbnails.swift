@@ -18,10 +18,10 @@ struct SignedThumbnails: Sendable {
     let fetcher: SourceFetcher
     let thumbnailer: Thumbnailer
     /// Thumbnails being made, by ETag.
-    let work: SharedWork<Rendered>
+    let work: SharedWork<Outcome>
     let cacheMaxAge: Int
 
-    struct Failure: Error {
+    struct Failure: Error, Equatable {
         var status: HTTPResponse.Status
         var reason: String
         var retryAfter: Int?
@@ -32,6 +32,9 @@ struct SignedThumbnails: Sendable {
         var output: Data
         var log: Logger.Metadata
     }
+
+    /// What making a thumbnail gave: the thumbnail, or the answer why not.
+    typealias Outcome = Result<Rendered, Failure>
 
     func respond(to request: Request, context: ThumbnailContext) async throws -> Response {
         let started = ContinuousClock.now
@@ -59,8 +62,12 @@ struct SignedThumbnails: Sendable {
             }
             // The first request's client is charged the lane's slot; the others wait for its answer.
             let (client, logger) = (context.clientAddress, context.logger)
-            let (rendered, joined) = try await work.value(for: etag) { [self] in
-                try await render(source, thumbnail, format: format, quality: quality, client: client, logger: logger)
+            let (rendered, joined) = try await Self.shared(work, key: etag) { [self] in
+                do {
+                    return .success(try await render(source, thumbnail, format: format, quality: quality, client: client, logger: logger))
+                } catch let failure as Failure {
+                    return .failure(failure)
+                }
             }
             log.merge(rendered.log) { old, _ in old }
             if joined { log["shared"] = "true" }
@@ -75,6 +82,18 @@ struct SignedThumbnails: Sendable {
             headers[.contentType] = "text/plain; charset=utf-8"
             return finish(failure.status, ByteBuffer(string: failure.reason + "\n"), failure.reason)
         }
+    }
+
+    /// The answer `make` gives for `key`, shared with the requests for `key` that arrive while it
+    /// is being made, except a refusal meant for the client whose request made it (429: that
+    /// client's share of a lane is used up): a request that joined tries once more, as itself.
+    static func shared(_ work: SharedWork<Outcome>, key: String,
+                       make: @escaping @Sendable () async throws -> Outcome) async throws -> (Rendered, joined: Bool) {
+        var (outcome, joined) = try await work.value(for: key, work: make)
+        if joined, case .failure(let failure) = outcome, failure.status == .tooManyRequests {
+            (outcome, joined) = try await work.value(for: key, work: make)
+        }
+        return (try outcome.get(), joined)
     }
 
     /// Fetches the source and makes its thumbnail, the source's bytes reserved in the byte budget

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NukeCore
+import NukePipeline
 import Testing
 @testable import ThumbnailServer
 
@@ -200,6 +201,45 @@ import Testing
                 #expect(try await Self.jpegDecodes(base) == 4)
             }
         }
+    }
+
+    /// A 429 meant for the client whose request made a shared thumbnail is not another client's
+    /// answer: a request that joined tries once more, as itself; other failures are shared.
+    @Test func aClientsOwnRefusalIsNotSharedWithTheOthers() async throws {
+        let work = SharedWork<SignedThumbnails.Outcome>()
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let refused = SignedThumbnails.Failure(status: .tooManyRequests, reason: "too many requests from this client at once", retryAfter: 1)
+        let first = Task {
+            try await SignedThumbnails.shared(work, key: "etag") {
+                for await _ in gate { break }
+                return .failure(refused)
+            }
+        }
+        try await eventually("the first request's work runs") { work.waitingCount == 1 }
+        let second = Task {
+            try await SignedThumbnails.shared(work, key: "etag") { .success(.init(output: Data([1, 2, 3]), log: [:])) }
+        }
+        try await eventually("the second request joined it") { work.waitingCount == 2 }
+        open.yield()
+        await #expect(throws: refused) { try await first.value }
+        let (answer, joined) = try await second.value
+        #expect(answer.output == Data([1, 2, 3]) && !joined && work.startedCount == 2)
+        // Another failure (the origin's 404) is every joiner's answer, with no second try.
+        let notFound = SignedThumbnails.Failure(status: .notFound, reason: "the origin answered 404")
+        let (gate2, open2) = AsyncStream<Void>.makeStream()
+        let third = Task {
+            try await SignedThumbnails.shared(work, key: "other") {
+                for await _ in gate2 { break }
+                return .failure(notFound)
+            }
+        }
+        try await eventually("the third request's work runs") { work.waitingCount == 1 }
+        let fourth = Task { try await SignedThumbnails.shared(work, key: "other") { .success(.init(output: Data(), log: [:])) } }
+        try await eventually("the fourth request joined it") { work.waitingCount == 2 }
+        open2.yield()
+        await #expect(throws: notFound) { try await third.value }
+        await #expect(throws: notFound) { try await fourth.value }
+        #expect(work.startedCount == 3)
     }
 
     /// With a source cache, another thumbnail of a source fetched before costs the origin nothing;
