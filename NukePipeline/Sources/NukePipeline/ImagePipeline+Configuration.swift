@@ -16,6 +16,8 @@ extension ImagePipeline {
         /// (`Cache-Control`, `Expires`, revalidation with `ETag`/`Last-Modified` and `304`);
         /// `nil` for none. Default: an ``HTTPCache`` of 32 MiB.
         public var httpCache: HTTPCache? = HTTPCache()
+        /// The HTTP cache in use: ``httpCache`` when there is no ``dataCache``.
+        var httpCacheInUse: HTTPCache? { dataCache == nil ? httpCache : nil }
         /// What goes to ``dataCache``.
         public var dataCachePolicy: DataCachePolicy = .storeOriginalData
         /// The format processed images are stored in when their own cannot be encoded. Default PNG.

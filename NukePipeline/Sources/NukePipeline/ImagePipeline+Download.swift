@@ -21,7 +21,7 @@ extension ImagePipeline {
         }
         let requestHeaders = http.headers
         let resumeKey = request.dataKey
-        let httpCache = configuration.dataCache == nil && !request.options.contains(.disableDiskCacheWrites) ? configuration.httpCache : nil
+        let httpCache = request.options.contains(.disableDiskCacheWrites) ? nil : configuration.httpCacheInUse
         if let stale { http.headers += stale.conditionalHeaders }
         let partial = configuration.isResumableDataEnabled && stale == nil ? resumableData.take(resumeKey) : nil
         let limit = configuration.maximumResponseSize

@@ -210,7 +210,7 @@ public final class ImagePipeline: Sendable {
                 if let hit { return LoadedData(data: hit, metrics: metrics, cacheType: .diskOriginal) }
             }
             var stale: HTTPCache.Entry?
-            if let httpCache = configuration.dataCache == nil ? configuration.httpCache : nil, case .http(let http) = request.resource,
+            if let httpCache = configuration.httpCacheInUse, case .http(let http) = request.resource,
                !request.options.contains(.disableDiskCacheReads) {
                 switch httpCache.lookup(request.dataKey, requestHeaders: http.headers) {
                 case .fresh(let data):
