@@ -1,6 +1,5 @@
 import Foundation
 import NukeCore
-import NukeNetpbm
 import NukePixels
 import NukeProcessing
 
@@ -58,8 +57,7 @@ struct Conversion: Sendable {
     /// - Throws: ``ImageCodecError`` from the decoder or the encoder.
     func convert(_ data: Data) throws -> (data: Data, image: Image) {
         let decoded = try decode(head: data, reading: nil)
-        if let animation = decoded.animation, case .encoded(let type) = format,
-           let encoder = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options) as? any AnimatedImageEncoding {
+        if let animation = decoded.animation, let encoder = try format.encoder(options: options) as? any AnimatedImageEncoding {
             return (try encoder.encode(animation), decoded.image)
         }
         return (try format.encode(decoded.image, options: options), decoded.image)
@@ -78,10 +76,8 @@ struct Conversion: Sendable {
     ///
     /// With `file`, the codec reads the whole file from there itself (`head` is its first bytes).
     func decode(head data: Data, reading read: (() throws -> Data?)?, file: ImageFileSource? = nil) throws -> Decoded {
-        if case .encoded(let type) = format {
-            // Fail before decoding when the output format has no encoder.
-            _ = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options)
-        }
+        // Fail before decoding when the output format has no encoder.
+        _ = try format.encoder(options: options)
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.prefersHighBitDepth = keepsHighBitDepth
         context.allocator = allocator
@@ -120,8 +116,7 @@ struct Conversion: Sendable {
             return try processed(container, context: context, box: box)
         }
         var image = container.image
-        if let animation = container.animation, case .encoded(let type) = format,
-           ImageEncoderRegistry.shared.encoder(for: type, options: options) is any AnimatedImageEncoding {
+        if let animation = container.animation, format.animatedEncoder(options: options) != nil {
             // The output format holds animations: decode every frame (within the limits).
             image = try animation.image(limits: context.limits)
             // The frames come from the animation, not the output stage: its steps, here.
@@ -150,8 +145,8 @@ struct Conversion: Sendable {
     /// and a naive CMYK → RGB formula is far from what the file's profile says), or anything
     /// bound for GIF (which carries no ICC profile). `nil`: the colour as stored, its profile kept.
     static func colorTheOutputNeeds(_ header: ImageHeader?, format: OutputFormat) -> ImageColorTarget? {
-        guard case .encoded(let output) = format, ImageColorManagement.current != nil else { return nil }
-        if output == .gif { return .sRGB }
+        guard !format.holdsDecodedPixels, ImageColorManagement.current != nil else { return nil }
+        if format.type == .gif { return .sRGB }
         guard let header, header.componentCount == 4, header.hasAlpha == false else { return nil }
         return .sRGB
     }
@@ -185,7 +180,7 @@ struct Conversion: Sendable {
                 let still = try (frameSteps + fit + processors).reduce(animation.frame(at: frame).canvas.oriented(orientation)) { try $1.process($0) }
                 return Decoded(image: Image(bitmap: still))
             }
-            if case .encoded(let type) = format, ImageEncoderRegistry.shared.encoder(for: type, options: options) is any AnimatedImageEncoding {
+            if format.animatedEncoder(options: options) != nil {
                 guard animation.frameCount <= context.limits.maxFrameCount else {
                     throw ImageCodecError(.limitExceeded, stage: .decoding, format: container.type,
                                           message: "the animation has \(animation.frameCount) frames, more than the limit of \(context.limits.maxFrameCount)")
@@ -204,22 +199,24 @@ struct Conversion: Sendable {
         return Decoded(image: image)
     }
 
-    /// Decodes a file read in pieces straight into a PAM file: a decoder that produces rows in
-    /// order (JPEG) hands them to the file as it goes, so the image is never held whole; others
-    /// are decoded, then written from storage. Returns the image's size.
-    func decodePAM(head: Data, reading read: () throws -> Data?, to stream: FileOutputStream) throws -> ImageSize? {
+    /// Decodes a file read in pieces straight into a file of a format whose encoder takes rows
+    /// (PAM): a decoder that produces rows in order (JPEG) hands them to the file as it goes, so
+    /// the image is never held whole; others are decoded, then written from storage. Returns the
+    /// image's size.
+    func decodeRows(head: Data, reading read: () throws -> Data?, encoder: any ImageRowEncoding, to stream: FileOutputStream) throws -> ImageSize? {
         var context = ImageDecoderRegistry.shared.makeContext(for: head)
         context.prefersHighBitDepth = keepsHighBitDepth
         context.allocator = allocator
-        let writer = Netpbm.PAMRowWriter(stream: stream)
+        let file = FailureRecordingStream(stream)
+        let sink = SizeRecordingSink(encoder.rowSink(writingTo: file))
         do {
-            _ = try ImageDecoderRegistry.shared.decode(context, reading: read, rowsTo: writer)
+            _ = try ImageDecoderRegistry.shared.decode(context, reading: read, rowsTo: sink)
         } catch {
             // A failed write is the file's error, not the decoder's.
-            if let streamError = writer.streamError { throw streamError }
+            if let streamError = file.failure { throw streamError }
             throw error
         }
-        return writer.size
+        return sink.size
     }
 
     /// Whether every linked codec of the format `head` starts like decodes only complete files
@@ -245,13 +242,14 @@ struct Conversion: Sendable {
         do {
             // Read in pieces and handed to the decoder as they come: the input is never held whole.
             let decoded: Decoded
-            if case .pam = format, maxSize == nil, processors.isEmpty, frame == nil, !isUntrusted, !appliesOrientation, colorTarget == nil {
-                // PAM at full size: rows go from the decoder to the file as they are produced.
+            if let encoder = try format.encoder(options: options) as? any ImageRowEncoding,
+               maxSize == nil, processors.isEmpty, frame == nil, !isUntrusted, !appliesOrientation, colorTarget == nil {
+                // Pixels as decoded, at full size: rows go from the decoder to the file as they are produced.
                 let reader = try ImageFiles.Reader(path: input)
                 let head = try reader.head()
                 var size: ImageSize?
                 result.bytesOut = try ImageFiles.write(to: output) { stream in
-                    size = try decodePAM(head: head, reading: { try reader.next() }, to: stream)
+                    size = try decodeRows(head: head, reading: { try reader.next() }, encoder: encoder, to: stream)
                 }
                 result.bytesIn = reader.bytesRead
                 result.size = size
@@ -282,8 +280,7 @@ struct Conversion: Sendable {
             let image = decoded.image
             // Streamed into a temporary file renamed at the end: the whole file never exists in memory.
             result.bytesOut = try ImageFiles.write(to: output) { stream in
-                if let animation = decoded.animation, case .encoded(let type) = format,
-                   let encoder = try ImageEncoderRegistry.shared.requiredEncoder(for: type, options: options) as? any AnimatedImageEncoding {
+                if let animation = decoded.animation, let encoder = format.animatedEncoder(options: options) {
                     // Frames drawn, processed, encoded and written one at a time.
                     try encoder.encode(animation, to: &stream)
                 } else {
@@ -299,5 +296,44 @@ struct Conversion: Sendable {
             result.error = FileError(path: input, reason: String(describing: error))
         }
         return result
+    }
+}
+
+/// The file a row sink writes, recording the stream's own error: the sink reports a failed
+/// write as the decode's `.internalFailure`, the tool reports the file's error.
+private final class FailureRecordingStream: ImageOutputStream {
+    private let stream: FileOutputStream
+    private(set) var failure: (any Error)?
+
+    init(_ stream: FileOutputStream) {
+        self.stream = stream
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        do {
+            try stream.write(bytes)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+}
+
+/// A row sink that records the image's size on its way to another.
+private final class SizeRecordingSink: ImageRowSink {
+    private let sink: any ImageRowSink
+    private(set) var size: ImageSize?
+
+    init(_ sink: any ImageRowSink) {
+        self.sink = sink
+    }
+
+    func begin(width: Int, height: Int, pixelFormat: PixelFormat, alphaMode: AlphaMode) throws(ImageCodecError) {
+        size = ImageSize(width: width, height: height)
+        try sink.begin(width: width, height: height, pixelFormat: pixelFormat, alphaMode: alphaMode)
+    }
+
+    func write(rows: UnsafeRawBufferPointer, count: Int, bytesPerRow: Int) throws(ImageCodecError) {
+        try sink.write(rows: rows, count: count, bytesPerRow: bytesPerRow)
     }
 }

@@ -151,7 +151,7 @@ struct ConvertCommand: AsyncParsableCommand {
         switch orientation {
         case .apply: true
         case .keep: false
-        case nil: if case .encoded = format { true } else { false }
+        case nil: !format.holdsDecodedPixels
         }
     }
 

@@ -51,7 +51,6 @@ struct FormatsCommand: ParsableCommand {
                 print(cells.joined(separator: "  "))
             }
         }
-        print("Also written by `nuke convert`: PAM (.pam, pixels as decoded) and PPM/PGM (.ppm).")
         for option in ImageCodec.linkedDecodingOptions {
             print("Decode option `--option \(option.name)=VALUE`: \(option.summary).")
         }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import NukeCore
-import NukeJPEG
 
 /// `nuke info`: what a file is, from its header and a full decode.
 struct InfoCommand: ParsableCommand {
@@ -149,9 +148,9 @@ struct InfoCommand: ParsableCommand {
         report.byteCount = data.count
         report.type = ImageType(data)
         report.header = ImageHeader(data)
-        if report.type == .jpeg { report.scans = JPEGPlugin.scanCount(in: data) }
         do {
             report.container = try ImageDecoderRegistry.shared.decode(data)
+            report.scans = report.container?.userInfo[.scanNumberKey] as? Int
             if report.type == nil { report.type = report.container?.type }
         } catch {
             report.error = error

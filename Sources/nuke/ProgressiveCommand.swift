@@ -47,7 +47,7 @@ struct ProgressiveCommand: AsyncParsableCommand {
         if chunks != nil && chunkSize != nil { throw ValidationError("give either --chunks or --chunk-size, not both") }
         if let chunks, chunks < 1 { throw ValidationError("--chunks must be at least 1") }
         if let chunkSize, chunkSize < 1 { throw ValidationError("--chunk-size must be at least 1") }
-        guard let written = OutputFormat(name: format), written == .pam || written == .encoded(.png) || written == .pnm else {
+        guard let written = OutputFormat(name: format), written.type == .png || written.holdsDecodedPixels else {
             throw ValidationError("--format must be png, pam or ppm")
         }
         guard interval >= 0, delay >= 0 else { throw ValidationError("--interval and --delay cannot be negative") }

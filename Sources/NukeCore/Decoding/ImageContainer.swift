@@ -42,7 +42,8 @@ public struct ImageContainer: Sendable {
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public init(stringLiteral value: String) { self.rawValue = value }
 
-        /// The number of progressive JPEG scans (or PNG passes) a preview shows (`Int`).
+        /// The number of progressive JPEG scans (or PNG passes) a preview shows; on the final
+        /// image, how many the decoder read (`Int`).
         public static let scanNumberKey: UserInfoKey = "com.github/kean/nuke/scan-number"
         /// How many complete rows a preview of a non-interlaced image holds (`Int`).
         public static let rowCountKey: UserInfoKey = "nukecodecs/row-count"

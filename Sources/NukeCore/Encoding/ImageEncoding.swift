@@ -81,6 +81,10 @@ public struct ImageEncodingOptions: Sendable, Hashable {
     /// The colour transparent pixels are composited onto when the output format has no alpha
     /// (JPEG). Default white, as Pillow's and vips' flatten.
     public var background: RGBColor = .white
+    /// The extension of the file being written (`"ppm"`), for a format whose variants share one
+    /// type and are told apart by it (NukeNetpbm writes PAM for `pam`, PPM or PGM for `ppm`,
+    /// `pgm` and `pnm`). Default `nil`: the format's own.
+    public var filenameExtension: String?
 
     /// Creates options: by default quality 0.8, baseline, lossy, the codec's default compression
     /// level, 8 bits per channel, and all metadata kept.
@@ -141,4 +145,14 @@ public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "#" + [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
+}
+
+/// An encoder that writes its file as a decode hands over the rows (``ImageRowSink``), so that a
+/// decode into a file never holds the image whole (`nuke convert X.jpg out.pam` with NukeNetpbm:
+/// ``ImageDecoderRegistry/decode(_:reading:rowsTo:)`` into this sink).
+public protocol ImageRowEncoding: ImageEncoding {
+    /// A sink that writes the header at ``ImageRowSink/begin(width:height:pixelFormat:alphaMode:)``
+    /// and each batch of rows as it comes into `stream`. A failure of the stream ends the decode
+    /// with `.internalFailure` naming the stream's error.
+    func rowSink<Stream: ImageOutputStream & AnyObject>(writingTo stream: Stream) -> any ImageRowSink
 }

@@ -66,42 +66,4 @@ enum JPEGHeaderParser {
     static func isStartOfFrame(_ marker: Int) -> Bool {
         (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
     }
-
-    /// Counts the start-of-scan (`SOS`) markers of a JPEG file: 1 for a baseline image, the
-    /// number of scans for a progressive one.
-    ///
-    /// Walks segments by their lengths and the entropy-coded data between them (where `FF 00`
-    /// is a stuffed byte and `FF D0`–`FF D7` are restart markers), stopping at `EOI` or the end
-    /// of the data.
-    /// - Returns: The count, or `nil` when `data` is not a JPEG file.
-    static func scanCount(in data: Data) -> Int? {
-        guard ImageType(data) == .jpeg else { return nil }
-        return data.withUnsafeBytes { raw -> Int in
-            let b = raw.bindMemory(to: UInt8.self)
-            var scans = 0
-            var i = 2
-            while i + 1 < b.count {
-                guard b[i] == 0xFF else { return scans }
-                var m = i + 1
-                while m < b.count, b[m] == 0xFF { m += 1 }
-                guard m < b.count else { return scans }
-                let marker = b[m]
-                i = m + 1
-                if marker == 0xD9 { return scans }
-                if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }
-                guard i + 1 < b.count else { return scans }
-                let length = Int(b[i]) << 8 | Int(b[i + 1])
-                guard length >= 2 else { return scans }
-                i += length
-                guard marker == 0xDA else { continue }
-                scans += 1
-                // Entropy-coded data: runs until a marker other than a stuffed zero or a restart.
-                while i + 1 < b.count {
-                    if b[i] == 0xFF, b[i + 1] != 0x00, b[i + 1] != 0xFF, !(0xD0...0xD7).contains(b[i + 1]) { break }
-                    i += 1
-                }
-            }
-            return scans
-        }
-    }
 }

@@ -25,12 +25,6 @@ public enum JPEGPlugin: ImageDecoderPlugin {
     public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
         JPEGHeaderParser.parse(data)
     }
-
-    /// The number of scans in a complete file: 1 for a baseline JPEG, the number of progressive
-    /// scans otherwise; `nil` when `data` is not a JPEG (`nuke info` prints it).
-    public static func scanCount(in data: Data) -> Int? {
-        JPEGHeaderParser.scanCount(in: data)
-    }
 }
 
 extension ImageDecoders {
