@@ -32,3 +32,23 @@ extension ImageSize {
         return ImageSize(width: side(source.width, target.width, sx), height: side(source.height, target.height, sy))
     }
 }
+
+extension ImageSize {
+    /// The size a scalable image (a vector drawing, ``ImageHeader/isScalable``) of
+    /// `width × height` pixels is drawn at for `target`: its intrinsic size rounded up without a
+    /// target, else the size that fits or fills the target with the same aspect ratio — larger
+    /// than the intrinsic size too, as nothing is lost drawing larger. The side that sets the
+    /// scale gets the target's exactly; each side is at least 1 and at most `Int32.max`.
+    public static func rendered(width: Double, height: Double, for target: ImageSize?, contentMode: ImageDecodingContext.ContentMode) -> ImageSize {
+        func pixels(_ length: Double) -> Int { Int(min(max(length, 1), Double(Int32.max))) }
+        guard let target, target.width > 0, target.height > 0, width > 0, height > 0 else {
+            return ImageSize(width: pixels(width.rounded(.up)), height: pixels(height.rounded(.up)))
+        }
+        let sx = Double(target.width) / width, sy = Double(target.height) / height
+        let scale = contentMode == .aspectFit ? min(sx, sy) : max(sx, sy)
+        func side(_ length: Double, _ targetLength: Int, _ sideScale: Double) -> Int {
+            sideScale == scale ? targetLength : pixels((length * scale).rounded())
+        }
+        return ImageSize(width: side(width, target.width, sx), height: side(height, target.height, sy))
+    }
+}

@@ -38,6 +38,11 @@ public struct ImageHeader: Sendable, Hashable, CustomStringConvertible {
     public var isAnimated: Bool
     /// The EXIF orientation, when an EXIF block comes before the frame header (JPEG).
     public var orientation: ImageOrientation?
+    /// `true` for a vector image (SVG): ``width`` × ``height`` is its intrinsic size, and a decode
+    /// to size renders it at the size that fits or fills the target, larger than the intrinsic
+    /// size too (``ImageSize/rendered(width:height:for:contentMode:)``). The limits then hold the
+    /// render size, not the intrinsic one.
+    public var isScalable = false
 
     /// Creates a header; a format's header hook fills what it read and leaves the rest at its default.
     public init(

@@ -6,7 +6,8 @@ import Foundation
 
 extension ImageLimits {
     /// Checks what a header declares — dimensions, pixel count, frames, and (for a decode at full
-    /// size) the decoded bytes at the file's own channel count — against the limits.
+    /// size) the decoded bytes at the file's own channel count — against the limits. For a
+    /// scalable image (``ImageHeader/isScalable``) they are those of the render size.
     ///
     /// The registry calls it with the format's header hook before any decoder sees the data, so
     /// a decoder registered by an app (a catch-all, say) cannot decode past the caller's limits.
@@ -23,6 +24,12 @@ extension ImageLimits {
         let samples = max(1, header.componentCount ?? 1) * ((header.bitDepth ?? 8) > 8 && context.prefersHighBitDepth ? 2 : 1)
         // Pages that are not an animation (a TIFF's) are decoded one at a time.
         let frames = header.isAnimated ? max(1, header.frameCount ?? 1) : 1
+        if header.isScalable {
+            // Drawn at the size asked for: that is what the decode allocates, whatever the input's size.
+            let size = ImageSize.rendered(width: Double(header.width), height: Double(header.height), for: context.targetSize, contentMode: context.contentMode)
+            try check(width: size.width, height: size.height, bytesPerPixel: samples, frameCount: frames, format: header.type, codec: nil, inputByteCount: nil)
+            return
+        }
         let scaled = context.targetSize != nil
         try check(width: header.width, height: header.height, bytesPerPixel: scaled ? 0 : samples,
                   frameCount: frames, format: header.type, codec: nil, inputByteCount: scaled ? nil : inputByteCount)

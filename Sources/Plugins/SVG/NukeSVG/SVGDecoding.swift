@@ -16,7 +16,7 @@ struct SVGDecoding {
         if context.isCancelled { throw SVGLibrary.error(.cancelled, "cancelled") }
         let document = try SVGDocument(bytes: bytes, dpi: SVGPlugin.dpi(from: context))
         let intrinsic = document.intrinsicSize
-        let size = SVGPlugin.renderSize(intrinsic: intrinsic, target: context.targetSize, contentMode: context.contentMode)
+        let size = ImageSize.rendered(width: intrinsic.width, height: intrinsic.height, for: context.targetSize, contentMode: context.contentMode)
         try context.limits.check(width: size.width, height: size.height, bytesPerPixel: 4, format: .svg, codec: SVGLibrary.codecName)
         // What drawing would cost, before librsvg draws anything.
         try SVGBudget.check(try Self.markup(bytes, limits: context.limits), size: size, limits: context.limits)
@@ -69,14 +69,7 @@ struct SVGSize: Hashable {
 
     /// Rounded up to whole pixels, at least 1 × 1 and at most `Int32.max` a side (which no
     /// limit lets through).
-    var rounded: ImageSize {
-        ImageSize(width: Self.pixels(width.rounded(.up)), height: Self.pixels(height.rounded(.up)))
-    }
-
-    /// A finite length as a whole number of pixels, clamped to 1…`Int32.max`.
-    static func pixels(_ length: Double) -> Int {
-        Int(min(max(length, 1), Double(Int32.max)))
-    }
+    var rounded: ImageSize { ImageSize.rendered(width: width, height: height, for: nil, contentMode: .aspectFit) }
 }
 
 /// One parsed document, owned for the render.

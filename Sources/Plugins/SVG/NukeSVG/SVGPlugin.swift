@@ -26,6 +26,13 @@ public enum SVGPlugin: ImageDecoderPlugin {
         WholeInputDecoder { (bytes) throws(ImageCodecError) in try SVGDecoding(context: context).decode(bytes) }
     }
 
+    /// Reads the intrinsic size from the root element's `width`, `height` and `viewBox`, as the
+    /// decoder sizes the document: a scalable header, so the core holds the
+    /// render size to the limits before any decoder sees the document.
+    public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
+        SVGHeaderParser.parse(data)
+    }
+
     /// No previews: librsvg needs the whole document.
     public static var decodesPartialData: Bool { false }
 
@@ -35,89 +42,85 @@ public enum SVGPlugin: ImageDecoderPlugin {
     }
 
     /// Returns `true` when `data` is XML whose root element is `svg` (with or without a prefix).
+    static func isSVGDocument(_ data: Data) -> Bool {
+        data.prefix(65_536).withUnsafeBytes { raw in rootElementEnd(raw.bindMemory(to: UInt8.self)) != nil }
+    }
+
+    /// Where the name of the root element ends when it is `svg` (with or without a prefix): its
+    /// attributes follow. `nil` when the root is not `svg` or `b` ends before its name does.
     ///
     /// Skips a UTF-8 byte-order mark, white space, the XML declaration, processing
-    /// instructions, comments and a DOCTYPE (with an internal subset) within the first 64 KiB.
-    static func isSVGDocument(_ data: Data) -> Bool {
-        data.prefix(65_536).withUnsafeBytes { raw -> Bool in
-            let b = raw.bindMemory(to: UInt8.self)
-            var i = 0
-            if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }
-            func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 } }
-            func starts(_ s: String) -> Bool {
-                let u = Array(s.utf8)
-                guard i + u.count <= b.count else { return false }
-                for k in 0..<u.count where b[i + k] != u[k] { return false }
-                return true
+    /// instructions, comments and a DOCTYPE (with an internal subset).
+    static func rootElementEnd(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        var i = 0
+        if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }
+        func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x09 || b[i] == 0x0A || b[i] == 0x0D { i += 1 } }
+        func starts(_ s: String) -> Bool {
+            let u = Array(s.utf8)
+            guard i + u.count <= b.count else { return false }
+            for k in 0..<u.count where b[i + k] != u[k] { return false }
+            return true
+        }
+        func skip(past terminator: String) -> Bool {
+            while i < b.count {
+                if starts(terminator) { i += terminator.utf8.count; return true }
+                i += 1
             }
-            func skip(past terminator: String) -> Bool {
+            return false
+        }
+        while true {
+            skipSpace()
+            guard i < b.count, b[i] == UInt8(ascii: "<") else { return nil }
+            if starts("<?") {
+                guard skip(past: "?>") else { return nil }
+            } else if starts("<!--") {
+                guard skip(past: "-->") else { return nil }
+            } else if starts("<!DOCTYPE") || starts("<!doctype") {
+                // Skip to the closing '>', honouring an internal subset in brackets.
+                var depth = 0
                 while i < b.count {
-                    if starts(terminator) { i += terminator.utf8.count; return true }
+                    let c = b[i]
+                    i += 1
+                    if c == UInt8(ascii: "[") { depth += 1 }
+                    else if c == UInt8(ascii: "]") { depth -= 1 }
+                    else if c == UInt8(ascii: ">"), depth <= 0 { break }
+                }
+                if i >= b.count { return nil }
+            } else {
+                // The root element: read its (possibly prefixed) name.
+                i += 1
+                var name: [UInt8] = []
+                while i < b.count, name.count < 64 {
+                    let c = b[i]
+                    if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") { break }
+                    name.append(c)
                     i += 1
                 }
-                return false
-            }
-            while true {
-                skipSpace()
-                guard i < b.count, b[i] == UInt8(ascii: "<") else { return false }
-                if starts("<?") {
-                    guard skip(past: "?>") else { return false }
-                } else if starts("<!--") {
-                    guard skip(past: "-->") else { return false }
-                } else if starts("<!DOCTYPE") || starts("<!doctype") {
-                    // Skip to the closing '>', honouring an internal subset in brackets.
-                    var depth = 0
-                    while i < b.count {
-                        let c = b[i]
-                        i += 1
-                        if c == UInt8(ascii: "[") { depth += 1 }
-                        else if c == UInt8(ascii: "]") { depth -= 1 }
-                        else if c == UInt8(ascii: ">"), depth <= 0 { break }
-                    }
-                    if i >= b.count { return false }
-                } else {
-                    // The root element: read its (possibly prefixed) name.
-                    i += 1
-                    var name: [UInt8] = []
-                    while i < b.count, name.count < 64 {
-                        let c = b[i]
-                        if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == UInt8(ascii: ">") || c == UInt8(ascii: "/") { break }
-                        name.append(c)
-                        i += 1
-                    }
-                    let local = name.split(separator: UInt8(ascii: ":")).last.map(Array.init) ?? []
-                    return local == Array("svg".utf8) && i < b.count
-                }
+                let local = name.split(separator: UInt8(ascii: ":")).last.map(Array.init) ?? []
+                return local == Array("svg".utf8) && i < b.count ? i : nil
             }
         }
     }
 
     /// `true` when `data` is gzip whose first decompressed bytes are an SVG document.
     static func isSVGZ(_ data: Data) -> Bool {
-        guard data.count >= 10, data[data.startIndex] == 0x1F, data[data.startIndex + 1] == 0x8B else { return false }
-        var prefix = [UInt8](repeating: 0, count: 4096)
+        gunzippedPrefix(data).map(isSVGDocument) ?? false
+    }
+
+    /// The first (up to) `count` bytes `data` decompresses to, when it is gzip; `nil` otherwise.
+    static func gunzippedPrefix(_ data: Data, count: Int = 4096) -> Data? {
+        guard data.count >= 10, data[data.startIndex] == 0x1F, data[data.startIndex + 1] == 0x8B else { return nil }
+        var prefix = [UInt8](repeating: 0, count: count)
         let made = data.withUnsafeBytes { raw in
             prefix.withUnsafeMutableBufferPointer { out in
                 nukesvg_gunzip_prefix(raw.bindMemory(to: UInt8.self).baseAddress!, raw.count, out.baseAddress!, out.count)
             }
         }
-        return made > 0 && isSVGDocument(Data(prefix.prefix(made)))
+        return made > 0 ? Data(prefix.prefix(made)) : nil
     }
 
     static func dpi(from context: ImageDecodingContext) -> Double {
         (context.userInfo[dpiKey] as? Double).map { $0 > 0 ? $0 : 96 } ?? 96
-    }
-
-    /// The render size: the intrinsic size, or the size fitting or filling `target` with the
-    /// same aspect ratio (at least 1 × 1 pixel).
-    static func renderSize(intrinsic: SVGSize, target: ImageSize?, contentMode: ImageDecodingContext.ContentMode) -> ImageSize {
-        guard let target, target.width > 0, target.height > 0, intrinsic.width > 0, intrinsic.height > 0 else { return intrinsic.rounded }
-        let sx = Double(target.width) / intrinsic.width, sy = Double(target.height) / intrinsic.height
-        let scale = contentMode == .aspectFit ? min(sx, sy) : max(sx, sy)
-        func side(_ length: Double, _ targetLength: Int, _ sideScale: Double) -> Int {
-            sideScale == scale ? targetLength : SVGSize.pixels((length * scale).rounded())
-        }
-        return ImageSize(width: side(intrinsic.width, target.width, sx), height: side(intrinsic.height, target.height, sy))
     }
 }
 
