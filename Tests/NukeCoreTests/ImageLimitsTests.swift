@@ -45,4 +45,18 @@ struct ImageLimitsTests {
         }
         #expect(huge?.code == .limitExceeded)
     }
+
+    /// A codec's own limit takes its value from the preset unless set.
+    @Test func codecLimitsFollowThePresetUnlessSet() {
+        let key = ImageLimits.Key(name: "test-elements", defaultValue: 10, untrustedValue: 3)
+        #expect(ImageLimits.default[key] == 10)
+        #expect(ImageLimits(maxPixelCount: 5)[key] == 10)
+        #expect(ImageLimits.untrusted[key] == 3)
+        #expect(ImageLimits.unlimited[key] == .max)
+        var limits = ImageLimits.untrusted
+        limits[key] = 7
+        #expect(limits[key] == 7)
+        #expect(limits.codecValues == ["test-elements": 7])
+        #expect(limits != ImageLimits.untrusted)
+    }
 }

@@ -12,6 +12,20 @@ extension IsolationSuites {
     @Suite struct WireRulesTests {
         static let limits = ImageLimits(maxPixelCount: 10_000, maxDimension: 1_000, maxFrameCount: 50, maxDecodedBytes: 1 << 20, maxMetadataBytes: 4_096)
 
+        /// The helper gets the codecs' own limits as the host has them — their preset and the
+        /// values set — though the host links none of those codecs (this target links no NukeSVG).
+        @Test func aRequestCarriesTheCodecsLimits() throws {
+            let key = ImageLimits.Key(name: "svg-elements", defaultValue: 1_000_000, untrustedValue: 100_000)
+            let other = ImageLimits.Key(name: "made-up", defaultValue: 1, untrustedValue: 2)
+            var context = ImageDecodingContext(data: Data())
+            context.limits = .untrusted
+            context.limits[other] = 9
+            let request = IsolatedDecodeRequest(context: context, limits: IsolationLimits(), wantsPreviews: false, servesFrames: false)
+            let decoded = try IsolatedDecodeRequest(decoding: request.encoded())
+            #expect(decoded.limits == context.limits)
+            #expect(decoded.limits[key] == 100_000 && decoded.limits[other] == 9)
+        }
+
         /// An image description, every field as a helper could write it; `with` replaces fields by name.
         struct ImagePayload {
             var width = 3, height = 2, channels = 4, bits = 8

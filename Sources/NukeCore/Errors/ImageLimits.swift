@@ -26,18 +26,22 @@ public struct ImageLimits: Sendable, Hashable {
     /// a decompression bomb, while real photos need 5–50 and flat synthetic graphics a few thousand.
     /// Default: no ceiling.
     public var maxDecodedBytesPerInputByte: Int
-    /// Maximum elements of a vector document (SVG) once its references (`use`, patterns,
-    /// markers, masks, clip paths, filters) are expanded wherever they are used. Default: 1,000,000.
-    public var maxVectorElements: Int
-    /// Maximum estimated work for drawing a vector document, in operations of about a nanosecond:
-    /// each filter primitive costs the render area times its weight (turbulence octaves,
-    /// morphology and convolution kernels), per element it filters. Checked before drawing.
-    /// Default: 20,000,000,000 (about 20 s of drawing).
-    public var maxVectorWork: Int
-    /// CPU time for drawing a vector document in an isolated helper (NukeIsolation ends the render
-    /// beyond it with `.limitExceeded`); in process, ``maxVectorWork`` is what bounds a render.
-    /// Default: `nil` (the helper pool's CPU limit).
-    public var maxVectorRenderTime: Duration?
+    /// The codecs' limits (``Key``) set explicitly, by name.
+    public private(set) var codecValues: [String: Int] = [:]
+    /// Which of a ``Key``'s values the codecs' limits not set explicitly have: ``default``'s and
+    /// limits made with the initialiser have `.default`, ``untrusted`` `.untrusted`, ``unlimited``
+    /// `.unlimited`.
+    public var preset = Preset.default
+
+    /// Which of a ``Key``'s values a key not set explicitly has.
+    public enum Preset: Int, Sendable, Hashable {
+        /// ``Key/defaultValue``.
+        case `default`
+        /// ``Key/untrustedValue``.
+        case untrusted
+        /// `Int.max`.
+        case unlimited
+    }
 
     /// Creates limits; each defaults to the value of ``ImageLimits/default``.
     public init(
@@ -47,10 +51,7 @@ public struct ImageLimits: Sendable, Hashable {
         maxDecodedBytes: Int = 1 << 30,
         maxScanCount: Int = 100,
         maxMetadataBytes: Int = 8 << 20,
-        maxDecodedBytesPerInputByte: Int = .max,
-        maxVectorElements: Int = 1_000_000,
-        maxVectorWork: Int = 20_000_000_000,
-        maxVectorRenderTime: Duration? = nil
+        maxDecodedBytesPerInputByte: Int = .max
     ) {
         self.maxPixelCount = maxPixelCount
         self.maxDimension = maxDimension
@@ -59,9 +60,6 @@ public struct ImageLimits: Sendable, Hashable {
         self.maxScanCount = maxScanCount
         self.maxMetadataBytes = maxMetadataBytes
         self.maxDecodedBytesPerInputByte = maxDecodedBytesPerInputByte
-        self.maxVectorElements = maxVectorElements
-        self.maxVectorWork = maxVectorWork
-        self.maxVectorRenderTime = maxVectorRenderTime
     }
 
     /// The defaults described above.
@@ -79,24 +77,62 @@ public struct ImageLimits: Sendable, Hashable {
     /// | scans | 16 | progressive JPEGs with more scans (encoders write 10 or fewer) |
     /// | metadata | 1 MiB | ICC profiles and text chunks above it (real profiles are under 1 MiB) |
     /// | per input byte | 4,096 | files whose pixels expand more than 4,096 times: very large single-colour JPEGs and GIFs (a PNG cannot: deflate expands at most 1,032 times) |
-    /// | vector elements | 100,000 | SVG documents larger than that once `use` and other references are expanded |
-    /// | vector work | 2,000,000,000 | SVG filters costing more than about 2 s of drawing (25 turbulence octaves over 1 MP) |
-    /// | vector render time | 2 s | isolated SVG renders that draw longer |
+    ///
+    /// Codecs' own limits (``Key``) take their untrusted values: NukeSVG's, for instance, refuse
+    /// documents of more than 100,000 elements once expanded or about 2 s of drawing.
     ///
     /// Pair it with ``ImageDecodingContext/isStrict`` to also refuse data the codecs only warn about.
-    public static let untrusted = ImageLimits(
-        maxPixelCount: 40_000_000, maxDimension: 16_384, maxFrameCount: 100,
-        maxDecodedBytes: 256 << 20, maxScanCount: 16, maxMetadataBytes: 1 << 20,
-        maxDecodedBytesPerInputByte: 4_096, maxVectorElements: 100_000, maxVectorWork: 2_000_000_000,
-        maxVectorRenderTime: .seconds(2)
-    )
+    public static let untrusted = {
+        var limits = ImageLimits(
+            maxPixelCount: 40_000_000, maxDimension: 16_384, maxFrameCount: 100,
+            maxDecodedBytes: 256 << 20, maxScanCount: 16, maxMetadataBytes: 1 << 20, maxDecodedBytesPerInputByte: 4_096
+        )
+        limits.preset = .untrusted
+        return limits
+    }()
 
     /// No limits beyond what the codecs themselves impose.
-    public static let unlimited = ImageLimits(
-        maxPixelCount: .max, maxDimension: .max, maxFrameCount: .max,
-        maxDecodedBytes: .max, maxScanCount: .max, maxMetadataBytes: .max,
-        maxDecodedBytesPerInputByte: .max, maxVectorElements: .max, maxVectorWork: .max
-    )
+    public static let unlimited = {
+        var limits = ImageLimits(
+            maxPixelCount: .max, maxDimension: .max, maxFrameCount: .max,
+            maxDecodedBytes: .max, maxScanCount: .max, maxMetadataBytes: .max, maxDecodedBytesPerInputByte: .max
+        )
+        limits.preset = .unlimited
+        return limits
+    }()
+
+    /// A limit a codec declares and checks itself, beyond the core's (NukeSVG's elements once
+    /// references are expanded, its drawing work, its render time), with its value in the
+    /// ``default`` and ``untrusted`` presets (``unlimited``: `Int.max`). NukeIsolation carries the
+    /// preset and the values set to its helpers, whether or not the host links the codec.
+    public struct Key: Sendable, Hashable {
+        /// A unique name (`"svg-elements"`).
+        public var name: String
+        /// The value in ``ImageLimits/default`` and in limits made with ``ImageLimits/init(maxPixelCount:maxDimension:maxFrameCount:maxDecodedBytes:maxScanCount:maxMetadataBytes:maxDecodedBytesPerInputByte:)``.
+        public var defaultValue: Int
+        /// The value in ``ImageLimits/untrusted``.
+        public var untrustedValue: Int
+
+        /// Declares a limit.
+        public init(name: String, defaultValue: Int, untrustedValue: Int) {
+            self.name = name
+            self.defaultValue = defaultValue
+            self.untrustedValue = untrustedValue
+        }
+    }
+
+    /// A codec's limit: the value set, else the key's value for the preset these limits come from.
+    public subscript(key: Key) -> Int {
+        get {
+            if let value = codecValues[key.name] { return value }
+            switch preset {
+            case .default: return key.defaultValue
+            case .untrusted: return key.untrustedValue
+            case .unlimited: return .max
+            }
+        }
+        set { codecValues[key.name] = newValue }
+    }
 
     /// Checks a header's dimensions against the limits.
     ///

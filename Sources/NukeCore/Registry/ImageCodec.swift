@@ -27,6 +27,9 @@ public struct ImageCodec: Sendable {
     public var makeEncoder: (@Sendable (ImageEncodingOptions) -> any ImageEncoding)?
     /// The decode options the codec reads (``ImageDecodingOption``), for tools to offer.
     public var decodingOptions: [ImageDecodingOption] = []
+    /// A limit of the codec's own (``ImageLimits/Key``), in milliseconds, that bounds the CPU time of an isolated decode
+    /// (NukeSVG's render time): the helper's CPU limit is lowered to it. `nil`: none.
+    public var cpuTimeLimitKey: ImageLimits.Key?
     /// What the codec shows of a decode's `userInfo` beyond the core's fields; `nil`: nothing.
     public var describe: (@Sendable ([ImageContainer.UserInfoKey: any Sendable]) -> ImageFormatDetails?)?
 

@@ -287,9 +287,10 @@ enum IsolationHelper {
                 if decoder == nil {
                     let context = request.context(data: message.payload, allocator: SharedMemoryAllocator.allocator)
                     if let (made, info) = ImageDecoderRegistry.shared.incrementalDecoder(for: context) {
-                        // Drawing a vector document gets the limits' render time, when shorter.
-                        if context.type == .svg, let time = request.limits.maxVectorRenderTime {
-                            let seconds = max(1, Int(time.components.seconds) + (time.components.attoseconds > 0 ? 1 : 0))
+                        // A codec that declares a CPU-time limit (NukeSVG's render time) gets it, when shorter.
+                        if let key = ImageCodecs.linked.first(where: { $0.info.type == context.type })?.cpuTimeLimitKey,
+                           case let milliseconds = request.limits[key], milliseconds < Int.max / 2 {
+                            let seconds = max(1, (milliseconds + 999) / 1000)
                             if request.cpuSeconds == 0 || seconds < request.cpuSeconds {
                                 // A second of ceiling above it: at the ceiling the kernel sends SIGKILL, which
                                 // would read as a helper lost rather than a limit reached.

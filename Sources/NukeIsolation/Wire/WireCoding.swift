@@ -58,9 +58,15 @@ struct IsolatedDecodeRequest: Sendable {
         w.bool(wantsPreviews)
         w.bool(servesFrames)
         for value in [limits.maxPixelCount, limits.maxDimension, limits.maxFrameCount, limits.maxDecodedBytes,
-                      limits.maxScanCount, limits.maxMetadataBytes, limits.maxDecodedBytesPerInputByte,
-                      limits.maxVectorElements, limits.maxVectorWork] { w.int(value) }
-        w.int(limits.maxVectorRenderTime.map { Int($0.components.seconds) * 1000 + Int($0.components.attoseconds / 1_000_000_000_000_000) } ?? -1)
+                      limits.maxScanCount, limits.maxMetadataBytes, limits.maxDecodedBytesPerInputByte] { w.int(value) }
+        // The codecs' own limits: the preset the others follow, and those set.
+        w.int(limits.preset.rawValue)
+        let codecValues = limits.codecValues.sorted { $0.key < $1.key }.prefix(Self.maximumOptions)
+        w.int(codecValues.count)
+        for (name, value) in codecValues {
+            w.string(name)
+            w.int(value)
+        }
         w.int(cpuSeconds)
         w.int(addressSpace)
         let shown = options.sorted { $0.key < $1.key }.prefix(Self.maximumOptions)
@@ -91,11 +97,17 @@ struct IsolatedDecodeRequest: Sendable {
         servesFrames = try r.bool()
         limits = ImageLimits(
             maxPixelCount: try r.int(), maxDimension: try r.int(), maxFrameCount: try r.int(), maxDecodedBytes: try r.int(),
-            maxScanCount: try r.int(), maxMetadataBytes: try r.int(), maxDecodedBytesPerInputByte: try r.int(),
-            maxVectorElements: try r.int(), maxVectorWork: try r.int()
+            maxScanCount: try r.int(), maxMetadataBytes: try r.int(), maxDecodedBytesPerInputByte: try r.int()
         )
-        let vectorMilliseconds = try r.int()
-        limits.maxVectorRenderTime = vectorMilliseconds >= 0 ? .milliseconds(vectorMilliseconds) : nil
+        guard let preset = ImageLimits.Preset(rawValue: try r.int()) else { throw WireReader.Malformed("an unknown limits preset") }
+        limits.preset = preset
+        let keyCount = try r.int()
+        guard (0...Self.maximumOptions).contains(keyCount) else { throw WireReader.Malformed("\(keyCount) codec limits") }
+        for _ in 0..<keyCount {
+            guard let name = try r.string() else { throw WireReader.Malformed("a codec limit without a name") }
+            let value = try r.int()
+            limits[ImageLimits.Key(name: name, defaultValue: value, untrustedValue: value)] = value
+        }
         cpuSeconds = try r.int()
         addressSpace = try r.int()
         let count = try r.int()

@@ -18,11 +18,11 @@ import NukePixels
 /// - **elements** once every reference is expanded (`use`, and the patterns, markers, masks, clip
 ///   paths and filters that `url(#…)` names, each counted wherever it is used; a stylesheet that
 ///   names a `url(#…)` is assumed to apply it to every element): at most
-///   ``NukeCore/ImageLimits/maxVectorElements``;
+///   `ImageLimits.Key.svgElements`;
 /// - **work**: each filter primitive costs the render area times its weight, in operations of
 ///   about a nanosecond measured on librsvg 2.54 (turbulence 75 per octave, morphology and
 ///   convolution 8 per kernel tap, blur 150, lighting 70, the rest 10), per element it filters:
-///   at most ``NukeCore/ImageLimits/maxVectorWork``;
+///   at most `ImageLimits.Key.svgWork`;
 /// - **memory**: the surfaces alive at once on the deepest path (one per group that needs
 ///   compositing: opacity, masks, clip paths, filters; one per filter primitive), each the render
 ///   area: at most twice ``NukeCore/ImageLimits/maxDecodedBytes``;
@@ -46,11 +46,11 @@ struct SVGBudget {
         func over(_ what: String) -> ImageCodecError {
             SVGLibrary.error(.limitExceeded, .header, what)
         }
-        if cost.elements > Double(limits.maxVectorElements) {
-            throw over("the document has \(describe(cost.elements)) elements once its references are expanded, more than the limit of \(limits.maxVectorElements)")
+        if cost.elements > Double(limits[.svgElements]) {
+            throw over("the document has \(describe(cost.elements)) elements once its references are expanded, more than the limit of \(limits[.svgElements])")
         }
-        if cost.work > Double(limits.maxVectorWork) {
-            throw over("drawing the document would take about \(describe(cost.work)) operations of about a nanosecond (filters over the render area), more than the limit of \(limits.maxVectorWork)")
+        if cost.work > Double(limits[.svgWork]) {
+            throw over("drawing the document would take about \(describe(cost.work)) operations of about a nanosecond (filters over the render area), more than the limit of \(limits[.svgWork])")
         }
         let surfaces = cost.layers + 2
         let bytes = surfaces * budget.renderArea * 4
@@ -64,7 +64,7 @@ struct SVGBudget {
 
     /// The cost of drawing a whole document (nested ones: `depth` > 0).
     fileprivate func evaluate(_ bytes: Data, depth: Int) throws(ImageCodecError) -> Cost {
-        let document = try SVGMarkup.parse(bytes, refusingMarkupEntities: limits.maxVectorElements <= ImageLimits.untrusted.maxVectorElements)
+        let document = try SVGMarkup.parse(bytes, refusingMarkupEntities: limits[.svgElements] <= ImageLimits.Key.svgElements.untrustedValue)
         var evaluation = Evaluation(document: document, budget: self, depth: depth)
         var total = Cost()
         // Every top-level element (one root in a well-formed document).

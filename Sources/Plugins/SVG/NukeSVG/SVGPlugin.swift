@@ -186,6 +186,7 @@ extension ImageCodec {
                 Double(text).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
             },
         ]
+        codec.cpuTimeLimitKey = .svgRenderMilliseconds
         codec.describe = { userInfo in
             guard let size = userInfo[.svgIntrinsicSizeKey] as? ImageSize else { return nil }
             let viewBox = userInfo[.svgViewBoxKey] as? [Double]
@@ -202,3 +203,20 @@ extension ImageCodec {
 /// Announces ``NukeCore/ImageCodec/svg`` to the registries from the `nuke_codecs` section.
 @section("nuke_codecs") @used
 let nukeSVGRecord: ImageCodecs.Record = { ImageCodecs.announce(.svg) }
+
+extension ImageLimits.Key {
+    /// Elements of an SVG document once its references (`use`, patterns, markers, masks, clip
+    /// paths, filters) are expanded wherever they are used. Default 1,000,000; untrusted 100,000,
+    /// under which a document's internal entities may not expand to markup either (librsvg bounds
+    /// their expansion itself otherwise).
+    public static let svgElements = ImageLimits.Key(name: "svg-elements", defaultValue: 1_000_000, untrustedValue: 100_000)
+    /// Estimated work for drawing an SVG document, in operations of about a nanosecond: each
+    /// filter primitive costs the render area times its weight (turbulence octaves, morphology and
+    /// convolution kernels), per element it filters; checked before drawing. Default
+    /// 20,000,000,000 (about 20 s); untrusted 2,000,000,000 (25 turbulence octaves over 1 MP).
+    public static let svgWork = ImageLimits.Key(name: "svg-work", defaultValue: 20_000_000_000, untrustedValue: 2_000_000_000)
+    /// CPU time, in milliseconds, for drawing an SVG document in an isolated helper (NukeIsolation
+    /// ends the render beyond it with `.limitExceeded`); in process, ``svgWork`` bounds a render.
+    /// Default none (`Int.max`: the helper pool's CPU limit); untrusted 2,000.
+    public static let svgRenderMilliseconds = ImageLimits.Key(name: "svg-render-milliseconds", defaultValue: .max, untrustedValue: 2_000)
+}
