@@ -94,6 +94,11 @@ extension ImageDecodingSession {
             state.withLock { $0.bytesReceived }
         }
 
+        /// The bytes the worker holds (for tests).
+        var heldByteCount: Int {
+            worker.withLock { $0.heldByteCount }
+        }
+
         var isEnded: Bool {
             state.withLock { $0.isEnded }
         }

@@ -7,13 +7,17 @@ import NukeCore
 
 extension ImageDecodingSession {
     /// The decoding state of one session: the data received so far and the one decoder.
-    /// Used only on the session's serial queue.
+    /// Used only on the session's serial queue. Once a decoder exists, the worker keeps only the
+    /// bytes it has not given it yet: the decoder holds what it needs of the rest.
     struct Worker {
         let configuration: Configuration
         /// The session's core, for the duration of one ``step(_:core:)``.
         private var core: Core!
 
+        /// The bytes received; once there is a decoder, only those it has not been given.
         private var data = Data()
+        /// Every byte received.
+        private var receivedCount = 0
         private var type: ImageType?
         private var isFormatAnnounced = false
         private var isHeaderResolved = false
@@ -22,8 +26,6 @@ extension ImageDecodingSession {
         /// The session's one decoder, fed only the bytes it has not seen.
         private var decoder: (any IncrementalImageDecoding)?
         private var codec: ImageCodecInfo?
-        /// How many bytes of ``data`` the decoder was given.
-        private var pushedCount = 0
         /// Previews may be waiting in the decoder for bytes it already has (a minimum preview
         /// interval stopped asking).
         private var mayHavePendingPreview = false
@@ -49,12 +51,18 @@ extension ImageDecodingSession {
         mutating func step(_ snapshot: Core.Snapshot, core: Core) -> Bool {
             self.core = core
             defer { self.core = nil }
-            for chunk in snapshot.chunks { data.append(chunk) }
+            for chunk in snapshot.chunks {
+                if data.isEmpty { data = chunk } else { data.append(chunk) }
+                receivedCount += chunk.count
+            }
             return step(isFinished: snapshot.isFinished)
         }
 
+        /// The bytes the worker holds (for tests).
+        var heldByteCount: Int { data.count }
+
         private mutating func step(isFinished: Bool) -> Bool {
-            if type == nil, let sniffed = ImageType(data) {
+            if type == nil, decoder == nil, let sniffed = ImageType(data) {
                 type = sniffed
                 announceFormat(sniffed)
             }
@@ -179,13 +187,13 @@ extension ImageDecodingSession {
             return true
         }
 
-        /// Pushes the bytes the decoder has not seen; `true` when there were any.
+        /// Pushes the bytes the decoder has not seen, and lets go of them; `true` when there were any.
         private mutating func pushNewBytes() -> Bool {
-            guard data.count > pushedCount, var current = decoder else { return false }
+            guard !data.isEmpty, var current = decoder else { return false }
             decoder = nil
-            current.push(data[(data.startIndex + pushedCount)...])
+            current.push(data)
             decoder = current
-            pushedCount = data.count
+            data = Data()
             return true
         }
 
@@ -224,7 +232,7 @@ extension ImageDecodingSession {
         private func progress(for container: ImageContainer, index: Int, started: ContinuousClock.Instant,
                               finished: ContinuousClock.Instant) -> Progress {
             Progress(
-                bytesReceived: data.count, index: index,
+                bytesReceived: receivedCount, index: index,
                 scanNumber: container.userInfo[.scanNumberKey] as? Int,
                 rowCount: container.userInfo[.rowCountKey] as? Int,
                 elapsed: finished - core.startTime, decodeDuration: finished - started

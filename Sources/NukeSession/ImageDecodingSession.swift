@@ -98,6 +98,12 @@ public final class ImageDecodingSession: Sendable {
         core.bytesReceived
     }
 
+    /// The bytes the session itself holds: all of them until a decoder takes the data, then only
+    /// those it has not given the decoder yet (for tests).
+    var heldByteCount: Int {
+        core.heldByteCount
+    }
+
     /// `true` once the events have ended: the final image, a failure or a cancellation. A
     /// download can stop as soon as it is, instead of fetching bytes nobody will decode.
     public var isEnded: Bool {

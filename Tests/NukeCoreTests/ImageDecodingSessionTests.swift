@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import NukeCore
-import NukeSession
+@testable import NukeSession
 
 /// What a ``SessionFakeDecoder`` saw, shared with the test.
 ///
@@ -181,6 +181,8 @@ private func chunks(of data: Data, size: Int) -> [Data] {
         for chunk in chunks(of: data, size: 512) {
             session.append(chunk)
             await session.waitUntilProcessed()
+            // The decoder has every byte: the session keeps none of them.
+            #expect(session.heldByteCount == 0)
         }
         session.finish()
         let received = await events
