@@ -117,7 +117,8 @@ extension ImageScalePlan {
     }
 }
 
-/// The resampler that finishes every decode to size (``ImageScalePlan/finish(_:scale:)``).
+/// The resampler that finishes every decode to size (``ImageScalePlan/finish(_:scale:)``), and
+/// the one rows stream into as a decoder produces them (``ImageRowDestination``).
 ///
 /// NukePixels announces its own (box reduction, then bicubic) from the `nuke_codecs` section, so
 /// any app that links a codec product has it; an app with NukeCore alone and decoders of its own
@@ -126,19 +127,40 @@ public enum ImageResizing {
     /// Resamples a bitmap to a smaller size; `sourceExtent` is how much of the image it covers,
     /// in its own pixels, when a codec's reduction rounded its size up.
     public typealias Resize = @Sendable (_ bitmap: Bitmap, _ size: ImageSize, _ sourceExtent: (width: Double, height: Double)?) -> Bitmap
+    /// Makes a resampler from rows of `source` pixels in `pixelFormat` to `size`, taking the rows
+    /// top to bottom as they are decoded.
+    public typealias MakeRowResampler = @Sendable (
+        _ source: ImageSize, _ pixelFormat: PixelFormat, _ alphaMode: AlphaMode, _ size: ImageSize,
+        _ sourceExtent: (width: Double, height: Double)?
+    ) -> any ImageRowResampling
 
     /// The announced resampler, once the linked products' records have run.
     public static var current: Resize? {
         _ = ImageCodecs.linked   // runs the products' records, NukePixels' among them
-        return installed.withLock { $0 }
+        return installed.withLock { $0?.resize }
     }
 
-    /// Sets the resampler, unless one is set already (the first record wins).
-    public static func announce(_ resize: @escaping Resize) {
-        installed.withLock { if $0 == nil { $0 = resize } }
+    /// The announced row resampler, once the linked products' records have run.
+    public static var currentRowResampler: MakeRowResampler? {
+        _ = ImageCodecs.linked
+        return installed.withLock { $0?.rows }
     }
 
-    private static let installed = Mutex<Resize?>(nil)
+    /// Sets the resamplers, unless they are set already (the first record wins).
+    public static func announce(_ resize: @escaping Resize, rows: @escaping MakeRowResampler) {
+        installed.withLock { if $0 == nil { $0 = (resize, rows) } }
+    }
+
+    private static let installed = Mutex<(resize: Resize, rows: MakeRowResampler)?>(nil)
+}
+
+/// A resampler that takes an image's rows top to bottom as they are decoded and holds only the
+/// window it needs (``ImageResizing/currentRowResampler``).
+public protocol ImageRowResampling: AnyObject {
+    /// Takes the next `count` rows, `bytesPerRow` apart.
+    func push(rows: UnsafeRawBufferPointer, count: Int, bytesPerRow: Int)
+    /// The resampled image, once every row was pushed.
+    func finish() -> Bitmap
 }
 
 extension ImageContainer {

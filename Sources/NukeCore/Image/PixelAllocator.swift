@@ -100,7 +100,7 @@ public struct PixelAllocator: Sendable {
     }
 
     /// The row stride and the byte count of a bitmap; `.limitExceeded` when they do not fit in an `Int`.
-    private static func layout(width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int?) throws(ImageCodecError) -> (stride: Int, count: Int) {
+    static func layout(width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int?) throws(ImageCodecError) -> (stride: Int, count: Int) {
         precondition(width >= 0 && height >= 0, "negative bitmap size")
         let (row, rowOverflow) = width.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
         let stride = bytesPerRow ?? row

@@ -108,11 +108,10 @@ final class GIFDecoderHandle {
     /// The corresponding giflib functions are `DGifGetImageDesc` and `DGifGetLine`.
     /// - Returns: The frame's rows that were decoded (fewer than its height when its data ends early).
     @discardableResult
-    func streamFirstFrame(_ frame: GIFFrameRecord, in bytes: Data, screen: ImageSize, into resampler: ImageResampler, cancellation: ImageDecodingCancellation?) throws(ImageCodecError) -> Int {
+    func streamFirstFrame(_ frame: GIFFrameRecord, in bytes: Data, screen: ImageSize, into destination: ImageRowDestination, cancellation: ImageDecodingCancellation?) throws(ImageCodecError) -> Int {
         try open(bytes)
         precondition(frame.end <= bytes.count, "a frame is decoded once all its bytes arrived")
-        precondition(resampler.sourceWidth == screen.width && resampler.sourceHeight == screen.height && resampler.pixelFormat == .rgba8,
-                     "the resampler takes RGBA rows of the screen")
+        precondition(destination.size == screen && destination.pixelFormat == .rgba8, "the destination takes RGBA rows of the screen")
         let row = UnsafeMutableRawBufferPointer.allocate(byteCount: screen.width * 4, alignment: 16)
         defer { row.deallocate() }
         var rows: UInt32 = 0
@@ -122,7 +121,7 @@ final class GIFDecoderHandle {
                 UInt32(frame.width), UInt32(frame.height), Int32(frame.transparentIndex),
                 Int64(frame.left), Int64(frame.top),
                 row.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(screen.width), UInt32(screen.height), row.count,
-                Self.pushRow, Unmanaged.passUnretained(resampler).toOpaque(),
+                Self.pushRow, Unmanaged.passUnretained(destination).toOpaque(),
                 &rows,
                 shimCancellation
             )
@@ -132,10 +131,10 @@ final class GIFDecoderHandle {
     }
 
     /// The shim's row sink for ``streamFirstFrame(_:in:screen:into:cancellation:)``: hands one
-    /// canvas row to the resampler its context points to.
+    /// canvas row to the destination its context points to.
     private static let pushRow: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>, Int) -> Void = { context, row, length in
         guard let context else { return }
-        Unmanaged<ImageResampler>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
+        Unmanaged<ImageRowDestination>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
     }
 
     private func check(_ status: nuke_status, frame index: Int, rows: UInt32) throws(ImageCodecError) {

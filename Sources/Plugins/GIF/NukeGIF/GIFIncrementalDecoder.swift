@@ -145,16 +145,13 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
         let loopCount = scanner.loopCount ?? 1
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: frames[0].isInterlaced, .frameCountKey: frames.count]
         let full = ImageSize(width: screen.width, height: screen.height)
-        // GIF has no reduction of its own: the core's plan resamples the first frame.
-        let plan = context.scalePlan(for: full)
-        let size = plan?.finalSize ?? full
-        if let plan { userInfo.merge(plan.userInfo(for: size)) { $1 } }
+        // GIF has no reduction of its own: the core resamples the first frame.
         let shown: Bitmap
         // Frame 0's pixels, kept by the animation so that playing from the start does not decode it again.
         var seed: Bitmap?
-        if size != full, firstCanvas == nil {
+        if context.scalePlan(for: full) != nil, firstCanvas == nil {
             // Decode to size before any preview made a canvas: frame 0's rows go straight into
-            // the core's resampler, so the full-size canvas never exists.
+            // the core's destination, which resamples them, so the full-size canvas never exists.
             // A frame that covers the screen with no transparent index is opaque: its sums need
             // no weighting by alpha (the resampler's plain integer path). Unless its data ends
             // early, leaving transparent rows: then it is resampled again with alpha.
@@ -162,12 +159,9 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
             let isOpaque = first.transparentIndex < 0 && first.left == 0 && first.top == 0
                 && first.width == full.width && first.height == full.height
             func stream(_ alphaMode: AlphaMode, with handle: GIFDecoderHandle) throws(ImageCodecError) -> (Bitmap, rows: Int) {
-                let resampler = ImageResampler(
-                    sourceWidth: full.width, sourceHeight: full.height, pixelFormat: .rgba8, alphaMode: alphaMode,
-                    targetWidth: size.width, targetHeight: size.height
-                )
-                let rows = try handle.streamFirstFrame(first, in: bytes, screen: full, into: resampler, cancellation: cancellation)
-                var bitmap = resampler.finish()
+                let destination = try ImageRowDestination(size: full, pixelFormat: .rgba8, alphaMode: alphaMode, context: context)
+                let rows = try handle.streamFirstFrame(first, in: bytes, screen: full, into: destination, cancellation: cancellation)
+                var bitmap = destination.finish().bitmap
                 bitmap.alphaMode = .straight
                 return (bitmap, rows)
             }
@@ -191,9 +185,11 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
                 first = firstPixels
                 seed = firstPixels
             }
-            // Decode to size after previews: the composited first frame through the resampler.
-            shown = plan?.finish(first) ?? first
+            // Decode to size after previews: the core's driver resamples the composited first frame.
+            shown = first
         }
+        // The core's driver finishes the decode to size from the stored size.
+        if shown.width != full.width || shown.height != full.height { userInfo[.originalSizeKey] = full }
         self.firstPixels = nil
         var image = Image(bitmap: shown)
         if let warnings = handle?.warnings {

@@ -60,42 +60,26 @@ final class HEIFDecoderHandle {
         return best
     }
 
-    /// Decodes the primary image (`thumbnail` < 0) or a thumbnail into `buffer`.
+    /// Decodes the primary image (`thumbnail` < 0) or a thumbnail into `destination` (of the
+    /// matching pixel format): into its memory when it keeps the image, else a row at a time, so
+    /// that only libheif's own image exists at full size.
     ///
     /// The corresponding libheif function is `heif_decode_image`.
-    func decode(
-        thumbnail: Int, alpha: Bool, wide: Bool, size: ImageSize, into buffer: UnsafeMutableRawBufferPointer, context: ImageDecodingContext
-    ) throws(ImageCodecError) {
+    func decode(thumbnail: Int, alpha: Bool, wide: Bool, into destination: ImageRowDestination, context: ImageDecodingContext) throws(ImageCodecError) {
+        let size = destination.size
         let stride = size.width * (alpha ? 4 : 3) * (wide ? 2 : 1)
-        let status = context.withShimCancellation { cancellation in
-            nukeheif_decoder_decode(
-                decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
-                buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.height), stride,
-                nil, nil, nil, cancellation
-            )
-        }
-        guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
-    }
-
-    /// Decodes as ``decode(thumbnail:alpha:wide:size:into:)`` does, but hands the rows to
-    /// `resampler` (from `size`, in the matching pixel format) instead of keeping them: only
-    /// libheif's own image exists at full size.
-    ///
-    /// The corresponding libheif function is `heif_decode_image`.
-    func decode(
-        thumbnail: Int, alpha: Bool, wide: Bool, size: ImageSize, into resampler: ImageResampler, context: ImageDecodingContext
-    ) throws(ImageCodecError) {
-        precondition(resampler.sourceWidth == size.width && resampler.sourceHeight == size.height, "the resampler takes the decoded size")
-        let stride = size.width * (alpha ? 4 : 3) * (wide ? 2 : 1)
-        let row = UnsafeMutableRawBufferPointer.allocate(byteCount: stride, alignment: 16)
+        precondition(stride == destination.bytesPerRow, "the destination takes the decoded layout")
+        let row = UnsafeMutableRawBufferPointer.allocate(byteCount: destination.buffer == nil ? stride : 0, alignment: 16)
         defer { row.deallocate() }
-        let status = context.withShimCancellation { cancellation in
-            nukeheif_decoder_decode(
-                decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
-                nil, Int32(size.width), Int32(size.height), stride,
-                row.baseAddress!.assumingMemoryBound(to: UInt8.self), Self.pushRow, Unmanaged.passUnretained(resampler).toOpaque(),
-                cancellation
-            )
+        let status = withExtendedLifetime(destination) {
+            context.withShimCancellation { cancellation in
+                nukeheif_decoder_decode(
+                    decoder, Int32(thumbnail), alpha ? 1 : 0, wide ? 1 : 0,
+                    destination.buffer?.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(size.width), Int32(size.height), stride,
+                    row.baseAddress?.assumingMemoryBound(to: UInt8.self), destination.buffer == nil ? Self.pushRow : nil,
+                    Unmanaged.passUnretained(destination).toOpaque(), cancellation
+                )
+            }
         }
         guard status == NUKE_STATUS_OK else { throw failure(status, thumbnail >= 0 ? "decoding the \(format.name) thumbnail" : "decoding the \(format.name) image") }
     }
@@ -108,7 +92,7 @@ final class HEIFDecoderHandle {
     /// `nil` when the image is not such a one: decode to interleaved RGB instead.
     ///
     /// The corresponding libheif function is `heif_decode_image` (planar RGB).
-    func decodePlanes(thumbnail: Int, size: ImageSize, target: ImageSize, context: ImageDecodingContext) throws(ImageCodecError) -> Bitmap? {
+    func decodePlanes(thumbnail: Int, size: ImageSize, original: ImageSize, context: ImageDecodingContext) throws(ImageCodecError) -> Bitmap? {
         var planes = nukeheif_planes()
         let status = context.withShimCancellation { cancellation in
             nukeheif_decoder_decode_planes(decoder, Int32(thumbnail), Int32(size.width), Int32(size.height), &planes, cancellation)
@@ -122,14 +106,12 @@ final class HEIFDecoderHandle {
         for plane in 0..<3 {
             try HEIFLibrary.checkCancellation(context, format: format)
             guard let first = rows[plane] else { return nil }
-            let resampler = ImageResampler(
-                sourceWidth: size.width, sourceHeight: size.height, pixelFormat: .gray8, alphaMode: .none,
-                targetWidth: target.width, targetHeight: target.height
-            )
-            resampler.push(rows: UnsafeRawBufferPointer(start: first, count: strides[plane] * (size.height - 1) + size.width),
-                           count: size.height, bytesPerRow: strides[plane])
-            reduced.append(resampler.finish())
+            let destination = try ImageRowDestination(size: size, pixelFormat: .gray8, alphaMode: .none, context: context, originalSize: original)
+            destination.push(rows: UnsafeRawBufferPointer(start: first, count: strides[plane] * (size.height - 1) + size.width),
+                             count: size.height, bytesPerRow: strides[plane])
+            reduced.append(destination.finish().bitmap)
         }
+        let target = ImageSize(width: reduced[0].width, height: reduced[0].height)
         return try context.allocator.makeBitmap(width: target.width, height: target.height, pixelFormat: .rgb8, alphaMode: AlphaMode.none) {
             (output) throws(ImageCodecError) in
             reduced[0].withUnsafeBytes { red in
@@ -146,10 +128,10 @@ final class HEIFDecoderHandle {
         }
     }
 
-    /// The shim's row sink: hands one row to the resampler its context points to.
+    /// The shim's row sink: hands one row to the destination its context points to.
     private static let pushRow: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>, Int) -> Void = { context, row, length in
         guard let context else { return }
-        Unmanaged<ImageResampler>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
+        Unmanaged<ImageRowDestination>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
     }
 
     /// The primary image's ICC profile, when it has one no larger than `maxSize`.

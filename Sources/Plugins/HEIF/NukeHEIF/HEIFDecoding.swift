@@ -59,31 +59,22 @@ struct HEIFDecoding {
         let pixelFormat: PixelFormat = wide ? (hasAlpha ? .rgba16 : .rgb16) : (hasAlpha ? .rgba8 : .rgb8)
         let alphaMode: AlphaMode = hasAlpha ? .straight : .none
         var bitmap: Bitmap
-        if let target, target != source.size {
-            // Decode to size. An 8-bit image without alpha is shrunk from libheif's planar RGB;
-            // otherwise libheif's interleaved rows go straight into the core's resampler. Either
-            // way there is no full-size copy of our own.
-            if !hasAlpha, !wide,
-               let planar = try handle.decodePlanes(thumbnail: source.index, size: source.size, target: target, context: context) {
-                bitmap = planar
-            } else {
-                let resampler = ImageResampler(
-                    sourceWidth: source.size.width, sourceHeight: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
-                    targetWidth: target.width, targetHeight: target.height
-                )
-                try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: resampler, context: context)
-                bitmap = resampler.finish()
-            }
+        if let target, target != source.size, !hasAlpha, !wide,
+           let planar = try handle.decodePlanes(thumbnail: source.index, size: source.size, original: size, context: context) {
+            // Decode to size of an 8-bit image without alpha: shrunk from libheif's planar RGB.
+            bitmap = planar
         } else {
-            bitmap = try context.allocator.makeBitmap(
-                width: source.size.width, height: source.size.height, pixelFormat: pixelFormat, alphaMode: alphaMode
-            ) { (buffer) throws(ImageCodecError) in
-                try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, size: source.size, into: buffer, context: context)
-            }
+            // Into the core's destination: the image, or for a decode to size libheif's
+            // interleaved rows straight into the resampler; no full-size copy of our own.
+            let destination = try ImageRowDestination(size: source.size, pixelFormat: pixelFormat, alphaMode: alphaMode, context: context,
+                                                      originalSize: size)
+            try handle.decode(thumbnail: source.index, alpha: hasAlpha, wide: wide, into: destination, context: context)
+            bitmap = destination.finish().bitmap
         }
         try HEIFLibrary.checkCancellation(context, format: format)
         if source.index >= 0 { userInfo[.heifUsedThumbnailKey] = true }
-        if let plan { userInfo.merge(plan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 } }
+        // The core's driver finishes the decode to size from the stored size.
+        if bitmap.width != size.width || bitmap.height != size.height { userInfo[.originalSizeKey] = size }
         if context.prefersPremultipliedAlpha, hasAlpha { bitmap = bitmap.premultiplied() }
         // libheif has applied irot/imir/clap, which govern a HEIF's display (the EXIF orientation
         // is informative). The pixels are upright, so the EXIF block says 1: nobody rotates them a

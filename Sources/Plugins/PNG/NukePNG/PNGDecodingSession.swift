@@ -53,15 +53,12 @@ final class PNGDecodingSession {
     /// The decoded pixels, `bytesPerRow × height`; empty until the header is ready. When
     /// decoding to size with a ring (``ringRows`` > 0), the last ``ringRows`` rows only.
     private var pixels = Bitmap.empty
-    /// The size a target size asks for, when smaller than the image.
-    private var outputSize: ImageSize?
-    /// The core's plan for a decode to size.
-    private var sizePlan: ImageScalePlan?
     /// Decode to size of a non-interlaced image: rows go through a ring of this many rows into
-    /// ``resampler``, so the full-size image never exists. 0: the whole image is kept.
+    /// the core's ``destination``, which resamples them, so the full-size image never exists.
+    /// 0: the whole image is kept (the core's driver resamples it).
     private var ringRows = 0
     private var rowsDrained = 0
-    private var resampler: ImageResampler?
+    private var destination: ImageRowDestination?
     /// `true` when rows libpng has not written yet are known to be zero.
     private var undecodedRowsAreZero = false
     /// `true` once an interlaced image was fed without filling Adam7 blocks: its rows are
@@ -191,18 +188,17 @@ final class PNGDecodingSession {
             width: header.width, height: header.height, bytesPerPixel: format.bytesPerPixel,
             format: .png, codec: PNGLibrary.codecName, inputByteCount: inputByteCount
         )
-        // PNG has no reduction of its own: the core's plan resamples it, row by row when it can.
-        sizePlan = configuration.scalePlan(for: ImageSize(width: header.width, height: header.height))
-        outputSize = sizePlan?.finalSize
+        // PNG has no reduction of its own: the core resamples it, row by row when it can.
         var rows = header.height
-        if outputSize != nil, !header.isInterlaced, !zeroFill {
-            // Decode to size while decoding: a ring of rows into the resampler.
+        let size = ImageSize(width: header.width, height: header.height)
+        if configuration.scalePlan(for: size) != nil, !header.isInterlaced, !zeroFill {
+            // Decode to size while decoding: a ring of rows into the core's destination.
             let ringBytes = Self.ringSliceSize * Self.deflateMaximumExpansion
             rows = min(header.height, max(2, ringBytes / max(header.bytesPerRow, 1) + 2))
             ringRows = rows
             nukepng_decoder_set_row_ring(handle, UInt32(rows))
-            resampler = sizePlan?.resampler(from: ImageSize(width: header.width, height: header.height), pixelFormat: format,
-                                            alphaMode: format.hasAlpha ? .straight : .none)
+            destination = try ImageRowDestination(size: size, pixelFormat: format, alphaMode: format.hasAlpha ? .straight : .none,
+                                                  context: configuration)
         }
         // Unless zero-filled, every byte is written by libpng before a complete image is returned.
         pixels = try Bitmap(
@@ -213,9 +209,9 @@ final class PNGDecodingSession {
         self.header = header
     }
 
-    /// Hands the rows libpng wrote to the ring since the last call to the resampler.
+    /// Hands the rows libpng wrote to the ring since the last call to the destination.
     private func drainRing() {
-        guard let resampler, let header else { return }
+        guard let destination, let header else { return }
         let done = Int(nukepng_decoder_progress(handle).rows_done)
         guard done > rowsDrained else { return }
         pixels.withUnsafeBytes { ring in
@@ -225,8 +221,8 @@ final class PNGDecodingSession {
                 let slot = row % ringRows
                 let count = min(done - row, ringRows - slot)
                 let start = slot * header.bytesPerRow
-                resampler.push(rows: UnsafeRawBufferPointer(rebasing: ring[start..<(start + count * header.bytesPerRow)]),
-                               count: count, bytesPerRow: header.bytesPerRow)
+                destination.push(rows: UnsafeRawBufferPointer(rebasing: ring[start..<(start + count * header.bytesPerRow)]),
+                                 count: count, bytesPerRow: header.bytesPerRow)
                 row += count
             }
         }
@@ -300,16 +296,14 @@ final class PNGDecodingSession {
             }
             userInfo[.warningsKey] = warnings
         }
-        let bitmap: Bitmap
-        if let outputSize {
-            // Streamed through the ring, or (interlaced, or decoded for previews) resized now.
-            bitmap = resampler?.finish() ?? pixels.resized(to: outputSize)
-            if let sizePlan { userInfo.merge(sizePlan.userInfo(for: outputSize)) { $1 } }
-        } else {
-            bitmap = pixels
+        // Streamed through the ring; otherwise (interlaced, or decoded for previews) the core's
+        // driver finishes the decode to size from the stored size.
+        let bitmap = destination?.finish().bitmap ?? pixels
+        if bitmap.width != header.width || bitmap.height != header.height {
+            userInfo[.originalSizeKey] = ImageSize(width: header.width, height: header.height)
         }
         pixels = .empty
-        resampler = nil
+        destination = nil
         let container = ImageContainer(image: makeImage(bitmap), type: .png, userInfo: userInfo)
         finalContainer = container
         return container

@@ -110,12 +110,8 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
                     APNGFrameDecoder(structure: structure, file: file, configuration: configuration, firstFrame: firstFrame)
                 }
             )
-            var first = try composited ?? animation.frame(at: 0).canvas
-            if let plan = configuration.scalePlan(for: ImageSize(width: first.width, height: first.height)) {
-                first = plan.finish(first)
-                container.userInfo.merge(plan.userInfo(for: ImageSize(width: first.width, height: first.height))) { $1 }
-            }
-            container.image.bitmap = first
+            // The core's driver finishes a decode to size of the first frame.
+            container.image.bitmap = try composited ?? animation.frame(at: 0).canvas
             container.image.loopCount = structure.loopCount
             container.image.frames[0].duration = structure.frames[0].info.duration
             container.animation = animation

@@ -82,28 +82,22 @@ final class TIFFDecoderHandle {
         return Data(bytes: bytes, count: Int(size))
     }
 
-    /// Decodes the selected page into `buffer` (rows of `stride` bytes).
-    func decode(channels: Int, wide: Bool, into buffer: UnsafeMutableRawBufferPointer, stride: Int,
-                cmyk: CMYKRowConverter?, context: ImageDecodingContext) throws(ImageCodecError) {
-        var output = nuketiff_output()
-        output.channels = Int32(channels)
-        output.wide = wide ? 1 : 0
-        output.pixels = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        output.stride = stride
-        try read(&output, cmyk: cmyk, context: context)
-    }
-
-    /// Decodes the selected page as ``decode(channels:wide:into:stride:cmyk:context:)`` does, but
-    /// hands each row to `resampler` as it is decoded: memory holds a band of the page (a
+    /// Decodes the selected page into `destination`: into its memory when it keeps the page,
+    /// else a row at a time as each is decoded, so that memory holds a band of the page (a
     /// scanline, a strip or a row of tiles) and the resampler's window, never the page.
-    func decode(channels: Int, wide: Bool, into resampler: ImageResampler, cmyk: CMYKRowConverter?,
+    func decode(channels: Int, wide: Bool, into destination: ImageRowDestination, cmyk: CMYKRowConverter?,
                 context: ImageDecodingContext) throws(ImageCodecError) {
         var output = nuketiff_output()
         output.channels = Int32(channels)
         output.wide = wide ? 1 : 0
-        output.sink = Self.pushRow
-        try withExtendedLifetime(resampler) { () throws(ImageCodecError) in
-            output.sink_context = Unmanaged.passUnretained(resampler).toOpaque()
+        if let buffer = destination.buffer {
+            output.pixels = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            output.stride = destination.bytesPerRow
+        } else {
+            output.sink = Self.pushRow
+        }
+        try withExtendedLifetime(destination) { () throws(ImageCodecError) in
+            output.sink_context = Unmanaged.passUnretained(destination).toOpaque()
             try read(&output, cmyk: cmyk, context: context)
         }
     }
@@ -119,11 +113,11 @@ final class TIFFDecoderHandle {
         guard status == NUKE_STATUS_OK else { throw failure(status, "decoding the TIFF image") }
     }
 
-    /// The shim's row sink: hands one row to the resampler its context points to.
+    /// The shim's row sink: hands one row to the destination its context points to.
     private static let pushRow: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>, Int, UInt32) -> Int32 = {
         context, row, length, _ in
         guard let context else { return 1 }
-        Unmanaged<ImageResampler>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
+        Unmanaged<ImageRowDestination>.fromOpaque(context).takeUnretainedValue().push(row: UnsafeRawBufferPointer(start: row, count: length))
         return 0
     }
 }

@@ -81,29 +81,16 @@ struct TIFFDecoding {
             userInfo[.colorConversionKey] = converter.summary
         }
 
-        // Decode to size as the core plans it: rows stream into the resampler a band at a time.
-        var bitmap: Bitmap
-        if let target = context.scalePlan(for: size)?.finalSize, target != size, target.width <= size.width, target.height <= size.height {
-            let resampler = ImageResampler(
-                sourceWidth: size.width, sourceHeight: size.height, pixelFormat: pixelFormat, alphaMode: alphaMode,
-                targetWidth: target.width, targetHeight: target.height
-            )
-            try handle.decode(channels: channels, wide: wide, into: resampler, cmyk: cmyk, context: context)
-            bitmap = resampler.finish()
-        } else {
-            bitmap = try context.allocator.makeBitmap(width: size.width, height: size.height, pixelFormat: pixelFormat, alphaMode: alphaMode) {
-                (buffer) throws(ImageCodecError) in
-                try handle.decode(channels: channels, wide: wide, into: buffer, stride: size.width * pixelFormat.bytesPerPixel,
-                                  cmyk: cmyk, context: context)
-            }
-        }
+        // Into the core's destination: the page, or for a decode to size its rows a band at a time into the resampler.
+        let destination = try ImageRowDestination(size: size, pixelFormat: pixelFormat, alphaMode: alphaMode, context: context)
+        try handle.decode(channels: channels, wide: wide, into: destination, cmyk: cmyk, context: context)
+        var (bitmap, sizeInfo) = destination.finish()
+        userInfo.merge(sizeInfo) { $1 }
         try TIFFLibrary.checkCancellation(context)
         let warnings = handle.warnings
         try context.checkWarnings(warnings, format: .tiff, codec: TIFFLibrary.codecName)
         if let warnings { userInfo[.warningsKey] = warnings }
         if let directoryWarnings = handle.directoryWarnings { userInfo[.tiffDirectoryWarningsKey] = directoryWarnings }
-        // Rows streamed into the resampler reached the final size; the core's driver resamples the rest.
-        if bitmap.width != size.width || bitmap.height != size.height { userInfo[.originalSizeKey] = size }
         if alphaMode == .premultiplied, !context.prefersPremultipliedAlpha {
             bitmap = bitmap.unpremultiplied()
         } else if alphaMode == .straight, context.prefersPremultipliedAlpha {
