@@ -17,7 +17,8 @@ public import NukeCore
 /// - **decode to size**: an image larger than the context's target is resampled to the plan's
 ///   final size (``NukeCore/ImageScalePlan``: Pillow's `thumbnail` rule), every frame of it, and
 ///   reports ``NukeCore/ImageContainer/UserInfoKey/originalSizeKey`` and
-///   ``NukeCore/ImageContainer/UserInfoKey/decodeScaleKey``. A plugin whose codec reduces natively
+///   ``NukeCore/ImageContainer/UserInfoKey/decodeScaleKey``, then premultiplied when the context
+///   prefers premultiplied alpha. A plugin whose codec reduces natively
 ///   (JPEG's DCT scaling, libwebp's scaler, a resampler fed row by row) returns what it made, with
 ///   the stored size in its header event or in `originalSizeKey`; the driver finishes the rest.
 ///
@@ -64,6 +65,7 @@ struct PluginDecodeDriver: IncrementalImageDecoding {
         try context.checkLimits(of: container, codec: codec)
         var container = container
         container.finishDecodeToSize(for: context, originalSize: storedSize)
+        if context.prefersPremultipliedAlpha { container.premultiplyAlpha() }
         return container
     }
 }

@@ -53,6 +53,10 @@ public struct ImageContainer: Sendable {
         public static let decodeScaleKey: UserInfoKey = "nukecodecs/decode-scale"
         /// The image's full size before a scaled decode, as an ``ImageSize``.
         public static let originalSizeKey: UserInfoKey = "nukecodecs/original-size"
+        /// The scale of a codec's own reduction that rounds sizes up (JPEG's N/8, a `Double`), set
+        /// by the codec beside ``originalSizeKey``: the core's finish maps the final size onto the
+        /// part of the reduction that covers the image (``ImageScalePlan/finish(_:scale:)``).
+        public static let nativeScaleKey: UserInfoKey = "nukecodecs/native-scale"
         /// `true` when the file is progressive (JPEG) or interlaced (PNG), as a `Bool`.
         public static let isProgressiveKey: UserInfoKey = "nukecodecs/is-progressive"
         /// How many frames of an animation a preview has complete (`Int`).

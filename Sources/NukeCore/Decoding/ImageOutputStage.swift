@@ -77,8 +77,10 @@ extension ImageContainer {
         userInfo[.appliedOrientationKey] = orientation
     }
 
-    /// Premultiplies the alpha of every frame that has straight alpha.
-    mutating func premultiplyAlpha() {
+    /// Premultiplies the alpha of every frame that has straight alpha: the output stage's step for
+    /// ``ImageDecodingContext/prefersPremultipliedAlpha``, which the core's drivers run for every
+    /// plugin's decoder after a decode to size.
+    public mutating func premultiplyAlpha() {
         for index in image.frames.indices where image.frames[index].bitmap.alphaMode == .straight {
             image.frames[index].bitmap = image.frames[index].bitmap.premultiplied()
         }

@@ -168,14 +168,16 @@ extension ImageContainer {
     /// the plan for the image's size resampled to the final size, and the plan's
     /// ``ImageContainer/UserInfoKey/originalSizeKey`` and ``ImageContainer/UserInfoKey/decodeScaleKey``
     /// reported. The image's size is the decoder's `originalSizeKey`, else `originalSize` (its
-    /// header's), else the bitmap's. An empty image (rows sent to a sink) is left alone.
+    /// header's), else the bitmap's; a codec's rounded reduction is mapped by its
+    /// ``ImageContainer/UserInfoKey/nativeScaleKey``. An empty image (rows sent to a sink) is left alone.
     public mutating func finishDecodeToSize(for context: ImageDecodingContext, originalSize: ImageSize? = nil) {
         let bitmap = image.bitmap
         guard bitmap.width > 0, bitmap.height > 0 else { return }
         let original = (userInfo[.originalSizeKey] as? ImageSize) ?? originalSize ?? ImageSize(width: bitmap.width, height: bitmap.height)
         guard let plan = context.scalePlan(for: original) else { return }
+        let scale = userInfo[.nativeScaleKey] as? Double
         for index in image.frames.indices {
-            image.frames[index].bitmap = plan.finish(image.frames[index].bitmap)
+            image.frames[index].bitmap = plan.finish(image.frames[index].bitmap, scale: scale)
         }
         let result = image.bitmap
         userInfo.merge(plan.userInfo(for: ImageSize(width: result.width, height: result.height))) { $1 }

@@ -22,8 +22,7 @@ struct BMPDecoding {
             case .needsMoreData: throw BMPLibrary.error(.incomplete, .header, "the data ends inside the headers (\(bytes.count) bytes)")
             case .invalid(let code, let reason): throw BMPLibrary.error(code, .header, reason)
             }
-            let plan = context.scalePlan(for: ImageSize(width: header.width, height: header.height))
-            let pixels = try BMPPixelDecoder.decode(header, bytes: bytes, end: bytes.count, context: context, format: .bmp, plan: plan)
+            let pixels = try BMPPixelDecoder.decode(header, bytes: bytes, end: bytes.count, context: context, format: .bmp, decodesToSize: true)
             let icc = header.iccRange.map { Data(bytes[$0]) }
             return (header, pixels, icc)
         }
@@ -32,15 +31,14 @@ struct BMPDecoding {
         }
         let warnings = pixels.warnings.first.map { ImageDecodingWarnings(count: pixels.warnings.count, first: $0) }
         try context.checkWarnings(warnings, format: .bmp, codec: BMPLibrary.codecName)
-        var bitmap = pixels.bitmap
+        let bitmap = pixels.bitmap
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
             .isProgressiveKey: false, .bmpHeaderSizeKey: header.headerSize, .bmpBitCountKey: header.bitCount,
             .bmpCompressionKey: header.compression.rawValue,
         ]
         if let warnings { userInfo[.warningsKey] = warnings }
-        // Opaque rows were streamed into the plan's resampler; the core's driver resizes the rest.
+        // Opaque rows were streamed into the core's destination; the core's driver resizes the rest.
         userInfo[.originalSizeKey] = ImageSize(width: header.width, height: header.height)
-        if context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
         let image = Image(bitmap: bitmap, colorInfo: ColorInfo(iccProfile: icc))
         return ImageContainer(image: image, type: .bmp, isPreview: false, userInfo: userInfo)
     }

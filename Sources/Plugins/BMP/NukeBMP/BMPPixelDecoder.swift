@@ -30,21 +30,21 @@ package enum BMPPixelDecoder {
     ///   - format: The format errors name (`.bmp`, `.ico`, `.cur`).
     ///   - outputBytesPerPixel: The bytes per pixel the caller ends with, when it converts the
     ///     pixels further (an ICO's rgba8): the limits are checked for the larger of the two.
-    ///   - plan: A decode to size: an opaque image that is not run-length encoded streams its rows
-    ///     into the plan's resampler, so the full-size image never exists (the bitmap returned is
-    ///     the final size); others are decoded whole for the caller to finish.
+    ///   - decodesToSize: For a decode to size, an opaque image that is not run-length encoded
+    ///     streams its rows into the core's destination, which resamples them, so the full-size
+    ///     image never exists (the bitmap returned is the final size); others are decoded whole
+    ///     for the core's driver to finish.
     /// - Throws: ``NukeCore/ImageCodecError``: `.limitExceeded`, `.incomplete` when the pixels
     ///   end early, `.cancelled`.
     package static func decode(
         _ header: BMPHeader, bytes: UnsafeRawBufferPointer, end: Int, context: ImageDecodingContext, format: ImageType,
-        outputBytesPerPixel: Int = 1, plan: ImageScalePlan? = nil
+        outputBytesPerPixel: Int = 1, decodesToSize: Bool = false
     ) throws(ImageCodecError) -> BMPPixels {
         let end = min(end, bytes.count)
         let pixelFormat = header.pixelFormat
         let size = ImageSize(width: header.width, height: header.height)
-        // Whether the rows stream into the plan's resampler (which it makes only when it reduces).
-        let streams = !header.isRLE && !header.hasAlpha && plan.map { size != $0.finalSize
-            && size.width >= $0.finalSize.width && size.height >= $0.finalSize.height } == true
+        // Whether the rows stream into the core's destination, resampled as they come.
+        let streams = decodesToSize && !header.isRLE && !header.hasAlpha && context.scalePlan(for: size) != nil
         // Streamed rows hold a few rows, not the image: the pixel count and sizes are checked, not its bytes.
         try context.limits.check(
             width: header.width, height: header.height,
@@ -52,7 +52,7 @@ package enum BMPPixelDecoder {
             codec: BMPLibrary.codecName, inputByteCount: streams ? nil : bytes.count
         )
         // Made after the limits: its buffers follow the image's width.
-        let resampler = streams ? plan?.resampler(from: size, pixelFormat: pixelFormat, alphaMode: .none) : nil
+        let destination = streams ? try ImageRowDestination(size: size, pixelFormat: pixelFormat, alphaMode: .none, context: context) : nil
         var warnings = header.warnings
         if header.isRLE {
             guard header.pixelOffset < end else {
@@ -92,7 +92,7 @@ package enum BMPPixelDecoder {
                 alphaSeen |= tables.decodeRow(src: src, dst: dst, width: header.width, bitCount: header.bitCount, alpha: header.hasAlpha)
             }
         }
-        if let resampler, let source = bytes.baseAddress {
+        if let destination, let source = bytes.baseAddress {
             let rowBytes = header.width * pixelFormat.bytesPerPixel
             let row = UnsafeMutableRawBufferPointer.allocate(byteCount: rowBytes, alignment: 16)
             defer { row.deallocate() }
@@ -100,10 +100,10 @@ package enum BMPPixelDecoder {
             for y in 0..<header.height {
                 if y & 31 == 0 { try BMPLibrary.checkCancellation(context, format: format) }
                 decodeRow(y, source: source, into: target.assumingMemoryBound(to: UInt8.self))
-                resampler.push(row: UnsafeRawBufferPointer(row))
+                destination.push(row: UnsafeRawBufferPointer(row))
             }
             if outOfRange { warnings.append("palette indices past the palette's \(header.paletteCount) entries (drawn black)") }
-            return BMPPixels(bitmap: resampler.finish(), warnings: warnings, alphaWasZero: false)
+            return BMPPixels(bitmap: destination.finish().bitmap, warnings: warnings, alphaWasZero: false)
         }
         var bitmap = try context.allocator.makeBitmap(width: header.width, height: header.height, pixelFormat: pixelFormat, zeroed: false)
         let bytesPerRow = bitmap.bytesPerRow

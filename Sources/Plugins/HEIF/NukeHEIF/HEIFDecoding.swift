@@ -75,7 +75,6 @@ struct HEIFDecoding {
         if source.index >= 0 { userInfo[.heifUsedThumbnailKey] = true }
         // The core's driver finishes the decode to size from the stored size.
         if bitmap.width != size.width || bitmap.height != size.height { userInfo[.originalSizeKey] = size }
-        if context.prefersPremultipliedAlpha, hasAlpha { bitmap = bitmap.premultiplied() }
         // libheif has applied irot/imir/clap, which govern a HEIF's display (the EXIF orientation
         // is informative). The pixels are upright, so the EXIF block says 1: nobody rotates them a
         // second time, and an encoder writes the block back with Orientation 1.

@@ -46,10 +46,9 @@ struct ICODecoding {
             if let warnings { userInfo[.warningsKey] = warnings }
             image = Image(bitmap: bitmap)
         }
-        var bitmap = image.bitmap
+        let bitmap = image.bitmap
         // The entry chosen for the target is the original the core's driver resizes.
         if context.targetSize != nil { userInfo[.originalSizeKey] = ImageSize(width: bitmap.width, height: bitmap.height) }
-        if context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
         return ImageContainer(image: Image(bitmap: bitmap, colorInfo: image.colorInfo), type: type, isPreview: false, userInfo: userInfo)
     }
 

@@ -96,20 +96,10 @@ struct JPEGDecodePlan {
         }
     }
 
-    /// The exact size a target size asks for, when DCT scaling alone gives a larger image:
-    /// the core's resampler shrinks the remainder.
-    var remainderSize: ImageSize? {
-        guard let sizePlan, sizePlan.finalSize != outputSize, sizePlan.finalSize.width <= outputSize.width,
-              sizePlan.finalSize.height <= outputSize.height else { return nil }
-        return sizePlan.finalSize
-    }
-
-    /// Wraps decoded pixels in a container with this plan's metadata, finished to the exact
-    /// target size by the core's plan.
+    /// Wraps decoded pixels in a container with this plan's metadata; the core's driver
+    /// finishes a decode to size from the stored size and the DCT scale.
     func container(bitmap: Bitmap, context: ImageDecodingContext, isPreview: Bool, scan: Int? = nil,
                    warnings: ImageDecodingWarnings? = nil) -> ImageContainer {
-        // libjpeg rounds N/8 of the size up: the last row or column covers part of a pixel.
-        let bitmap = sizePlan?.finish(bitmap, scale: Double(scale) / 8) ?? bitmap
         var colorInfo = ColorInfo(iccProfile: iccProfile)
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: isProgressive]
         if let (converter, target) = cmykConversion {
@@ -118,8 +108,9 @@ struct JPEGDecodePlan {
             userInfo[.colorConversionKey] = converter.summary
         }
         let image = Image(bitmap: bitmap, orientation: orientation, colorInfo: colorInfo, exif: exif)
-        if let sizePlan {
-            userInfo.merge(sizePlan.userInfo(for: ImageSize(width: bitmap.width, height: bitmap.height))) { $1 }
+        if sizePlan != nil {
+            // libjpeg rounds N/8 of the size up: the last row or column covers part of a pixel.
+            userInfo[.originalSizeKey] = originalSize
             userInfo[.dctScaleKey] = Double(scale) / 8
         }
         if let scan { userInfo[.scanNumberKey] = scan }
@@ -207,6 +198,6 @@ final class JPEGRowBand {
 
 extension ImageContainer.UserInfoKey {
     /// The DCT scale libjpeg decoded at (N/8, a `Double`), before the core's resampler shrank the
-    /// remainder to the exact target size.
-    public static let dctScaleKey: ImageContainer.UserInfoKey = "nukecodecs/jpeg-dct-scale"
+    /// remainder to the exact target size: the core's ``NukeCore/ImageContainer/UserInfoKey/nativeScaleKey``.
+    public static let dctScaleKey: ImageContainer.UserInfoKey = .nativeScaleKey
 }

@@ -195,10 +195,9 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
     // MARK: - Still images
 
     private func finalStill() throws(ImageCodecError) -> ImageContainer {
-        guard var bitmap = pixels, let info else { throw JXLLibrary.error(.corrupt, "the JPEG XL frame has no pixels") }
+        guard let bitmap = pixels, let info else { throw JXLLibrary.error(.corrupt, "the JPEG XL frame has no pixels") }
         pixels = nil
         handle = nil
-        if bitmap.alphaMode == .straight, context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
         var userInfo = metadataUserInfo(info)
         userInfo[.isProgressiveKey] = passes > 0
         // At full size: the core's driver resamples it to the target.
@@ -239,16 +238,11 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
         let maxPixels = context.limits.maxPixelCount
         let cancellation = context.cancellation
         let first = try JXLFrameDecoder(bytes: bytes, frames: frames, maxPixels: maxPixels, cancellation: cancellation).decodeFrame(at: 0)
-        var shown = first
+        // The core's driver finishes a decode to size of the first frame, and premultiplies.
         var userInfo = metadataUserInfo(info)
         userInfo[.isProgressiveKey] = false
         userInfo[.frameCountKey] = frames.count
-        if let plan = context.scalePlan(for: canvas) {
-            shown = plan.finish(first)
-            userInfo.merge(plan.userInfo(for: ImageSize(width: shown.width, height: shown.height))) { $1 }
-        }
-        if context.prefersPremultipliedAlpha { shown = shown.premultiplied() }
-        var image = makeImage(shown)
+        var image = makeImage(first)
         let loopCount = Int(info.num_loops)
         image.loopCount = loopCount
         image.frames[0].duration = frames[0].duration

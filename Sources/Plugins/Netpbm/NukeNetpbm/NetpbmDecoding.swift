@@ -13,8 +13,7 @@ struct NetpbmDecoding {
     let context: ImageDecodingContext
 
     func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
-        var bitmap = try bitmap(data)
-        if context.prefersPremultipliedAlpha { bitmap = bitmap.premultiplied() }
+        let bitmap = try bitmap(data)
         return ImageContainer(image: Image(bitmap: bitmap), type: .netpbm, isPreview: false, userInfo: [.isProgressiveKey: false])
     }
 

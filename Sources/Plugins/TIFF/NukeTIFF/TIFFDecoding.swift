@@ -91,11 +91,8 @@ struct TIFFDecoding {
         try context.checkWarnings(warnings, format: .tiff, codec: TIFFLibrary.codecName)
         if let warnings { userInfo[.warningsKey] = warnings }
         if let directoryWarnings = handle.directoryWarnings { userInfo[.tiffDirectoryWarningsKey] = directoryWarnings }
-        if alphaMode == .premultiplied, !context.prefersPremultipliedAlpha {
-            bitmap = bitmap.unpremultiplied()
-        } else if alphaMode == .straight, context.prefersPremultipliedAlpha {
-            bitmap = bitmap.premultiplied()
-        }
+        // Straight alpha unless asked for premultiplied (which the core's driver makes).
+        if alphaMode == .premultiplied, !context.prefersPremultipliedAlpha { bitmap = bitmap.unpremultiplied() }
         let orientation = ImageOrientation(rawValue: UInt8(clamping: info.orientation)) ?? .up
         let image = Image(bitmap: bitmap, orientation: orientation, colorInfo: ColorInfo(iccProfile: iccProfile))
         return ImageContainer(image: image, type: .tiff, isPreview: false, userInfo: userInfo)

@@ -266,14 +266,9 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         guard !frames.isEmpty else { throw WebPLibrary.error(.corrupt, "the animated WebP has no frame") }
         let first: Bitmap
         if let firstCanvas { first = firstCanvas } else { first = try compositeNextFrame(canvas) }
-        var shown = first
-        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false, .frameCountKey: frames.count]
-        if let plan = context.scalePlan(for: canvas.size) {
-            shown = plan.finish(first)
-            userInfo.merge(plan.userInfo(for: ImageSize(width: shown.width, height: shown.height))) { $1 }
-        }
-        if context.prefersPremultipliedAlpha { shown = shown.premultiplied() }
-        var image = makeImage(shown)
+        // The core's driver finishes a decode to size of the first frame, and premultiplies.
+        let userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false, .frameCountKey: frames.count]
+        var image = makeImage(first)
         let loopCount = container.loopCount ?? 0
         image.loopCount = loopCount
         image.frames[0].duration = frames[0].info.duration

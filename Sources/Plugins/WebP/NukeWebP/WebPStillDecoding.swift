@@ -48,7 +48,8 @@ enum WebPStillDecoding {
             let fy = max(1, Int(Double(height) / Double(size.height) / plan.reducingGap))
             if min(fx, fy) >= minimumScalerFactor {
                 let reduced = ImageSize(width: (width + fx - 1) / fx, height: (height + fy - 1) / fy)
-                let bitmap = plan.finish(try decode(bytes, size: reduced, scaled: true, layout: layout, allocator: .heap, context: context))
+                // The core's driver resamples the rest of the way.
+                let bitmap = try decode(bytes, size: reduced, scaled: true, layout: layout, allocator: context.allocator, context: context)
                 return Result(bitmap: bitmap, scale: Double(size.width) / Double(width))
             }
         }
