@@ -198,6 +198,6 @@ final class JPEGRowBand {
 
 extension ImageContainer.UserInfoKey {
     /// The DCT scale libjpeg decoded at (N/8, a `Double`), before the core's resampler shrank the
-    /// remainder to the exact target size: the core's ``NukeCore/ImageContainer/UserInfoKey/nativeScaleKey``.
+    /// remainder to the exact target size: the core's `nativeScaleKey`.
     public static let dctScaleKey: ImageContainer.UserInfoKey = .nativeScaleKey
 }
