@@ -17,18 +17,18 @@ import NukePixels
 /// Contract: ``push(_:)`` appends only bytes not given before; ``finish()`` says no more
 /// come; ``next()`` reports the next event. After ``finish()``, ``next()`` returns `.final`
 /// or throws (`.incomplete` for data that ends inside a block), never `.needsMoreData`.
-final class GIFIncrementalDecoder: IncrementalImageDecoding {
+final class GIFIncrementalDecoder: InputKeepingDecoder {
     typealias Event = ImageDecodingEvent
 
     /// The decode request: limits, strictness, target size and plan, cancellation.
     private let context: ImageDecodingContext
     private var limits: ImageLimits { context.limits }
     private var cancellation: ImageDecodingCancellation { context.cancellationToken }
-    /// Every byte pushed. A first push of a whole `Data` shares its storage (no copy).
-    private var pushed = PushedBytes()
-    var bytes: Data { pushed.data }
+    /// Every byte pushed (a first push of a whole `Data` shares its storage), whether the input
+    /// is finished, whether previews are wanted.
+    var input = IncrementalInput()
+    var bytes: Data { input.bytes }
     private var scanner = GIFScanner()
-    private var isFinished = false
     private var didReportHeader = false
     private var handle: GIFDecoderHandle?
     private var compositor: AnimationCompositor?
@@ -38,28 +38,13 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
     /// Frame 0's decoded pixels, while they may still be handed to the animation.
     private var firstPixels: Bitmap?
     private var result: ImageContainer?
-    /// Off when the caller pushes a complete file in pieces: no frame is composited for a
-    /// preview, so a decode to size can stream frame 0 into the resampler at the end.
-    private var wantsPreviews = true
 
     init(context: ImageDecodingContext) {
         self.context = context
     }
 
-    /// Appends bytes not seen before.
-    func push(_ newBytes: Data) {
-        precondition(!isFinished, "push after finish")
-        pushed.append(newBytes)
-    }
-
-    /// Declares that no more bytes will come.
-    func finish() { isFinished = true }
-
-    /// Turns previews off (or on again).
-    func setWantsPreviews(_ wantsPreviews: Bool) { self.wantsPreviews = wantsPreviews }
-
     /// `true` after ``finish()``.
-    var isFinishedFeeding: Bool { isFinished }
+    var isFinishedFeeding: Bool { input.isFinished }
 
     private func checkCancellation() throws(ImageCodecError) {
         if context.isCancelled { throw GIFLibrary.error(.cancelled, "cancelled") }
@@ -79,7 +64,7 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
         }
         try scanner.scan(bytes, limits: limits)
         guard let screen = scanner.screen else {
-            if isFinished { throw GIFLibrary.error(.incomplete, .header, "the GIF data ends inside its header (\(bytes.count) bytes)") }
+            if input.isFinished { throw GIFLibrary.error(.incomplete, .header, "the GIF data ends inside its header (\(bytes.count) bytes)") }
             return .needsMoreData
         }
         if !didReportHeader {
@@ -87,13 +72,13 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
             // With the whole input (a one-shot decode), also bound decoded bytes per input byte.
             try limits.check(
                 width: screen.width, height: screen.height, bytesPerPixel: 4, format: .gif, codec: GIFLibrary.codecName,
-                inputByteCount: isFinished ? bytes.count : nil
+                inputByteCount: input.isFinished ? bytes.count : nil
             )
             didReportHeader = true
             return .header(ImageHeader(type: .gif, width: screen.width, height: screen.height, bitDepth: 8, componentCount: 1))
         }
         // Before finish(), a trailer that arrived with the last frames still lets their previews out first.
-        if isFinished || (scanner.isComplete && (framesComposited == scanner.frames.count || !wantsPreviews)) {
+        if input.isFinished || (scanner.isComplete && (framesComposited == scanner.frames.count || !input.wantsPreviews)) {
             if !scanner.isComplete, scanner.endsInsideRecord(count: bytes.count) {
                 throw GIFLibrary.error(.incomplete, "the GIF data ends inside a block at offset \(scanner.position) of \(bytes.count), after \(scanner.frames.count) complete frames")
             }
@@ -107,7 +92,7 @@ final class GIFIncrementalDecoder: IncrementalImageDecoding {
             result = container
             return .final(container)
         }
-        if wantsPreviews, framesComposited < scanner.frames.count {
+        if input.wantsPreviews, framesComposited < scanner.frames.count {
             let canvas = try compositeNextFrame(screen: screen)
             var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
                 .scanNumberKey: framesComposited, .frameCountKey: framesComposited, .bytesConsumedKey: bytes.count,

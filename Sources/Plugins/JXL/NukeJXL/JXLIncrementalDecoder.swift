@@ -21,15 +21,13 @@ import NukePixels
 ///
 /// Contract: ``push(_:)`` appends only bytes not given before; ``finish()`` says no more come;
 /// ``next()`` reports the next event.
-final class JXLIncrementalDecoder: IncrementalImageDecoding {
+final class JXLIncrementalDecoder: InputKeepingDecoder {
     typealias Event = ImageDecodingEvent
 
     private let context: ImageDecodingContext
-    private var pushed = PushedBytes()
+    var input = IncrementalInput()
     private var bytesFed = 0
-    private var isFinished = false
     private var inputClosed = false
-    private var wantsPreviews = true
     private var handle: JXLDecoderHandle?
     /// Whether the handle reports progressive passes (previews wanted while bytes still come).
     private var isProgressive = false
@@ -46,15 +44,6 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
         self.context = context
     }
 
-    func push(_ newBytes: Data) {
-        precondition(!isFinished, "push after finish")
-        pushed.append(newBytes)
-    }
-
-    func finish() { isFinished = true }
-
-    func setWantsPreviews(_ wantsPreviews: Bool) { self.wantsPreviews = wantsPreviews }
-
     /// The next event.
     ///
     /// - Throws: ``ImageCodecError``: `.corrupt`, `.incomplete` (after ``finish()``),
@@ -67,7 +56,7 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
         if let existing = self.handle {
             handle = existing
         } else {
-            isProgressive = wantsPreviews && !isFinished
+            isProgressive = input.wantsPreviews && !input.isFinished
             handle = try JXLDecoderHandle(
                 maxPixels: context.limits.maxPixelCount, pixels: true, progressive: isProgressive,
                 keepsPremultiplied: context.prefersPremultipliedAlpha
@@ -99,7 +88,7 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
                 }
             case .pass:
                 passes += 1
-                if wantsPreviews, let pixels {
+                if input.wantsPreviews, let pixels {
                     let userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
                         .scanNumberKey: passes, .isProgressiveKey: true, .bytesConsumedKey: bytesFed,
                     ]
@@ -124,7 +113,7 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
     // MARK: - Input
 
     private func feed(_ handle: JXLDecoderHandle) throws(ImageCodecError) {
-        let bytes = pushed.data
+        let bytes = input.bytes
         if bytesFed < bytes.count {
             let start = bytesFed
             try bytes.withUnsafeBytes { raw in
@@ -132,7 +121,7 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
             }.get()
             bytesFed = bytes.count
         }
-        if isFinished, !inputClosed {
+        if input.isFinished, !inputClosed {
             handle.closeInput()
             inputClosed = true
         }
@@ -177,7 +166,7 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
         isAnimated = info.have_animation != 0
         try context.limits.check(
             width: width, height: height, bytesPerPixel: isAnimated ? 4 : pixelFormat.bytesPerPixel, format: .jxl, codec: JXLLibrary.codecName,
-            inputByteCount: isFinished ? pushed.data.count : nil
+            inputByteCount: input.isFinished ? input.bytes.count : nil
         )
         if isAnimated {
             let needed = ImageAnimation.iteratorBytes(canvasSize: ImageSize(width: width, height: height), largestFrameBytes: width * height * 4)
@@ -227,8 +216,8 @@ final class JXLIncrementalDecoder: IncrementalImageDecoding {
     // MARK: - Animations
 
     private func nextAnimation() throws(ImageCodecError) -> Event {
-        guard isFinished, let info else { return .needsMoreData }
-        let bytes = pushed.data
+        guard input.isFinished, let info else { return .needsMoreData }
+        let bytes = input.bytes
         let scan = try JXLFrameDecoder.scan(bytes, info: info, limits: context.limits, cancellation: context.cancellation)
         icc = scan.icc
         nclx = scan.nclx

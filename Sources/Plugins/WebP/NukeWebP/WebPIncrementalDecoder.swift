@@ -22,7 +22,7 @@ import NukePixels
 ///
 /// Contract: ``push(_:)`` appends only bytes not given before; ``finish()`` says no more come;
 /// ``next()`` reports the next event.
-final class WebPIncrementalDecoder: IncrementalImageDecoding {
+final class WebPIncrementalDecoder: InputKeepingDecoder {
     typealias Event = ImageDecodingEvent
 
     /// The image as the header describes it.
@@ -35,12 +35,11 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
 
     /// The decode request: limits, allocator, alpha, target size and plan, cancellation.
     private let context: ImageDecodingContext
-    /// Every byte pushed. A first push of a whole `Data` shares its storage (no copy).
-    private var pushed = PushedBytes()
-    var bytes: Data { pushed.data }
+    /// Every byte pushed (a first push of a whole `Data` shares its storage), whether the input
+    /// is finished, whether previews are wanted.
+    var input = IncrementalInput()
+    var bytes: Data { input.bytes }
     private var container = WebPContainer()
-    private var isFinished = false
-    private var wantsPreviews = true
     private var canvas: Canvas?
     private var result: ImageContainer?
 
@@ -60,15 +59,6 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         self.context = context
     }
 
-    func push(_ newBytes: Data) {
-        precondition(!isFinished, "push after finish")
-        pushed.append(newBytes)
-    }
-
-    func finish() { isFinished = true }
-
-    func setWantsPreviews(_ wantsPreviews: Bool) { self.wantsPreviews = wantsPreviews }
-
     private var layout: nukewebp_layout {
         guard canvas?.hasAlpha ?? true else { return NUKEWEBP_RGB }
         return context.prefersPremultipliedAlpha ? NUKEWEBP_RGBA_PREMULTIPLIED : NUKEWEBP_RGBA
@@ -84,7 +74,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         try container.scan(bytes, limits: context.limits)
         guard let canvas else {
             guard let found = try readCanvas() else {
-                if isFinished { throw WebPLibrary.error(.incomplete, .header, "the WebP data ends inside its header (\(bytes.count) bytes)") }
+                if input.isFinished { throw WebPLibrary.error(.incomplete, .header, "the WebP data ends inside its header (\(bytes.count) bytes)") }
                 return .needsMoreData
             }
             canvas = found
@@ -123,7 +113,7 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         let bytesPerPixel = found.hasAlpha ? 4 : 3
         try context.limits.check(
             width: found.width, height: found.height, bytesPerPixel: bytesPerPixel, format: .webp, codec: WebPLibrary.codecName,
-            inputByteCount: isFinished ? bytes.count : nil
+            inputByteCount: input.isFinished ? bytes.count : nil
         )
         if container.isAnimated {
             let needed = ImageAnimation.iteratorBytes(canvasSize: ImageSize(width: found.width, height: found.height), largestFrameBytes: found.width * found.height * 4)
@@ -139,14 +129,14 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
     private func nextStill(_ canvas: Canvas) throws(ImageCodecError) -> Event {
         guard container.imageStart != nil else {
             if container.isComplete { throw WebPLibrary.error(.corrupt, "the WebP file has no image chunk") }
-            if isFinished { throw WebPLibrary.error(.incomplete, "the WebP data ends after \(bytes.count) bytes, before its image") }
+            if input.isFinished { throw WebPLibrary.error(.incomplete, "the WebP data ends after \(bytes.count) bytes, before its image") }
             return .needsMoreData
         }
-        if handle == nil, !stillIsDecoded, isFinished {
+        if handle == nil, !stillIsDecoded, input.isFinished {
             // Every byte is here before any was decoded: one call.
             return .final(try finalStill(try WebPStillDecoding.decode(bytes, width: canvas.width, height: canvas.height, layout: layout, context: context), canvas: canvas))
         }
-        if handle == nil, !wantsPreviews {
+        if handle == nil, !input.wantsPreviews {
             // A file read in pieces without previews: libwebp would copy the bytes anyway, so keep
             // them and decode in one call at the end, where a target size lets libwebp's scaler
             // avoid the full-size image.
@@ -155,15 +145,15 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
         if !stillIsDecoded {
             try feed(canvas)
         }
-        if stillIsDecoded, let pixels, container.isComplete || isFinished {
+        if stillIsDecoded, let pixels, container.isComplete || input.isFinished {
             // Metadata (EXIF, XMP) follows the image in the file: wait for it, or for the end.
             let container = try finalStill(WebPStillDecoding.Result(bitmap: pixels, scale: nil), canvas: canvas)
             return .final(container)
         }
-        if isFinished {
+        if input.isFinished {
             throw WebPLibrary.error(.incomplete, "the WebP data ends after \(bytes.count) bytes, inside the image (\(rowsShown) of \(canvas.height) rows decoded)")
         }
-        if wantsPreviews, let pixels, !stillIsDecoded {
+        if input.wantsPreviews, let pixels, !stillIsDecoded {
             let rows = handle?.rows ?? 0
             if rows > rowsShown {
                 rowsShown = rows
@@ -234,10 +224,10 @@ final class WebPIncrementalDecoder: IncrementalImageDecoding {
     private func nextFrame(_ canvas: Canvas) throws(ImageCodecError) -> Event {
         let frames = container.frames
         let allPreviewed = framesComposited == frames.count
-        if isFinished || (container.isComplete && (allPreviewed || !wantsPreviews)) {
+        if input.isFinished || (container.isComplete && (allPreviewed || !input.wantsPreviews)) {
             return .final(try finalAnimation(canvas))
         }
-        if wantsPreviews, framesComposited < frames.count {
+        if input.wantsPreviews, framesComposited < frames.count {
             let composited = try compositeNextFrame(canvas)
             let userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
                 .scanNumberKey: framesComposited, .frameCountKey: framesComposited, .bytesConsumedKey: bytes.count,
