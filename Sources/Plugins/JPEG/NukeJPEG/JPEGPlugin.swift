@@ -45,9 +45,8 @@ extension ImageDecoders {
     /// Pixels equal `djpeg -pnm` (accurate integer IDCT, fancy upsampling, block smoothing).
     /// With a `ImageDecodingContext.targetSize` libjpeg decodes at the smallest N/8 scale that
     /// covers the core plan's native floor (twice the final size; the final size itself with
-    /// `prefersFastScaling`, as `djpeg -scale N/8`), and the resampler finishes, rows as they
-    /// come (the container's userInfo has
-    /// `ImageContainer.UserInfoKey.decodeScaleKey` and
+    /// `prefersFastScaling`, as `djpeg -scale N/8`), and the core's resampler finishes (the
+    /// container's userInfo has `ImageContainer.UserInfoKey.decodeScaleKey` and
     /// `ImageContainer.UserInfoKey.originalSizeKey`). The EXIF orientation, the EXIF block
     /// and the ICC profile are kept; pixels are not rotated.
     ///
