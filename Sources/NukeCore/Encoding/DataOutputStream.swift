@@ -17,6 +17,14 @@ public struct DataOutputStream: ImageOutputStream, Sendable {
     public mutating func write(_ bytes: UnsafeRawBufferPointer) {
         data.append(contentsOf: bytes)
     }
+
+    /// The bytes `write` puts into a new stream: an encoder's `encode(_:) -> Data` made of its
+    /// streaming `encode(_:to:)`.
+    public static func collecting(_ write: (inout DataOutputStream) throws -> Void) rethrows -> Data {
+        var stream = DataOutputStream()
+        try write(&stream)
+        return stream.data
+    }
 }
 
 extension DataOutputStream: SeekableImageOutputStream {

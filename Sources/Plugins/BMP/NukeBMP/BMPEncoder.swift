@@ -22,9 +22,7 @@ extension ImageEncoders {
         }
 
         public func encode(_ image: Image) throws -> Data {
-            var stream = DataOutputStream()
-            try encode(image, to: &stream)
-            return stream.data
+            return try DataOutputStream.collecting { try encode(image, to: &$0) }
         }
 
         public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {

@@ -41,9 +41,7 @@ extension ImageEncoders {
         ///
         /// GIF has no orientation: an image that is not upright is turned upright as it is written.
         public func encode(_ image: Image) throws -> Data {
-            var stream = DataOutputStream()
-            try encode(image, to: &stream)
-            return stream.data
+            return try DataOutputStream.collecting { try encode(image, to: &$0) }
         }
 
         /// Encodes every frame of `image` into `stream`, each frame's bytes as it is written.
@@ -68,9 +66,7 @@ extension ImageEncoders {
         ///
         /// - Throws: `ImageCodecError`: the frame decoder's errors, `.encodingFailed`.
         public func encode(_ animation: ImageAnimation) throws -> Data {
-            var stream = DataOutputStream()
-            try encode(animation, to: &stream)
-            return stream.data
+            return try DataOutputStream.collecting { try encode(animation, to: &$0) }
         }
 
         /// Encodes `animation` into `stream`, one frame at a time: each frame's bytes go to the

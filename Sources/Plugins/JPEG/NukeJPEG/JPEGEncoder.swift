@@ -34,9 +34,7 @@ extension ImageEncoders {
         /// The file is built with ``encode(_:to:)`` into a `Data`.
         /// - Throws: `ImageCodecError` `.encodingFailed` with libjpeg's message.
         public func encode(_ image: Image) throws -> Data {
-            var stream = DataOutputStream()
-            try encode(image, to: &stream)
-            return stream.data
+            return try DataOutputStream.collecting { try encode(image, to: &$0) }
         }
 
         /// Encodes `image` (its first frame) into `stream` as it is compressed.

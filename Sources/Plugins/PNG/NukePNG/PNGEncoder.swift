@@ -42,9 +42,7 @@ extension ImageEncoders {
         ///   example, an empty image or an ICC profile libpng rejects).
         public func encode(_ image: Image) throws -> Data {
             if image.frames.count > 1 { return try encodeAnimated(image) }
-            var stream = DataOutputStream()
-            try encode(image, to: &stream)
-            return stream.data
+            return try DataOutputStream.collecting { try encode(image, to: &$0) }
         }
 
         /// Encodes the image's first frame into `stream` as it is compressed.
