@@ -318,6 +318,13 @@ extension IsolationSuites {
                 await pool.shutdown()
             }
             #expect(childProcesses().isEmpty, "\(childProcesses())")
+            // The pool's idle pixel buffers are unmapped when the pool itself goes, and its
+            // background work (the reaping of helpers) may hold it a moment after shutdown():
+            // give that up to 30 s (milliseconds here); a leak stays and fails below.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while openSocketsAndSharedMemory().mappings > before.mappings, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             let after = openSocketsAndSharedMemory()
             #expect(after.sockets == before.sockets)
             #expect(after.mappings == before.mappings)
