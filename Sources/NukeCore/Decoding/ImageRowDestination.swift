@@ -53,8 +53,7 @@ public final class ImageRowDestination {
         self.alphaMode = alphaMode
         self.originalSize = originalSize ?? size
         bytesPerRow = size.width * pixelFormat.bytesPerPixel
-        if let plan = context.scalePlan(for: self.originalSize), plan.finalSize != size,
-           plan.finalSize.width <= size.width, plan.finalSize.height <= size.height,
+        if let plan = Self.resamplingPlan(size: size, originalSize: self.originalSize, context: context),
            let make = ImageResizing.currentRowResampler {
             resampler = make(size, pixelFormat, alphaMode, plan.finalSize, scale.map(plan.sourceExtent))
             storage = nil
@@ -71,6 +70,20 @@ public final class ImageRowDestination {
 
     /// Whether the rows stream into the resampler: push them, top to bottom.
     public var isResampling: Bool { resampler != nil }
+
+    /// Whether a destination for rows of `size` would resample them (a decode to size smaller
+    /// than `size`): a decoder asks before it chooses how it produces its rows.
+    public static func resamples(size: ImageSize, originalSize: ImageSize? = nil, context: ImageDecodingContext) -> Bool {
+        resamplingPlan(size: size, originalSize: originalSize ?? size, context: context) != nil
+            && ImageResizing.currentRowResampler != nil
+    }
+
+    /// The plan when it takes rows of `size` to a smaller final size.
+    private static func resamplingPlan(size: ImageSize, originalSize: ImageSize, context: ImageDecodingContext) -> ImageScalePlan? {
+        guard let plan = context.scalePlan(for: originalSize), plan.finalSize != size,
+              plan.finalSize.width <= size.width, plan.finalSize.height <= size.height else { return nil }
+        return plan
+    }
 
     /// Takes the next `count` rows, `bytesPerRow` apart in `rows`, top to bottom.
     public func push(rows: UnsafeRawBufferPointer, count: Int, bytesPerRow stride: Int) {

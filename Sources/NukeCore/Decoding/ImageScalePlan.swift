@@ -12,16 +12,17 @@ import Synchronization
 ///    2–5 dB PSNR over reducing all the way on photographs), or the final size itself with
 ///    ``ImageDecodingContext/prefersFastScaling``;
 /// 3. the resampler (NukePixels' `ImageResampler`: box reduction, then bicubic; ``finish(_:scale:)``)
-///    takes what the codec made to the final size, and the container reports ``ImageContainer/UserInfoKey/originalSizeKey``
-///    and ``ImageContainer/UserInfoKey/decodeScaleKey``.
+///    takes what the codec made to the final size — the core's drivers do it, or an
+///    ``ImageRowDestination`` as rows arrive — and the container reports
+///    ``ImageContainer/UserInfoKey/originalSizeKey`` and ``ImageContainer/UserInfoKey/decodeScaleKey``.
+///
+/// A codec with reductions of its own picks one and reports the stored size; the core finishes:
 ///
 /// ```swift
-/// if let plan = context.scalePlan(for: header.size) {
-///     let scale = plan.smallestNative(among: 1...8) { n in outputSize(scale: n) } ?? 8
-///     var bitmap = decode(scale: scale)
-///     bitmap = plan.finish(bitmap)              // resampled to plan.finalSize
-///     userInfo.merge(plan.userInfo(for: bitmap.size)) { $1 }
-/// }
+/// let scale = context.scalePlan(for: header.size)?.smallestNative(among: 1...8) { n in outputSize(scale: n) } ?? 8
+/// let bitmap = decode(scale: scale)
+/// userInfo[.originalSizeKey] = header.size
+/// userInfo[.nativeScaleKey] = Double(scale) / 8   // a reduction that rounds sizes up
 /// ```
 public struct ImageScalePlan: Sendable, Hashable {
     /// The image's size as stored.

@@ -44,7 +44,7 @@ package enum BMPPixelDecoder {
         let pixelFormat = header.pixelFormat
         let size = ImageSize(width: header.width, height: header.height)
         // Whether the rows stream into the core's destination, resampled as they come.
-        let streams = decodesToSize && !header.isRLE && !header.hasAlpha && context.scalePlan(for: size) != nil
+        let streams = decodesToSize && !header.isRLE && !header.hasAlpha && ImageRowDestination.resamples(size: size, context: context)
         // Streamed rows hold a few rows, not the image: the pixel count and sizes are checked, not its bytes.
         try context.limits.check(
             width: header.width, height: header.height,

@@ -134,7 +134,7 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
         let shown: Bitmap
         // Frame 0's pixels, kept by the animation so that playing from the start does not decode it again.
         var seed: Bitmap?
-        if context.scalePlan(for: full) != nil, firstCanvas == nil {
+        if ImageRowDestination.resamples(size: full, context: context), firstCanvas == nil {
             // Decode to size before any preview made a canvas: frame 0's rows go straight into
             // the core's destination, which resamples them, so the full-size canvas never exists.
             // A frame that covers the screen with no transparent index is opaque: its sums need

@@ -24,13 +24,11 @@ public enum Netpbm {
 
     /// The bytes a writer puts into a `DataOutputStream`, which never throws.
     private static func inMemory(_ write: (inout DataOutputStream) throws -> Void) -> Data {
-        var stream = DataOutputStream()
         do {
-            try write(&stream)
+            return try DataOutputStream.collecting(write)
         } catch {
             preconditionFailure("writing into memory cannot fail: \(error)")
         }
-        return stream.data
     }
 
     /// Reads a PAM, PPM or PGM file (binary forms only) within the default limits.

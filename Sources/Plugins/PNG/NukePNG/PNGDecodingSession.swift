@@ -191,7 +191,7 @@ final class PNGDecodingSession {
         // PNG has no reduction of its own: the core resamples it, row by row when it can.
         var rows = header.height
         let size = ImageSize(width: header.width, height: header.height)
-        if configuration.scalePlan(for: size) != nil, !header.isInterlaced, !zeroFill {
+        if ImageRowDestination.resamples(size: size, context: configuration), !header.isInterlaced, !zeroFill {
             // Decode to size while decoding: a ring of rows into the core's destination.
             let ringBytes = Self.ringSliceSize * Self.deflateMaximumExpansion
             rows = min(header.height, max(2, ringBytes / max(header.bytesPerRow, 1) + 2))
