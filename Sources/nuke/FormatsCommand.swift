@@ -41,7 +41,7 @@ struct FormatsCommand: ParsableCommand {
                 let c = info.capabilities
                 rows.append([
                     info.type.name, info.name, yes(c.contains(.decode)), yes(c.contains(.encode)),
-                    yes(c.contains(.progressive)), yes(c.contains(.scaledDecode)), yes(c.contains(.animation)),
+                    yes(c.contains(.progressive)), c.contains(.scaledDecode) ? info.nativeReductions?.description ?? "yes" : "-", yes(c.contains(.animation)),
                     yes(c.contains(.highBitDepth)), info.library.isEmpty ? "(Swift)" : info.codecDescription,
                 ])
             }
@@ -94,6 +94,7 @@ struct FormatsCommand: ParsableCommand {
             "encode": c.contains(.encode),
             "progressive": c.contains(.progressive),
             "scaledDecode": c.contains(.scaledDecode),
+            "nativeReductions": JSONOutput.orNull(info.nativeReductions?.description),
             "animation": c.contains(.animation),
             "highBitDepth": c.contains(.highBitDepth),
             "library": info.library,

@@ -38,7 +38,7 @@ import Testing
         #expect(object["writers"] as? [String] == ["pam", "ppm"])
         let codecs = try #require(object["codecs"] as? [[String: Any]])
         let keys: Set = ["name", "format", "type", "extensions", "capabilities", "decode", "encode", "progressive",
-                         "scaledDecode", "animation", "highBitDepth", "library", "libraryVersion", "priority"]
+                         "scaledDecode", "nativeReductions", "animation", "highBitDepth", "library", "libraryVersion", "priority"]
         for codec in codecs {
             #expect(Set(codec.keys) == keys)
         }
@@ -48,6 +48,7 @@ import Testing
         #expect(jpeg["encode"] as? Bool == true)
         #expect(jpeg["progressive"] as? Bool == true)
         #expect(jpeg["scaledDecode"] as? Bool == true)
+        #expect(jpeg["nativeReductions"] as? String == "1/8…8/8")
         #expect(jpeg["library"] as? String == "libjpeg-turbo")
         #expect((jpeg["libraryVersion"] as? String)?.isEmpty == false)
         let png = try #require(codecs.first { $0["name"] as? String == "NukePNG" })

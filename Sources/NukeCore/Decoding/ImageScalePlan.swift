@@ -16,13 +16,13 @@ import Synchronization
 ///    ``ImageRowDestination`` as rows arrive — and the container reports
 ///    ``ImageContainer/UserInfoKey/originalSizeKey`` and ``ImageContainer/UserInfoKey/decodeScaleKey``.
 ///
-/// A codec with reductions of its own picks one and reports the stored size; the core finishes:
+/// A codec with reductions of its own declares them (``ImageNativeReductions``), decodes at the
+/// one the core chooses, and reports it; the core finishes:
 ///
 /// ```swift
-/// let scale = context.scalePlan(for: header.size)?.smallestNative(among: 1...8) { n in outputSize(scale: n) } ?? 8
-/// let bitmap = decode(scale: scale)
-/// userInfo[.originalSizeKey] = header.size
-/// userInfo[.nativeScaleKey] = Double(scale) / 8   // a reduction that rounds sizes up
+/// let reduction = context.nativeReduction(of: header.size, among: .fractions(1...8, of: 8))
+/// let bitmap = decode(scale: reduction?.option ?? 8)
+/// if let reduction { userInfo.merge(reduction.userInfo) { $1 } }
 /// ```
 public struct ImageScalePlan: Sendable, Hashable {
     /// The image's size as stored.
@@ -53,28 +53,15 @@ public struct ImageScalePlan: Sendable, Hashable {
 
     /// Whether a codec's reduction to `size` keeps enough pixels: both sides at least the
     /// floor's, give or take the pixel a codec's own rounding may cost (libjpeg rounds N/8 up).
-    public func allowsNative(_ size: ImageSize) -> Bool {
+    func allowsNative(_ size: ImageSize) -> Bool {
         size.width >= nativeFloor.width - 1 && size.height >= nativeFloor.height - 1
             && (size.width >= nativeFloor.width || size.height >= nativeFloor.height)
     }
 
     /// The option whose output is the smallest that covers the native floor, among a codec's
-    /// reductions (in any order); `nil` when none does (decode at full size).
-    ///
-    /// - Parameters:
-    ///   - options: What the codec can do (scale numerators, thumbnails, factors).
-    ///   - size: The size each option produces, as the codec rounds it.
-    public func smallestNative<Options: Sequence, E: Error>(
-        among options: Options, size: (Options.Element) throws(E) -> ImageSize
-    ) throws(E) -> Options.Element? {
-        var best: (Options.Element, Int)?
-        for option in options {
-            let produced = try size(option)
-            guard allowsNative(produced) else { continue }
-            let pixels = produced.width * produced.height
-            if best == nil || pixels < best!.1 { best = (option, pixels) }
-        }
-        return best?.0
+    /// reductions; `nil` when none does (decode at full size). `size`: what each option produces.
+    func smallestNative(among options: [Int], size: (Int) -> ImageSize) -> Int? {
+        options.filter { allowsNative(size($0)) }.min { size($0).width * size($0).height < size($1).width * size($1).height }
     }
 
     /// What a decode to size reports for the image it returns (`size`): the original size and the

@@ -114,6 +114,11 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
     /// an isolated decoder refused must not reach an in-process decoder of the same library.
     public var fallsThrough: Bool
 
+    /// What the codec reduces on its own in a decode to size (``ImageCodecCapabilities/scaledDecode``),
+    /// which its decoder asks the core to choose among (``ImageDecodingContext/nativeReduction(of:among:)``);
+    /// `nil`: it decodes at full size and the core's resampler does all the reducing.
+    public var nativeReductions: ImageNativeReductions?
+
     /// Creates a codec's description; a higher `priority` is tried first among codecs of the same format.
     public init(
         name: String,
@@ -122,7 +127,8 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
         library: String = "",
         libraryVersion: @autoclosure @escaping @Sendable () -> String = "",
         priority: Int = 0,
-        fallsThrough: Bool = true
+        fallsThrough: Bool = true,
+        nativeReductions: ImageNativeReductions? = nil
     ) {
         self.name = name
         self.type = type
@@ -131,6 +137,7 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
         self.readLibraryVersion = libraryVersion
         self.priority = priority
         self.fallsThrough = fallsThrough
+        self.nativeReductions = nativeReductions
     }
 
     /// `"libjpeg-turbo 2.1.5"`, or the name when there is no library.
@@ -142,7 +149,7 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (lhs: ImageCodecInfo, rhs: ImageCodecInfo) -> Bool {
         lhs.name == rhs.name && lhs.type == rhs.type && lhs.capabilities == rhs.capabilities && lhs.library == rhs.library
-            && lhs.priority == rhs.priority && lhs.fallsThrough == rhs.fallsThrough && lhs.libraryVersion == rhs.libraryVersion
+            && lhs.priority == rhs.priority && lhs.fallsThrough == rhs.fallsThrough && lhs.nativeReductions == rhs.nativeReductions && lhs.libraryVersion == rhs.libraryVersion
     }
 
     public func hash(into hasher: inout Hasher) {

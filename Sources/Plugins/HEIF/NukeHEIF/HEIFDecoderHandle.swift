@@ -46,18 +46,13 @@ final class HEIFDecoderHandle {
         HEIFLibrary.error(status: status, diagnostics: nukeheif_decoder_diagnostics(decoder).pointee, format: format, context: context)
     }
 
-    /// The smallest thumbnail with the image's aspect ratio that `allowed` accepts, if any.
-    func thumbnail(of size: ImageSize, where allowed: (ImageSize) -> Bool) -> (index: Int, size: ImageSize)? {
-        var best: (index: Int, size: ImageSize)?
-        for index in 0..<Int(info.thumbnail_count) {
+    /// The sizes of the primary image's thumbnails, by index (zero for one libheif cannot size).
+    var thumbnailSizes: [ImageSize] {
+        (0..<Int(info.thumbnail_count)).map { index in
             var width: Int32 = 0, height: Int32 = 0
-            guard nukeheif_decoder_thumbnail_size(decoder, Int32(index), &width, &height) == NUKE_STATUS_OK else { continue }
-            let candidate = ImageSize(width: Int(width), height: Int(height))
-            let sameShape = abs(Double(candidate.width) / Double(candidate.height) - Double(size.width) / Double(size.height)) < 0.02
-            guard sameShape, allowed(candidate) else { continue }
-            if best.map({ candidate.width < $0.size.width }) ?? true { best = (index, candidate) }
+            guard nukeheif_decoder_thumbnail_size(decoder, Int32(index), &width, &height) == NUKE_STATUS_OK else { return ImageSize(width: 0, height: 0) }
+            return ImageSize(width: Int(width), height: Int(height))
         }
-        return best
     }
 
     /// Decodes the primary image (`thumbnail` < 0) or a thumbnail into `destination` (of the

@@ -50,12 +50,13 @@ struct HEIFDecoding {
             userInfo[.heifNCLXKey] = [Int(info.nclx_primaries), Int(info.nclx_transfer), Int(info.nclx_matrix), Int(info.nclx_full_range)]
         }
 
-        // Decode to size, as the core plans it: an embedded thumbnail when it covers the plan's
-        // native floor, else the full image; the core's resampler finishes.
+        // Decode to size: the embedded thumbnail the core chooses (one that covers its plan's
+        // native floor), else the full image; the core's resampler finishes.
         var source = (index: -1, size: size)
-        let plan = context.scalePlan(for: size)
-        let target = plan?.finalSize
-        if let plan, let thumbnail = handle.thumbnail(of: size, where: plan.allowsNative) { source = thumbnail }
+        let target = context.scalePlan(for: size)?.finalSize
+        if target != nil, let thumbnail = context.nativeReduction(of: size, among: .embedded(handle.thumbnailSizes)), let index = thumbnail.option {
+            source = (index, thumbnail.size)
+        }
         let pixelFormat: PixelFormat = wide ? (hasAlpha ? .rgba16 : .rgb16) : (hasAlpha ? .rgba8 : .rgb8)
         let alphaMode: AlphaMode = hasAlpha ? .straight : .none
         var bitmap: Bitmap

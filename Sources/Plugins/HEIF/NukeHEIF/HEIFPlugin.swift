@@ -103,7 +103,8 @@ extension ImageCodec {
                 name: "NukeHEIF", type: type, capabilities: [.decode, .encode, .scaledDecode, .highBitDepth],
                 library: HEIFLibrary.name,
                 libraryVersion: type == .avif || HEIFLibrary.hevcDecoder.isEmpty
-                    ? HEIFLibrary.version : "\(HEIFLibrary.version) (HEVC: \(HEIFLibrary.hevcDecoder))"
+                    ? HEIFLibrary.version : "\(HEIFLibrary.version) (HEVC: \(HEIFLibrary.hevcDecoder))",
+                nativeReductions: .embedded([])
             ),
             plugin: HEIFPlugin.self,
             makeEncoder: { ImageEncoders.HEIF(format: type, options: $0) }

@@ -24,8 +24,8 @@ struct JPEGDecodePlan {
     var orientation: ImageOrientation
     var exif: Data?
     var iccProfile: Data?
-    /// The core's plan for a decode to size.
-    var sizePlan: ImageScalePlan?
+    /// The N/8 the core chose for a decode to size.
+    var reduction: ImageNativeReduction?
     /// A CMYK file's conversion through the colour manager, when the decode asks for one
     /// (``NukeCore/ImageDecodingContext/colorConversion``): rows come out in the target colour.
     var cmykConversion: (converter: CMYKRowConverter, target: ImageColorTarget)?
@@ -54,11 +54,10 @@ struct JPEGDecodePlan {
             throw JPEGLibrary.error(.unsupported, .header, "unknown JPEG colour space with \(header.components) components")
         }
 
-        // The core's plan: the smallest N/8 (as libjpeg rounds it) that covers its native floor.
-        let sizePlan = context.scalePlan(for: ImageSize(width: header.width, height: header.height))
-        let scale = try sizePlan?.smallestNative(among: 1...8) { (n) throws(ImageCodecError) in try decompressor.outputSize(scale: n) } ?? 8
+        // The N/8 the core chooses for a decode to size (libjpeg rounds sizes up, as the core does).
+        reduction = context.nativeReduction(of: ImageSize(width: header.width, height: header.height), among: JPEGPlugin.nativeReductions)
+        let scale = reduction?.option ?? 8
         self.scale = scale
-        self.sizePlan = sizePlan
         self.outputSize = try decompressor.outputSize(scale: scale)
         self.originalSize = ImageSize(width: header.width, height: header.height)
         self.isProgressive = header.isProgressive
@@ -108,11 +107,8 @@ struct JPEGDecodePlan {
             userInfo[.colorConversionKey] = converter.summary
         }
         let image = Image(bitmap: bitmap, orientation: orientation, colorInfo: colorInfo, exif: exif)
-        if sizePlan != nil {
-            // libjpeg rounds N/8 of the size up: the last row or column covers part of a pixel.
-            userInfo[.originalSizeKey] = originalSize
-            userInfo[.dctScaleKey] = Double(scale) / 8
-        }
+        // libjpeg rounds N/8 of the size up: the last row or column covers part of a pixel.
+        if let reduction { userInfo.merge(reduction.userInfo) { $1 } }
         if let scan { userInfo[.scanNumberKey] = scan }
         if let warnings { userInfo[.warningsKey] = warnings }
         return ImageContainer(image: image, type: .jpeg, isPreview: isPreview, userInfo: userInfo)

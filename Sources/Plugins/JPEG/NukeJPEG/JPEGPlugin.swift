@@ -11,6 +11,10 @@ public enum JPEGPlugin: ImageDecoderPlugin {
     /// The codec the core's errors name (its limit and cancellation checks).
     public static var codecName: String? { JPEGLibrary.codecName }
 
+    /// libjpeg's DCT scaling, N/8 of the size rounded up: the reductions a decode to size is
+    /// made at (the core chooses, `ImageDecodingContext.nativeReduction(of:among:)`).
+    public static let nativeReductions = ImageNativeReductions.fractions(1...8, of: 8)
+
     /// Whether the data starts with a JPEG signature (or the caller declared JPEG).
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         context.type == .jpeg || data.starts(with: [0xFF, 0xD8, 0xFF])
@@ -79,7 +83,7 @@ extension ImageCodec {
     public static let jpeg = ImageCodec(
         info: ImageCodecInfo(
             name: "NukeJPEG", type: .jpeg, capabilities: [.decode, .encode, .progressive, .scaledDecode],
-            library: JPEGLibrary.name, libraryVersion: JPEGLibrary.version
+            library: JPEGLibrary.name, libraryVersion: JPEGLibrary.version, nativeReductions: JPEGPlugin.nativeReductions
         ),
         plugin: JPEGPlugin.self,
         makeEncoder: { ImageEncoders.JPEG(options: $0) }

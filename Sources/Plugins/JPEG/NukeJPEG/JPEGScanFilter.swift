@@ -292,11 +292,8 @@ extension JPEGScanFilter {
     /// DCT size while the sampling ratio allows it, to spare upsampling).
     static func dcOnlyComponents(of frame: Frame, context: ImageDecodingContext) -> Set<UInt8>? {
         guard frame.precision == 8, frame.width > 0, frame.height > 0,
-              let plan = context.scalePlan(for: ImageSize(width: frame.width, height: frame.height)) else { return nil }
-        let scale = plan.smallestNative(among: 1...8) { n in
-            ImageSize(width: (frame.width * n + 7) / 8, height: (frame.height * n + 7) / 8)
-        }
-        guard scale == 1 else { return nil }
+              context.nativeReduction(of: ImageSize(width: frame.width, height: frame.height), among: JPEGPlugin.nativeReductions)?.option == 1
+        else { return nil }
         let maxH = frame.components.map(\.h).max() ?? 0
         let maxV = frame.components.map(\.v).max() ?? 0
         guard frame.components.allSatisfy({ (1...4).contains($0.h) && (1...4).contains($0.v) }) else { return nil }
@@ -312,10 +309,7 @@ extension JPEGScanFilter {
     /// that dropped them; `nil` when nothing would be (not progressive, or not a decode at 1/8).
     static func filtered(_ data: Data, context: ImageDecodingContext) throws(ImageCodecError) -> (data: Data, filter: JPEGScanFilter)? {
         guard context.targetSize != nil, case .parsed(let header) = JPEGHeaderParser.parse(data), header.isProgressive,
-              let plan = context.scalePlan(for: header.size),
-              plan.smallestNative(among: 1...8, size: { n in
-                  ImageSize(width: (header.size.width * n + 7) / 8, height: (header.size.height * n + 7) / 8)
-              }) == 1 else { return nil }
+              context.nativeReduction(of: header.size, among: JPEGPlugin.nativeReductions)?.option == 1 else { return nil }
         var filter = JPEGScanFilter(context: context)
         var filtered = try filter.feed(data)
         filtered.append(filter.flush())

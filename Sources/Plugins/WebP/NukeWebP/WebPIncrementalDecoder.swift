@@ -147,7 +147,7 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
         }
         if stillIsDecoded, let pixels, container.isComplete || input.isFinished {
             // Metadata (EXIF, XMP) follows the image in the file: wait for it, or for the end.
-            let container = try finalStill(WebPStillDecoding.Result(bitmap: pixels, scale: nil), canvas: canvas)
+            let container = try finalStill(pixels, canvas: canvas)
             return .final(container)
         }
         if input.isFinished {
@@ -195,8 +195,7 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
         if context.isCancelled { throw WebPLibrary.error(.cancelled, "cancelled") }
     }
 
-    private func finalStill(_ decoded: WebPStillDecoding.Result, canvas: Canvas) throws(ImageCodecError) -> ImageContainer {
-        let bitmap = decoded.bitmap
+    private func finalStill(_ bitmap: Bitmap, canvas: Canvas) throws(ImageCodecError) -> ImageContainer {
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false]
         // The core's driver finishes what libwebp's scaler left (or the whole reduction) from the stored size.
         if bitmap.width != canvas.size.width || bitmap.height != canvas.size.height { userInfo[.originalSizeKey] = canvas.size }

@@ -77,7 +77,7 @@ extension ImageCodec {
     public static let webp = ImageCodec(
         info: ImageCodecInfo(
             name: "NukeWebP", type: .webp, capabilities: [.decode, .encode, .progressive, .scaledDecode, .animation],
-            library: WebPLibrary.name, libraryVersion: WebPLibrary.version
+            library: WebPLibrary.name, libraryVersion: WebPLibrary.version, nativeReductions: WebPStillDecoding.nativeReductions
         ),
         plugin: WebPPlugin.self,
         makeEncoder: { ImageEncoders.WebP(options: $0) }

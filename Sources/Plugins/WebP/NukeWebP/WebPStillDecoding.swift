@@ -10,50 +10,31 @@ import NukePixels
 
 /// One-call decoding of a complete still WebP, at full size or to a target size.
 enum WebPStillDecoding {
-    struct Result {
-        var bitmap: Bitmap
-        /// Set when the bitmap is already at the target size (libwebp's scaler, then the core's
-        /// resampler): the target width over the image's.
-        var scale: Double?
-    }
-
-    /// The smallest integer reduction for which libwebp's scaler is used before the core's
-    /// resampler (measured with NukeBenchmarks' "WebP decode to size" rows: at ÷2 the scaler
-    /// costs more than it saves).
-    static let minimumScalerFactor = 2
+    /// What libwebp reduces on its own, declared in the codec's info: its scaler, used from ÷2
+    /// (measured with NukeBenchmarks' "WebP decode to size" rows: at ÷2 the scaler costs more than
+    /// it saves).
+    static let nativeReductions = ImageNativeReductions.scaler(minimumFactor: 2)
 
     /// The largest output decoded in one `WebPDecode` call, without cancellation checks inside.
     static let oneCallPixels = 4 << 20
 
     /// Decodes the complete file in `bytes`.
     ///
-    /// With the core's plan for a target size and no alpha, libwebp's scaler first shrinks the
-    /// image by the integer factor Pillow's `reduce` step would use, down to the plan's reducing
-    /// gap (the core's resampler finishes the job), so the full-size image never exists; with
-    /// ``NukeCore/ImageDecodingContext/prefersFastScaling`` it goes straight to the final size (as
-    /// `dwebp -scale` does). Images with alpha are decoded at full size: the core's resampler
+    /// For a decode to size of an image without alpha, libwebp's scaler makes the reduction the
+    /// core chooses among ``nativeReductions`` (whole factors down to the plan's reducing gap, or
+    /// with `prefersFastScaling` the final size, as `dwebp -scale` does) and the core's resampler
+    /// finishes, so the full-size image never exists. Images with alpha are decoded at full size: the core's resampler
     /// weights colours by alpha, libwebp's scaler does not.
     ///
     /// The corresponding libwebp functions are `WebPIDecode` and `WebPIUpdate`, checking
     /// cancellation between 64 KiB steps.
-    static func decode(_ bytes: Data, width: Int, height: Int, layout: nukewebp_layout, context: ImageDecodingContext) throws(ImageCodecError) -> Result {
+    static func decode(_ bytes: Data, width: Int, height: Int, layout: nukewebp_layout, context: ImageDecodingContext) throws(ImageCodecError) -> Bitmap {
         let full = ImageSize(width: width, height: height)
-        if let plan = context.scalePlan(for: full), layout == NUKEWEBP_RGB {
-            let size = plan.finalSize
-            if context.prefersFastScaling {
-                let bitmap = try decode(bytes, size: size, scaled: true, layout: layout, allocator: context.allocator, context: context)
-                return Result(bitmap: bitmap, scale: Double(size.width) / Double(width))
-            }
-            let fx = max(1, Int(Double(width) / Double(size.width) / plan.reducingGap))
-            let fy = max(1, Int(Double(height) / Double(size.height) / plan.reducingGap))
-            if min(fx, fy) >= minimumScalerFactor {
-                let reduced = ImageSize(width: (width + fx - 1) / fx, height: (height + fy - 1) / fy)
-                // The core's driver resamples the rest of the way.
-                let bitmap = try decode(bytes, size: reduced, scaled: true, layout: layout, allocator: context.allocator, context: context)
-                return Result(bitmap: bitmap, scale: Double(size.width) / Double(width))
-            }
+        // The core's driver resamples the rest of the way.
+        if layout == NUKEWEBP_RGB, let reduction = context.nativeReduction(of: full, among: nativeReductions) {
+            return try decode(bytes, size: reduction.size, scaled: true, layout: layout, allocator: context.allocator, context: context)
         }
-        return Result(bitmap: try decode(bytes, size: full, scaled: false, layout: layout, allocator: context.allocator, context: context), scale: nil)
+        return try decode(bytes, size: full, scaled: false, layout: layout, allocator: context.allocator, context: context)
     }
 
     private static func decode(
