@@ -36,3 +36,21 @@ public final class WholeInputDecoder: IncrementalImageDecoding {
         return .final(container)
     }
 }
+
+/// A plugin whose library decodes only a complete file (HEIF, SVG, TIFF, BMP...): it writes the
+/// decode of the whole input, and the kit keeps the bytes until the end (``WholeInputDecoder``)
+/// and offers no previews (``ImageDecoderPlugin/decodesPartialData`` is `false`).
+public protocol WholeFileDecoderPlugin: ImageDecoderPlugin {
+    /// Decodes the complete input of a decode of `context`.
+    static func decode(_ bytes: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer
+}
+
+extension WholeFileDecoderPlugin {
+    /// A ``WholeInputDecoder`` that runs ``decode(_:context:)`` at `finish()`.
+    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
+        WholeInputDecoder { (bytes) throws(ImageCodecError) in try decode(bytes, context: context) }
+    }
+
+    /// No previews: the library needs the whole file.
+    public static var decodesPartialData: Bool { false }
+}

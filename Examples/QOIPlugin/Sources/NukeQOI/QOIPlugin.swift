@@ -9,11 +9,11 @@ extension ImageType {
 
 /// The QOI decoder plugin: what the format is, its header and its pixels. Everything else — the
 /// limits (checked on the header before a byte of pixels is allocated), cancellation, decode to a
-/// target size, the output stage — is the core's (``NukePluginKit/ImageDecoderPlugin``).
-public enum QOIPlugin: ImageDecoderPlugin {
+/// target size, the output stage — is the core's (``NukePluginKit/ImageDecoderPlugin``). QOI's
+/// pixels only make sense from the first byte to the last: it decodes the whole file, with no
+/// previews (``NukePluginKit/WholeFileDecoderPlugin``).
+public enum QOIPlugin: WholeFileDecoderPlugin {
     public static var codecName: String? { "NukeQOI" }
-    /// No previews: QOI's pixels only make sense from the first byte to the last.
-    public static var decodesPartialData: Bool { false }
 
     public static func accepts(_ data: Data, context: ImageDecodingContext) -> Bool {
         data.starts(with: QOIHeader.magic)
@@ -28,11 +28,8 @@ public enum QOIPlugin: ImageDecoderPlugin {
         }
     }
 
-    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        WholeInputDecoder { (data) throws(ImageCodecError) in
-            let bitmap = try QOIDecoding.decode(data, allocator: context.allocator)
-            return ImageContainer(image: Image(bitmap: bitmap), type: .qoi)
-        }
+    public static func decode(_ data: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        ImageContainer(image: Image(bitmap: try QOIDecoding.decode(data, allocator: context.allocator)), type: .qoi)
     }
 }
 

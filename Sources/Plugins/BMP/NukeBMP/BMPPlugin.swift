@@ -13,7 +13,7 @@ import NukePluginKit
 /// ```swift
 /// .target(name: "App", dependencies: [.product(name: "NukeBMP", package: "NukeCodecs")])
 /// ```
-public enum BMPPlugin: ImageDecoderPlugin {
+public enum BMPPlugin: WholeFileDecoderPlugin {
     /// The codec the core's errors name (its limit and cancellation checks).
     public static var codecName: String? { BMPLibrary.codecName }
 
@@ -32,18 +32,15 @@ public enum BMPPlugin: ImageDecoderPlugin {
         return [12, 16, 40, 52, 56, 64, 108, 124].contains(headerSize)
     }
 
-    /// A decoder that reads the whole file at `finish()`.
-    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        WholeInputDecoder { (bytes) throws(ImageCodecError) in try BMPDecoding(context: context).decode(bytes) }
+    /// Decodes the complete file.
+    public static func decode(_ bytes: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        try BMPDecoding(context: context).decode(bytes)
     }
 
     /// Reads the size and channels from the headers.
     public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
         BMPHeaderParser.parse(data)
     }
-
-    /// No previews.
-    public static var decodesPartialData: Bool { false }
 }
 
 extension ImageDecoders {

@@ -7,7 +7,7 @@ import NukeCore
 import NukePluginKit
 
 /// NukeHEIF's decoder plugin: HEIC, HEIF and AVIF files, decoded whole by libheif.
-public enum HEIFPlugin: ImageDecoderPlugin {
+public enum HEIFPlugin: WholeFileDecoderPlugin {
     /// The codec the core's errors name (its limit and cancellation checks).
     public static var codecName: String? { HEIFLibrary.codecName }
 
@@ -17,13 +17,10 @@ public enum HEIFPlugin: ImageDecoderPlugin {
         return type == .heic || type == .heif || type == .avif
     }
 
-    /// A decoder that keeps the bytes and decodes at `finish()`: libheif needs the whole file.
-    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        WholeInputDecoder { (bytes) throws(ImageCodecError) in try HEIFDecoding(context: context).decode(bytes) }
+    /// Decodes the complete file: libheif needs all of it.
+    public static func decode(_ bytes: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        try HEIFDecoding(context: context).decode(bytes)
     }
-
-    /// No previews: libheif needs the whole file.
-    public static var decodesPartialData: Bool { false }
 
     /// Reads the primary image's size (`ispe`, turned by `irot`) and bit depth (`pixi`) from the
     /// `meta` box, in pure Swift: the core checks the limits on it before libheif, or the helper

@@ -17,7 +17,7 @@ import NukePluginKit
 ///     .product(name: "NukePNG", package: "NukeCodecs"),
 /// ])
 /// ```
-public enum ICOPlugin: ImageDecoderPlugin {
+public enum ICOPlugin: WholeFileDecoderPlugin {
     /// The codec the core's errors name (its limit and cancellation checks).
     public static var codecName: String? { ICOLibrary.codecName }
 
@@ -35,18 +35,15 @@ public enum ICOPlugin: ImageDecoderPlugin {
         return b[2] == 1 ? .ico : .cur
     }
 
-    /// A decoder that reads the whole file at `finish()`.
-    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        WholeInputDecoder { (bytes) throws(ImageCodecError) in try ICODecoding(context: context).decode(bytes) }
+    /// Decodes the complete file.
+    public static func decode(_ bytes: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        try ICODecoding(context: context).decode(bytes)
     }
 
     /// Reads the largest entry's size.
     public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
         ICOHeaderParser.parse(data)
     }
-
-    /// No previews.
-    public static var decodesPartialData: Bool { false }
 }
 
 extension ImageDecoders {

@@ -14,7 +14,7 @@ extension ImageType {
 
 /// NukeNetpbm's decoder plugin: PAM, PPM and PGM files, the format of the reference decodes the
 /// conformance kit compares with and of `nuke convert`'s raw output.
-public enum NetpbmPlugin: ImageDecoderPlugin {
+public enum NetpbmPlugin: WholeFileDecoderPlugin {
     /// The codec the core's errors name (its limit and cancellation checks).
     public static var codecName: String? { NetpbmLibrary.codecName }
 
@@ -23,18 +23,15 @@ public enum NetpbmPlugin: ImageDecoderPlugin {
         hasSignature(data)
     }
 
-    /// A decoder that reads the whole file at `finish()`.
-    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        WholeInputDecoder { (bytes) throws(ImageCodecError) in try NetpbmDecoding(context: context).decode(bytes) }
+    /// Decodes the complete file.
+    public static func decode(_ bytes: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        try NetpbmDecoding(context: context).decode(bytes)
     }
 
     /// Reads the size and channels from the header.
     public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
         NetpbmHeaderParser.parse(data)
     }
-
-    /// No previews.
-    public static var decodesPartialData: Bool { false }
 
     static func hasSignature(_ data: Data) -> Bool {
         guard data.count >= 3, data[data.startIndex] == UInt8(ascii: "P") else { return false }

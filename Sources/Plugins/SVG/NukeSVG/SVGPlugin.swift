@@ -8,7 +8,7 @@ import NukeCore
 import NukePluginKit
 
 /// NukeSVG's decoder plugin: SVG and SVGZ documents, rendered whole by librsvg.
-public enum SVGPlugin: ImageDecoderPlugin {
+public enum SVGPlugin: WholeFileDecoderPlugin {
     /// The codec the core's errors name (its limit and cancellation checks).
     public static var codecName: String? { SVGLibrary.codecName }
 
@@ -21,9 +21,9 @@ public enum SVGPlugin: ImageDecoderPlugin {
         isSVG(data)
     }
 
-    /// A decoder that keeps the bytes and renders at `finish()`: librsvg needs the whole document.
-    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        WholeInputDecoder { (bytes) throws(ImageCodecError) in try SVGDecoding(context: context).decode(bytes) }
+    /// Renders the complete document: librsvg needs all of it.
+    public static func decode(_ bytes: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        try SVGDecoding(context: context).decode(bytes)
     }
 
     /// Reads the intrinsic size from the root element's `width`, `height` and `viewBox`, as the
@@ -32,9 +32,6 @@ public enum SVGPlugin: ImageDecoderPlugin {
     public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
         SVGHeaderParser.parse(data)
     }
-
-    /// No previews: librsvg needs the whole document.
-    public static var decodesPartialData: Bool { false }
 
     /// `true` for SVG and gzip-compressed SVG: the sniffer's test for ``NukeCore/ImageType/svg``.
     static func isSVG(_ data: Data) -> Bool {

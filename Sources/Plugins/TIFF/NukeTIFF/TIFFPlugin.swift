@@ -7,7 +7,7 @@ import NukeCore
 import NukePluginKit
 
 /// NukeTIFF's decoder plugin: TIFF and BigTIFF, decoded whole by libtiff.
-public enum TIFFPlugin: ImageDecoderPlugin {
+public enum TIFFPlugin: WholeFileDecoderPlugin {
     /// The codec the core's errors name (its limit and cancellation checks).
     public static var codecName: String? { TIFFLibrary.codecName }
 
@@ -24,20 +24,17 @@ public enum TIFFPlugin: ImageDecoderPlugin {
             || (b[0] == 0x4D && b[1] == 0x4D && b[2] == 0 && (b[3] == 0x2A || b[3] == 0x2B))
     }
 
-    /// A decoder that keeps the bytes and decodes at `finish()`: a TIFF's directories may be
-    /// anywhere in the file. Given a `ImageDecodingContext.file`, it reads the file
-    /// from there, a directory or strip at a time, and the bytes pushed are only its start.
-    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        WholeInputDecoder { (bytes) throws(ImageCodecError) in try TIFFDecoding(context: context).decode(bytes) }
+    /// Decodes the complete file: a TIFF's directories may be anywhere in it. Given a
+    /// `ImageDecodingContext.file`, it reads the file from there, a directory or strip at a time,
+    /// and `bytes` are only its start.
+    public static func decode(_ bytes: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        try TIFFDecoding(context: context).decode(bytes)
     }
 
     /// Reads the first directory's size, samples and orientation, and counts the pages.
     public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
         TIFFHeaderParser.parse(data)
     }
-
-    /// No previews: libtiff needs the whole file.
-    public static var decodesPartialData: Bool { false }
 }
 
 extension ImageDecoders {

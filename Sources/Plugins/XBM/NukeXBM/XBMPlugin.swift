@@ -13,7 +13,7 @@ import NukePluginKit
 /// ```swift
 /// .target(name: "App", dependencies: [.product(name: "NukeXBM", package: "NukeCodecs")])
 /// ```
-public enum XBMPlugin: ImageDecoderPlugin {
+public enum XBMPlugin: WholeFileDecoderPlugin {
     /// The codec the core's errors name (its limit and cancellation checks).
     public static var codecName: String? { XBMLibrary.codecName }
 
@@ -39,18 +39,15 @@ public enum XBMPlugin: ImageDecoderPlugin {
         return words.count >= 3 && words[1].hasSuffix("_width") && Int(words[2]) != nil
     }
 
-    /// A decoder that reads the whole file at `finish()`.
-    public static func makeIncrementalDecoder(context: ImageDecodingContext) -> any IncrementalImageDecoding {
-        WholeInputDecoder { (bytes) throws(ImageCodecError) in try XBMDecoding(context: context).decode(bytes) }
+    /// Decodes the complete file.
+    public static func decode(_ bytes: Data, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
+        try XBMDecoding(context: context).decode(bytes)
     }
 
     /// Reads the size from the `#define`s.
     public static func parseHeader(_ data: Data) -> ImageHeader.ParseResult {
         XBMHeaderParser.parse(data)
     }
-
-    /// No previews.
-    public static var decodesPartialData: Bool { false }
 }
 
 extension ImageDecoders {
