@@ -50,13 +50,12 @@ import Testing
         let original = ImageSize(width: 4000, height: 3000)
         let sizes = [ImageSize(width: 320, height: 240), ImageSize(width: 1024, height: 768), ImageSize(width: 600, height: 600),
                      ImageSize(width: 0, height: 0), ImageSize(width: 640, height: 480)]
-        let among = ImageNativeReductions.embedded(sizes)
-        #expect(context(256, 192).nativeReduction(of: original, among: among)?.option == 4)      // 640 ≥ 512
-        #expect(context(100, 75).nativeReduction(of: original, among: among)?.option == 0)
-        #expect(context(300, 300).nativeReduction(of: original, among: among)?.option == 1)      // fill: 400 × 300 → 800 × 600
-        #expect(context(1000, 750).nativeReduction(of: original, among: among) == nil)
-        #expect(context(256, 192).nativeReduction(of: original, among: .embedded([])) == nil)
+        #expect(context(256, 192).nativeReduction(of: original, among: .embedded, embedded: sizes)?.option == 4)   // 640 ≥ 512
+        #expect(context(100, 75).nativeReduction(of: original, among: .embedded, embedded: sizes)?.option == 0)
+        #expect(context(300, 300).nativeReduction(of: original, among: .embedded, embedded: sizes)?.option == 1)   // fill: 400 × 300 → 800 × 600
+        #expect(context(1000, 750).nativeReduction(of: original, among: .embedded, embedded: sizes) == nil)
+        #expect(context(256, 192).nativeReduction(of: original, among: .embedded) == nil)
         // No target size, no reduction.
-        #expect(ImageDecodingContext(data: Data()).nativeReduction(of: original, among: among) == nil)
+        #expect(ImageDecodingContext(data: Data()).nativeReduction(of: original, among: .embedded, embedded: sizes) == nil)
     }
 }

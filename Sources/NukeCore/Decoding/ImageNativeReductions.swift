@@ -1,7 +1,8 @@
 /// The reductions a codec can make on its own while it decodes, declared by its plugin
 /// (``ImageCodecInfo/nativeReductions``): for a decode to size the core picks one by its plan
-/// (``ImageDecodingContext/nativeReduction(of:among:)``), the codec decodes at it, and the core's
-/// resampler finishes.
+/// (``ImageDecodingContext/nativeReduction(of:among:embedded:)``), the codec decodes at it, and the core's
+/// resampler finishes. (Its values are plain numbers: the registry copies codec descriptions on
+/// every dispatch.)
 public enum ImageNativeReductions: Sendable, Hashable, CustomStringConvertible {
     /// `n / denominator` of the size for each `n` in the range, rounded up (JPEG's DCT scaling:
     /// `1...8` of 8). The chosen fraction is reported in
@@ -14,9 +15,9 @@ public enum ImageNativeReductions: Sendable, Hashable, CustomStringConvertible {
     /// `minimumFactor`, the largest that still covers the plan's native floor.
     case scaler(minimumFactor: Int)
     /// Smaller copies the file carries (HEIF's thumbnails), at sizes known once the file is open:
-    /// the plugin passes them when it asks (``ImageDecodingContext/nativeReduction(of:among:)``).
+    /// the plugin passes them when it asks (``ImageDecodingContext/nativeReduction(of:among:embedded:)``).
     /// Only copies of the image's shape count.
-    case embedded([ImageSize])
+    case embedded
 
     public var description: String {
         switch self {
@@ -27,12 +28,12 @@ public enum ImageNativeReductions: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The reduction the core chose for one decode to size (``ImageDecodingContext/nativeReduction(of:among:)``).
+/// The reduction the core chose for one decode to size (``ImageDecodingContext/nativeReduction(of:among:embedded:)``).
 public struct ImageNativeReduction: Sendable, Hashable {
     /// The size the codec is to produce.
     public var size: ImageSize
     /// The numerator (``ImageNativeReductions/fractions(_:of:)``) or the index among the embedded
-    /// sizes (``ImageNativeReductions/embedded(_:)``); `nil` for a scaler.
+    /// sizes (``ImageNativeReductions/embedded``); `nil` for a scaler.
     public var option: Int?
     /// The image's size as stored.
     public var originalSize: ImageSize
@@ -53,7 +54,12 @@ extension ImageDecodingContext {
     /// declares, for the plan of this decode to size (``scalePlan(for:)``): the smallest that
     /// still covers the plan's native floor; `nil` when there is no target size, the target does
     /// not reduce the image, or no reduction covers the floor (decode at full size).
-    public func nativeReduction(of originalSize: ImageSize, among reductions: ImageNativeReductions) -> ImageNativeReduction? {
+    ///
+    /// - Parameters:
+    ///   - originalSize: The image's size as stored.
+    ///   - reductions: What the codec declares.
+    ///   - sizes: For ``ImageNativeReductions/embedded``, the sizes of the copies the file carries.
+    public func nativeReduction(of originalSize: ImageSize, among reductions: ImageNativeReductions, embedded sizes: [ImageSize] = []) -> ImageNativeReduction? {
         guard let plan = scalePlan(for: originalSize) else { return nil }
         let (width, height) = (originalSize.width, originalSize.height)
         switch reductions {
@@ -68,7 +74,7 @@ extension ImageDecodingContext {
             guard min(factors.0, factors.1) >= max(minimumFactor, 2) else { return nil }
             let size = ImageSize(width: (width + factors.0 - 1) / factors.0, height: (height + factors.1 - 1) / factors.1)
             return ImageNativeReduction(size: size, originalSize: originalSize)
-        case let .embedded(sizes):
+        case .embedded:
             let aspect = Double(width) / Double(height)
             let index = plan.smallestNative(among: sizes.indices.filter { index in
                 sizes[index].width > 0 && sizes[index].height > 0 && sizes[index].width < width

@@ -115,7 +115,7 @@ public struct ImageCodecInfo: Sendable, Hashable, CustomStringConvertible {
     public var fallsThrough: Bool
 
     /// What the codec reduces on its own in a decode to size (``ImageCodecCapabilities/scaledDecode``),
-    /// which its decoder asks the core to choose among (``ImageDecodingContext/nativeReduction(of:among:)``);
+    /// which its decoder asks the core to choose among (``ImageDecodingContext/nativeReduction(of:among:embedded:)``);
     /// `nil`: it decodes at full size and the core's resampler does all the reducing.
     public var nativeReductions: ImageNativeReductions?
 

@@ -54,7 +54,7 @@ struct HEIFDecoding {
         // native floor), else the full image; the core's resampler finishes.
         var source = (index: -1, size: size)
         let target = context.scalePlan(for: size)?.finalSize
-        if target != nil, let thumbnail = context.nativeReduction(of: size, among: .embedded(handle.thumbnailSizes)), let index = thumbnail.option {
+        if target != nil, let thumbnail = context.nativeReduction(of: size, among: .embedded, embedded: handle.thumbnailSizes), let index = thumbnail.option {
             source = (index, thumbnail.size)
         }
         let pixelFormat: PixelFormat = wide ? (hasAlpha ? .rgba16 : .rgb16) : (hasAlpha ? .rgba8 : .rgb8)

@@ -101,7 +101,7 @@ extension ImageCodec {
                 library: HEIFLibrary.name,
                 libraryVersion: type == .avif || HEIFLibrary.hevcDecoder.isEmpty
                     ? HEIFLibrary.version : "\(HEIFLibrary.version) (HEVC: \(HEIFLibrary.hevcDecoder))",
-                nativeReductions: .embedded([])
+                nativeReductions: .embedded
             ),
             plugin: HEIFPlugin.self,
             makeEncoder: { ImageEncoders.HEIF(format: type, options: $0) }

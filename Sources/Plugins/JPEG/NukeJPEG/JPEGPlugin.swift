@@ -12,7 +12,7 @@ public enum JPEGPlugin: ImageDecoderPlugin {
     public static var codecName: String? { JPEGLibrary.codecName }
 
     /// libjpeg's DCT scaling, N/8 of the size rounded up: the reductions a decode to size is
-    /// made at (the core chooses, `ImageDecodingContext.nativeReduction(of:among:)`).
+    /// made at (the core chooses, `ImageDecodingContext.nativeReduction(of:among:embedded:)`).
     public static let nativeReductions = ImageNativeReductions.fractions(1...8, of: 8)
 
     /// Whether the data starts with a JPEG signature (or the caller declared JPEG).
