@@ -5,7 +5,7 @@ internal import CJPEGShim
 /// The one owner of a `nukejpeg_encoder`: a libjpeg compressor whose output is taken between
 /// calls and written to an ``ImageOutputStream``, so no Swift code runs while libjpeg's jump
 /// buffer is armed.
-final class JPEGCompressor {
+final class JPEGCompressor: RowCompressing {
     private let encoder: OpaquePointer
 
     /// - Throws: ``ImageCodecError`` `.encodingFailed` when out of memory.
@@ -39,13 +39,12 @@ final class JPEGCompressor {
         try check(nukejpeg_encoder_finish(encoder))
     }
 
-    /// Writes the bytes produced since the last call to `stream`.
-    func drain(to stream: inout some ImageOutputStream) throws {
+    /// The bytes produced since the last call.
+    func takeOutput() -> UnsafeRawBufferPointer {
         var bytes: UnsafePointer<UInt8>?
         var count = 0
         nukejpeg_encoder_take_output(encoder, &bytes, &count)
-        guard let bytes, count > 0 else { return }
-        try stream.write(UnsafeRawBufferPointer(start: bytes, count: count))
+        return UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : count)
     }
 
     private func check(_ status: nuke_status) throws(ImageCodecError) {

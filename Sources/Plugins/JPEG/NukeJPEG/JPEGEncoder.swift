@@ -62,8 +62,8 @@ extension ImageEncoders {
             let quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())
 
             let compressor = try JPEGCompressor()
-            try withOptionalBytes(icc) { iccBytes in
-                try withOptionalBytes(exif) { exifBytes in
+            try icc.withOptionalBytes { iccBytes in
+                try exif.withOptionalBytes { exifBytes in
                     var params = nukejpeg_encode_params(
                         width: UInt32(clamping: source.width), height: UInt32(clamping: source.height),
                         components: Int32(format.channelCount), bytes_per_row: 0,
@@ -74,32 +74,12 @@ extension ImageEncoders {
                     try compressor.start(&params)
                 }
             }
-            try compressor.drain(to: &stream)
-            var y = 0
-            while y < source.height {
-                let count = min(Self.batchRows, source.height - y)
-                // Rows already in the file's layout go in place; others are converted a batch at a time.
-                let rows = source.pixelFormat == format ? nil
-                    : source.pixelFormat.hasAlpha ? source.rows(y..<(y + count)).flattened(onto: options.background)
-                    : source.rows(y..<(y + count)).converted(to: format)
-                let bitmap = rows ?? source
-                let first = rows == nil ? y : 0
-                try bitmap.withUnsafeBytes { pixels throws(ImageCodecError) in
-                    // The bitmap is at least one row, so its bytes have an address.
-                    guard let base = pixels.baseAddress else { return }
-                    try compressor.writeRows(base + first * bitmap.bytesPerRow, stride: bitmap.bytesPerRow, count: count)
-                }
-                try compressor.drain(to: &stream)
-                y += count
+            // Rows already in the file's layout go in place; others are converted a batch at a time.
+            try compressor.compress(source, batchRows: Self.batchRows, to: &stream) { rows in
+                source.pixelFormat == format ? nil
+                    : source.pixelFormat.hasAlpha ? source.rows(rows).flattened(onto: options.background)
+                    : source.rows(rows).converted(to: format)
             }
-            try compressor.finish()
-            try compressor.drain(to: &stream)
         }
     }
-}
-
-/// Calls `body` with the bytes of `data`, or an empty buffer when it is `nil`.
-private func withOptionalBytes<R>(_ data: Data?, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-    guard let data else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-    return try data.withUnsafeBytes(body)
 }

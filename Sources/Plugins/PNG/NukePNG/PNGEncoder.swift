@@ -82,39 +82,18 @@ extension ImageEncoders {
             params.srgb_intent = image.colorInfo.sRGBIntent.flatMap { (0...3).contains($0) ? Int32($0) : nil } ?? -1
 
             let writer = try PNGWriter()
-            try Self.withBytes(of: icc) { iccBytes in
-                try Self.withBytes(of: metadata.exif) { exifBytes in
-                    params.icc = iccBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                    params.icc_size = iccBytes?.count ?? 0
-                    params.exif = exifBytes?.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                    params.exif_size = exifBytes?.count ?? 0
+            try icc.withOptionalBytes { iccBytes in
+                try metadata.exif.withOptionalBytes { exifBytes in
+                    params.icc = iccBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    params.icc_size = iccBytes.count
+                    params.exif = exifBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    params.exif_size = exifBytes.count
                     try writer.start(&params)
                 }
             }
-            try writer.drain(to: &stream)
-            for _ in 0..<writer.passes {
-                var y = 0
-                while y < source.height {
-                    let count = min(Self.batchRows, source.height - y)
-                    let rows = source.alphaMode == .premultiplied ? source.rows(y..<(y + count)).unpremultiplied() : nil
-                    let bitmap = rows ?? source
-                    let first = rows == nil ? y : 0
-                    try bitmap.withUnsafeBytes { pixels throws(ImageCodecError) in
-                        // The bitmap is at least one row, so its bytes have an address.
-                        guard let base = pixels.baseAddress else { return }
-                        try writer.writeRows(base + first * bitmap.bytesPerRow, stride: bitmap.bytesPerRow, count: count)
-                    }
-                    try writer.drain(to: &stream)
-                    y += count
-                }
+            try writer.compress(source, batchRows: Self.batchRows, passes: writer.passes, to: &stream) { rows in
+                source.alphaMode == .premultiplied ? source.rows(rows).unpremultiplied() : nil
             }
-            try writer.finish()
-            try writer.drain(to: &stream)
-        }
-
-        private static func withBytes<R>(of data: Data?, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
-            guard let data, !data.isEmpty else { return try body(nil) }
-            return try data.withUnsafeBytes { try body($0) }
         }
     }
 }

@@ -5,7 +5,7 @@ import NukePluginKit
 /// The one owner of a `nukepng_encoder`: a libpng writer whose output is taken between calls
 /// and written to an ``ImageOutputStream``, so no Swift code runs while libpng's jump buffer
 /// is armed.
-final class PNGWriter {
+final class PNGWriter: RowCompressing {
     private let encoder: OpaquePointer
     /// How many times each row is written: 1, or 7 for Adam7. Set by ``start(_:)``.
     private(set) var passes = 0
@@ -43,13 +43,12 @@ final class PNGWriter {
         try check(nukepng_encoder_finish(encoder))
     }
 
-    /// Writes the bytes produced since the last call to `stream`.
-    func drain(to stream: inout some ImageOutputStream) throws {
+    /// The bytes produced since the last call.
+    func takeOutput() -> UnsafeRawBufferPointer {
         var bytes: UnsafePointer<UInt8>?
         var count = 0
         nukepng_encoder_take_output(encoder, &bytes, &count)
-        guard let bytes, count > 0 else { return }
-        try stream.write(UnsafeRawBufferPointer(start: bytes, count: count))
+        return UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : count)
     }
 
     private func check(_ status: nuke_status) throws(ImageCodecError) {

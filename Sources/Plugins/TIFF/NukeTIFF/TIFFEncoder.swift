@@ -84,9 +84,9 @@ extension ImageEncoders {
                 params.compression = compression.tag
                 params.level = Int32(options.compressionLevel ?? -1)
                 params.orientation = Int32(image.orientation.rawValue)
-                try Self.withBytes(of: metadata.iccProfile) { icc in
-                    params.icc = icc?.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                    params.icc_size = UInt32(clamping: icc?.count ?? 0)
+                try metadata.iccProfile.withOptionalBytes { icc in
+                    params.icc = icc.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                    params.icc_size = UInt32(clamping: icc.count)
                     try check(nuketiff_encoder_start_page(encoder, &params), "starting a page")
                 }
                 try bitmap.withUnsafeBytes { (pixels) throws(ImageCodecError) in
@@ -102,11 +102,6 @@ extension ImageEncoders {
                 throw TIFFLibrary.error(.encodingFailed, .encoding, "libtiff wrote nothing")
             }
             return Data(bytes: bytes, count: size)
-        }
-
-        private static func withBytes<R>(of data: Data?, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
-            guard let data, !data.isEmpty else { return try body(nil) }
-            return try data.withUnsafeBytes { try body($0) }
         }
     }
 }
