@@ -29,8 +29,13 @@ extension RowCompressing {
     /// over, for an interlaced file), `batchRows` at a time, each batch's bytes to `stream` before
     /// the next; then finishes the file.
     ///
-    /// - Parameter convert: The batch's rows in the layout the encoder takes, or `nil` when the
-    ///   source's rows go in place.
+    /// - Parameters:
+    ///   - source: The image's pixels.
+    ///   - batchRows: How many rows go to the encoder between two drains.
+    ///   - passes: How many times every row is written (7 for Adam7).
+    ///   - stream: Where the file's bytes go.
+    ///   - convert: The batch's rows in the layout the encoder takes, or `nil` when the source's
+    ///     rows go in place.
     public func compress(_ source: Bitmap, batchRows: Int, passes: Int = 1, to stream: inout some ImageOutputStream,
                          convert: (Range<Int>) -> Bitmap?) throws {
         try drain(to: &stream)
