@@ -43,9 +43,6 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
         self.context = context
     }
 
-    /// `true` after ``finish()``.
-    var isFinishedFeeding: Bool { input.isFinished }
-
     private func checkCancellation() throws(ImageCodecError) {
         if context.isCancelled { throw GIFLibrary.error(.cancelled, "cancelled") }
     }

@@ -145,7 +145,6 @@ struct nukejpeg_decoder {
     int between_scans;
     int end_of_input;
     uint64_t skip_pending;
-    uint64_t total_input;
     // CMYK output is converted to RGB a row at a time.
     int cmyk;
     int cmyk_inverted;
@@ -342,7 +341,6 @@ void nukejpeg_decoder_set_memory_source(nukejpeg_decoder *d, const uint8_t *byte
     d->src.next_input_byte = bytes;
     d->src.bytes_in_buffer = bytes ? count : 0;
     d->end_of_input = 1;
-    d->total_input = d->src.bytes_in_buffer;
 }
 
 void nukejpeg_decoder_clear_memory_source(nukejpeg_decoder *d) {
@@ -353,7 +351,6 @@ void nukejpeg_decoder_clear_memory_source(nukejpeg_decoder *d) {
 nuke_status nukejpeg_decoder_append(nukejpeg_decoder *d, const uint8_t *bytes, size_t count) {
     if (d->failed) return d->failed;
     if (!bytes || count == 0) return NUKE_STATUS_OK;
-    d->total_input += count;
     if (d->skip_pending > 0) {
         size_t skipped = d->skip_pending < count ? (size_t)d->skip_pending : count;
         bytes += skipped;
@@ -408,11 +405,6 @@ void nukejpeg_decoder_set_gated(nukejpeg_decoder *d, int gated) {
     d->exposed_end = nukejpeg_position(d);
     d->scanned = d->exposed_end;
     nukejpeg_expose(d);
-}
-
-uint64_t nukejpeg_decoder_bytes_consumed(const nukejpeg_decoder *d) {
-    size_t unconsumed = d->buffer ? d->data_length - nukejpeg_position(d) : d->src.bytes_in_buffer;
-    return d->total_input - unconsumed;
 }
 
 static int nukejpeg_color_space(J_COLOR_SPACE space) {
@@ -526,10 +518,6 @@ uint32_t nukejpeg_decoder_output_width(const nukejpeg_decoder *d) {
 
 uint32_t nukejpeg_decoder_output_height(const nukejpeg_decoder *d) {
     return d->cinfo.output_height;
-}
-
-int nukejpeg_decoder_output_channels(const nukejpeg_decoder *d) {
-    return d->cmyk ? 3 : d->cinfo.output_components;
 }
 
 uint32_t nukejpeg_decoder_output_scanline(const nukejpeg_decoder *d) {

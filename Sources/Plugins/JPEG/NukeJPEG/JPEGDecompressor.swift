@@ -85,8 +85,6 @@ final class JPEGDecompressor {
         nukejpeg_decoder_set_gated(handle, gated ? 1 : 0)
     }
 
-    var bytesConsumed: Int { Int(nukejpeg_decoder_bytes_consumed(handle)) }
-
     // MARK: Decoding
 
     /// Reads the header; `nil` when the input ran out first.
@@ -149,7 +147,6 @@ final class JPEGDecompressor {
 
     var outputWidth: Int { Int(nukejpeg_decoder_output_width(handle)) }
     var outputHeight: Int { Int(nukejpeg_decoder_output_height(handle)) }
-    var outputChannels: Int { Int(nukejpeg_decoder_output_channels(handle)) }
     var outputScanline: Int { Int(nukejpeg_decoder_output_scanline(handle)) }
     var inputScanNumber: Int { Int(nukejpeg_decoder_input_scan_number(handle)) }
     /// What libjpeg tolerated (corrupt-data warnings), or `nil` when it warned about nothing.

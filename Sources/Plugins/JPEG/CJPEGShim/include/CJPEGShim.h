@@ -83,8 +83,6 @@ void nukejpeg_decoder_set_end_of_input(nukejpeg_decoder *_Nonnull decoder);
 /// For arithmetic-coded data (whose decoder in libjpeg cannot suspend): show libjpeg only the
 /// bytes up to the last SOS or EOI marker received, so every scan it starts is complete.
 void nukejpeg_decoder_set_gated(nukejpeg_decoder *_Nonnull decoder, int gated);
-/// Bytes of input libjpeg has consumed so far.
-uint64_t nukejpeg_decoder_bytes_consumed(const nukejpeg_decoder *_Nonnull decoder);
 
 /// `jpeg_read_header`; saves APP1 (EXIF) and APP2 (ICC) markers. NUKE_STATUS_NEED_MORE when incremental input ran out.
 nuke_status nukejpeg_decoder_read_header(nukejpeg_decoder *_Nonnull decoder, nukejpeg_header *_Nonnull header);
@@ -102,8 +100,6 @@ int nukejpeg_decoder_component_dct_size(const nukejpeg_decoder *_Nonnull decoder
 /// Output size after `nukejpeg_decoder_start`.
 uint32_t nukejpeg_decoder_output_width(const nukejpeg_decoder *_Nonnull decoder);
 uint32_t nukejpeg_decoder_output_height(const nukejpeg_decoder *_Nonnull decoder);
-/// Output channels after conversion: 1 (gray) or 3 (RGB; CMYK is converted to RGB).
-int nukejpeg_decoder_output_channels(const nukejpeg_decoder *_Nonnull decoder);
 /// Rows written so far in the current output pass (`output_scanline`).
 uint32_t nukejpeg_decoder_output_scanline(const nukejpeg_decoder *_Nonnull decoder);
 
