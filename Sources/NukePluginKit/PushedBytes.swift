@@ -68,3 +68,12 @@ extension InputKeepingDecoder {
     /// Turns previews off (or on again).
     public func setWantsPreviews(_ wantsPreviews: Bool) { input.wantsPreviews = wantsPreviews }
 }
+
+extension Optional where Wrapped == Data {
+    /// Calls `body` with the bytes, or with an empty buffer at no address when there are none
+    /// (`nil` or empty): what a C parameter pair of pointer and count takes for "absent".
+    public func withOptionalBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard let self, !self.isEmpty else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try self.withUnsafeBytes(body)
+    }
+}

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import NukeCore
 
 /// A C library's encoder that takes rows and keeps the bytes they produce until asked (NukeJPEG's
@@ -57,14 +52,5 @@ extension RowCompressing {
         }
         try finish()
         try drain(to: &stream)
-    }
-}
-
-extension Optional where Wrapped == Data {
-    /// Calls `body` with the bytes, or with an empty buffer at no address when there are none
-    /// (`nil` or empty): what a C parameter pair of pointer and count takes for "absent".
-    public func withOptionalBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        guard let self, !self.isEmpty else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return try self.withUnsafeBytes(body)
     }
 }
