@@ -53,14 +53,13 @@ struct HEIFDecoding {
         // Decode to size: the embedded thumbnail the core chooses (one that covers its plan's
         // native floor), else the full image; the core's resampler finishes.
         var source = (index: -1, size: size)
-        let target = context.scalePlan(for: size)?.finalSize
-        if target != nil, let thumbnail = context.nativeReduction(of: size, among: .embedded, embedded: handle.thumbnailSizes), let index = thumbnail.option {
+        if let thumbnail = context.nativeReduction(of: size, among: .embedded, embedded: handle.thumbnailSizes), let index = thumbnail.option {
             source = (index, thumbnail.size)
         }
         let pixelFormat: PixelFormat = wide ? (hasAlpha ? .rgba16 : .rgb16) : (hasAlpha ? .rgba8 : .rgb8)
         let alphaMode: AlphaMode = hasAlpha ? .straight : .none
         var bitmap: Bitmap
-        if let target, target != source.size, !hasAlpha, !wide,
+        if !hasAlpha, !wide, ImageRowDestination.resamples(size: source.size, originalSize: size, context: context),
            let planar = try handle.decodePlanes(thumbnail: source.index, size: source.size, original: size, context: context) {
             // Decode to size of an 8-bit image without alpha: shrunk from libheif's planar RGB.
             bitmap = planar
