@@ -16,12 +16,7 @@ struct BMPDecoding {
     func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
         try BMPLibrary.checkCancellation(context)
         let (header, pixels, icc) = try withBytes(data) { (bytes) throws(ImageCodecError) in
-            let header: BMPHeader
-            switch BMPHeaderParser.read(bytes) {
-            case .header(let found): header = found
-            case .needsMoreData: throw BMPLibrary.error(.incomplete, .header, "the data ends inside the headers (\(bytes.count) bytes)")
-            case .invalid(let code, let reason): throw BMPLibrary.error(code, .header, reason)
-            }
+            let header = try BMPHeaderParser.read(bytes).get(BMPLibrary.self, part: "headers", byteCount: bytes.count)
             let pixels = try BMPPixelDecoder.decode(header, bytes: bytes, end: bytes.count, context: context, format: .bmp, decodesToSize: true)
             let icc = header.iccRange.map { Data(bytes[$0]) }
             return (header, pixels, icc)

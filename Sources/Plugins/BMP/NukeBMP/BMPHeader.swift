@@ -1,4 +1,5 @@
 import NukeCore
+import NukePluginKit
 
 /// A device-independent bitmap's header, as read from a BMP file or an ICO/CUR entry: every size
 /// and offset checked against the data's length with overflow-checked arithmetic.
@@ -39,13 +40,6 @@ package struct BMPHeader: Sendable {
     /// What the header had wrong that the reader tolerated.
     package var warnings: [String]
 
-    /// What reading a header found.
-    package enum Outcome: Sendable {
-        case header(BMPHeader)
-        case needsMoreData
-        case invalid(ImageCodecError.Code, String)
-    }
-
     /// `BI_*` compression values.
     private static let compressionNames: [UInt32: String] = [3: "BI_BITFIELDS", 4: "BI_JPEG", 5: "BI_PNG", 11: "BI_CMYK", 12: "BI_CMYKRLE8", 13: "BI_CMYKRLE4"]
 
@@ -64,7 +58,7 @@ package struct BMPHeader: Sendable {
     ///   - alphaInRGB32: `true` in an ICO, whose 32-bit `BI_RGB` pixels carry alpha.
     package static func read(
         _ bytes: UnsafeRawBufferPointer, dibOffset: Int, end: Int, fileOffset: Int?, halvesHeight: Bool = false, alphaInRGB32: Bool = false
-    ) -> Outcome {
+    ) -> HeaderRead<BMPHeader> {
         let end = min(end, bytes.count)
         guard let sizeEnd = checkedAdd(dibOffset, 4), sizeEnd <= end else { return .needsMoreData }
         let headerSize = Int(bytes.le32(dibOffset))

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 
 /// The BMP header hook, and the headers the decoder reads: the 14-byte file header (`BM`, the
 /// file size, which is not trusted, and the pixels' offset), then the DIB header
@@ -11,21 +12,14 @@ import NukeCore
 enum BMPHeaderParser {
     /// The header hook: size and channels from the first bytes.
     static func parse(_ data: Data) -> ImageHeader.ParseResult {
-        let outcome = data.prefix(4096).withUnsafeBytes { read($0) }
-        switch outcome {
-        case .header(let header):
-            let format = header.pixelFormat
-            return .parsed(ImageHeader(
-                type: .bmp, width: header.width, height: header.height, bitDepth: 8, componentCount: format.channelCount,
-                hasAlpha: format.hasAlpha, frameCount: 1
-            ))
-        case .needsMoreData: return .needsMoreData
-        case .invalid: return .unavailable
+        data.prefix(4096).withUnsafeBytes { read($0) }.parseResult { header in
+            ImageHeader(type: .bmp, width: header.width, height: header.height, bitDepth: 8, componentCount: header.pixelFormat.channelCount,
+                        hasAlpha: header.pixelFormat.hasAlpha, frameCount: 1)
         }
     }
 
     /// Reads the file header and the DIB header of the whole file (or its first bytes).
-    static func read(_ bytes: UnsafeRawBufferPointer) -> BMPHeader.Outcome {
+    static func read(_ bytes: UnsafeRawBufferPointer) -> HeaderRead<BMPHeader> {
         guard bytes.count >= 2 else { return .needsMoreData }
         guard bytes[0] == UInt8(ascii: "B"), bytes[1] == UInt8(ascii: "M") else {
             if let kind = String(bytes: bytes[0..<2], encoding: .isoLatin1), ["BA", "CI", "CP", "IC", "PT"].contains(kind) {

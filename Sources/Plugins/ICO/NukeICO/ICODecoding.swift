@@ -18,12 +18,7 @@ struct ICODecoding {
 
     func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
         try ICOLibrary.checkCancellation(context)
-        let directory: ICODirectory
-        switch data.withUnsafeBytes({ ICODirectory.read($0) }) {
-        case .directory(let found): directory = found
-        case .needsMoreData: throw ICOLibrary.error(.incomplete, .header, "the data ends inside the directory (\(data.count) bytes)")
-        case .invalid(let reason): throw ICOLibrary.error(.corrupt, .header, reason)
-        }
+        let directory = try data.withUnsafeBytes { ICODirectory.read($0) }.get(ICOLibrary.self, part: "directory", byteCount: data.count)
         let type = directory.type
         let entry = directory.best(for: context.targetSize)
         guard let end = checkedSum(entry.offset, entry.size), entry.size > 0 else {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 
 /// An ICO or CUR file's directory: the 6-byte header (reserved 0, type 1 for ICO or 2 for CUR,
 /// the entry count) and 16 bytes per entry, with what each entry's own header says when its
@@ -34,21 +35,15 @@ struct ICODirectory {
     var type: ImageType
     var entries: [Entry]
 
-    enum Outcome {
-        case directory(ICODirectory)
-        case needsMoreData
-        case invalid(String)
-    }
-
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// Reads the directory from the whole file or its first bytes.
-    static func read(_ b: UnsafeRawBufferPointer) -> Outcome {
+    static func read(_ b: UnsafeRawBufferPointer) -> HeaderRead<ICODirectory> {
         guard b.count >= 6 else { return .needsMoreData }
-        guard b[0] == 0, b[1] == 0, b[2] == 1 || b[2] == 2, b[3] == 0 else { return .invalid("not an ICO or CUR file") }
+        guard b[0] == 0, b[1] == 0, b[2] == 1 || b[2] == 2, b[3] == 0 else { return .corrupt("not an ICO or CUR file") }
         let type: ImageType = b[2] == 1 ? .ico : .cur
         let count = Int(b[4]) | Int(b[5]) << 8
-        guard count > 0 else { return .invalid("the directory has no entries") }
+        guard count > 0 else { return .corrupt("the directory has no entries") }
         guard b.count >= 6 + 16 * count else { return .needsMoreData }
         var entries: [Entry] = []
         entries.reserveCapacity(count)
@@ -86,7 +81,7 @@ struct ICODirectory {
             }
             entries.append(entry)
         }
-        return .directory(ICODirectory(type: type, entries: entries))
+        return .header(ICODirectory(type: type, entries: entries))
     }
 
     /// The entry that best fits `target`: the largest without one; else the smallest covering

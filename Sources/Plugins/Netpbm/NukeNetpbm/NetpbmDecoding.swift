@@ -19,12 +19,7 @@ struct NetpbmDecoding {
 
     func bitmap(_ data: Data) throws(ImageCodecError) -> Bitmap {
         try NetpbmLibrary.checkCancellation(context)
-        let header: NetpbmHeaderParser.Header
-        switch NetpbmHeaderParser.read(data) {
-        case .header(let found): header = found
-        case .needsMoreData: throw NetpbmLibrary.error(.incomplete, .header, "the data ends inside the header (\(data.count) bytes)")
-        case .invalid(let reason): throw NetpbmLibrary.error(.corrupt, .header, reason)
-        }
+        let header = try NetpbmHeaderParser.read(data).get(NetpbmLibrary.self, byteCount: data.count)
         let format = header.pixelFormat
         try context.limits.check(
             width: header.width, height: header.height, bytesPerPixel: format.bytesPerPixel, format: .netpbm,

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 
 /// The Netpbm header hook, and the header the decoder reads: `P7` (PAM) with its fields up to
 /// `ENDHDR`, or `P5`/`P6` (PGM/PPM) with width, height and maxval.
@@ -24,30 +25,19 @@ enum NetpbmHeaderParser {
         }
     }
 
-    enum Outcome {
-        case header(Header)
-        case needsMoreData
-        case invalid(String)
-    }
-
     /// The header hook: size and channels from the first bytes.
     static func parse(_ data: Data) -> ImageHeader.ParseResult {
-        switch read(data) {
-        case .header(let header):
-            return .parsed(ImageHeader(
-                type: .netpbm, width: header.width, height: header.height, bitDepth: header.maxval == 255 ? 8 : 16,
-                componentCount: header.depth, hasAlpha: header.depth == 2 || header.depth == 4, frameCount: 1
-            ))
-        case .needsMoreData: return .needsMoreData
-        case .invalid: return .unavailable
+        read(data).parseResult { header in
+            ImageHeader(type: .netpbm, width: header.width, height: header.height, bitDepth: header.maxval == 255 ? 8 : 16,
+                        componentCount: header.depth, hasAlpha: header.depth == 2 || header.depth == 4, frameCount: 1)
         }
     }
 
     /// Reads the header of the binary forms (`P5`, `P6`, `P7`).
-    static func read(_ data: Data) -> Outcome {
+    static func read(_ data: Data) -> HeaderRead<Header> {
         let bytes = [UInt8](data.prefix(4096))
-        guard bytes.count >= 2 else { return bytes.isEmpty || bytes[0] == UInt8(ascii: "P") ? .needsMoreData : .invalid("not a Netpbm file") }
-        guard bytes[0] == UInt8(ascii: "P") else { return .invalid("not a Netpbm file") }
+        guard bytes.count >= 2 else { return bytes.isEmpty || bytes[0] == UInt8(ascii: "P") ? .needsMoreData : .corrupt("not a Netpbm file") }
+        guard bytes[0] == UInt8(ascii: "P") else { return .corrupt("not a Netpbm file") }
         var index = 2
         /// The next white-space separated token, `nil` at the end of what arrived.
         func token() -> String? {
@@ -69,7 +59,7 @@ enum NetpbmHeaderParser {
         switch bytes[1] {
         case UInt8(ascii: "7"):
             while true {
-                guard let key = token() else { return data.count > 4096 ? .invalid("a PAM header over 4 KiB") : .needsMoreData }
+                guard let key = token() else { return data.count > 4096 ? .corrupt("a PAM header over 4 KiB") : .needsMoreData }
                 if key == "ENDHDR" { break }
                 switch key {
                 case "WIDTH": width = number() ?? 0
@@ -77,7 +67,7 @@ enum NetpbmHeaderParser {
                 case "DEPTH": depth = number() ?? 0
                 case "MAXVAL": maxval = number() ?? 0
                 case "TUPLTYPE": _ = token()
-                default: return .invalid("unknown PAM header field \(key)")
+                default: return .corrupt("unknown PAM header field \(key)")
                 }
             }
         case UInt8(ascii: "5"), UInt8(ascii: "6"):
@@ -85,10 +75,10 @@ enum NetpbmHeaderParser {
             guard let w = number(), let h = number(), let m = number() else { return .needsMoreData }
             (width, height, maxval) = (w, h, m)
         default:
-            return .invalid("unsupported Netpbm type P\(Character(UnicodeScalar(bytes[1])))")
+            return .corrupt("unsupported Netpbm type P\(Character(UnicodeScalar(bytes[1])))")
         }
         guard width > 0, height > 0, (1...4).contains(depth), maxval == 255 || maxval == 65535 else {
-            return .invalid("unsupported header: \(width)×\(height) depth \(depth) maxval \(maxval)")
+            return .corrupt("unsupported header: \(width)×\(height) depth \(depth) maxval \(maxval)")
         }
         // The single white-space byte before the samples.
         return .header(Header(width: width, height: height, depth: depth, maxval: maxval, samplesOffset: index + 1))

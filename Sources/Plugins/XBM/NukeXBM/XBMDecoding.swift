@@ -24,12 +24,7 @@ struct XBMDecoding {
 
     func bitmap(_ data: Data) throws(ImageCodecError) -> (XBMHeaderParser.Header, Bitmap) {
         try XBMLibrary.checkCancellation(context)
-        let header: XBMHeaderParser.Header
-        switch XBMHeaderParser.read(data) {
-        case .header(let found): header = found
-        case .needsMoreData: throw XBMLibrary.error(.incomplete, .header, "the data ends inside the header (\(data.count) bytes)")
-        case .invalid(let reason): throw XBMLibrary.error(.corrupt, .header, reason)
-        }
+        let header = try XBMHeaderParser.read(data).get(XBMLibrary.self, byteCount: data.count)
         try context.limits.check(width: header.width, height: header.height, bytesPerPixel: 1, format: .xbm,
                                  codec: XBMLibrary.codecName, inputByteCount: data.count)
         let bitsPerValue = header.isX10 ? 16 : 8

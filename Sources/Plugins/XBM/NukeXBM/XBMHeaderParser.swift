@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 
 /// The XBM header hook, and the header the decoder reads: the `#define`s of width, height and
 /// the optional hotspot, then the array's declaration up to its `{` (`char` values for X11,
@@ -19,26 +20,16 @@ enum XBMHeaderParser {
         var valuesOffset: Int
     }
 
-    enum Outcome {
-        case header(Header)
-        case needsMoreData
-        case invalid(String)
-    }
-
     /// The most the header (defines, comments, the declaration) may take.
     static let maxHeaderLength = 64 * 1024
 
     static func parse(_ data: Data) -> ImageHeader.ParseResult {
-        switch read(data) {
-        case .header(let header):
-            return .parsed(ImageHeader(type: .xbm, width: header.width, height: header.height, bitDepth: 1, componentCount: 1,
-                                       hasAlpha: false, frameCount: 1))
-        case .needsMoreData: return .needsMoreData
-        case .invalid: return .unavailable
+        read(data).parseResult { header in
+            ImageHeader(type: .xbm, width: header.width, height: header.height, bitDepth: 1, componentCount: 1, hasAlpha: false, frameCount: 1)
         }
     }
 
-    static func read(_ data: Data) -> Outcome {
+    static func read(_ data: Data) -> HeaderRead<Header> {
         let prefix = data.prefix(maxHeaderLength)
         // The array's `{`, outside comments.
         var brace: Data.Index?
@@ -57,7 +48,7 @@ enum XBMHeaderParser {
             i += 1
         }
         guard let brace else {
-            return data.count >= maxHeaderLength ? .invalid("no bits array in the first \(maxHeaderLength) bytes") : .needsMoreData
+            return data.count >= maxHeaderLength ? .corrupt("no bits array in the first \(maxHeaderLength) bytes") : .needsMoreData
         }
         let text = String(decoding: prefix[prefix.startIndex..<brace], as: Unicode.ASCII.self)
         // Comments out, then words.
@@ -65,7 +56,7 @@ enum XBMHeaderParser {
         var rest = Substring(text)
         while let open = rest.range(of: "/*") {
             cleaned += rest[..<open.lowerBound]
-            guard let close = rest[open.upperBound...].range(of: "*/") else { return .invalid("a comment is not closed") }
+            guard let close = rest[open.upperBound...].range(of: "*/") else { return .corrupt("a comment is not closed") }
             rest = rest[close.upperBound...]
         }
         cleaned += rest
@@ -74,7 +65,7 @@ enum XBMHeaderParser {
         for line in cleaned.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if words.first == "#define" {
-                guard words.count >= 3, let value = Int(words[2]) else { return .invalid("a #define without a number: \(line.prefix(80))") }
+                guard words.count >= 3, let value = Int(words[2]) else { return .corrupt("a #define without a number: \(line.prefix(80))") }
                 let name = words[1]
                 if name.hasSuffix("_width") || name == "width" { width = value }
                 else if name.hasSuffix("_height") || name == "height" { height = value }
@@ -84,12 +75,12 @@ enum XBMHeaderParser {
                 declaration += " " + line
             }
         }
-        guard let width, let height else { return .invalid("no #define of the width and the height") }
-        guard width > 0, height > 0 else { return .invalid("invalid image size \(width)×\(height)") }
+        guard let width, let height else { return .corrupt("no #define of the width and the height") }
+        guard width > 0, height > 0 else { return .corrupt("invalid image size \(width)×\(height)") }
         let words = declaration.split(whereSeparator: { " \t[]=;".contains($0) })
-        guard words.contains(where: { $0.hasSuffix("_bits") || $0 == "bits" }) else { return .invalid("no _bits array before the {") }
+        guard words.contains(where: { $0.hasSuffix("_bits") || $0 == "bits" }) else { return .corrupt("no _bits array before the {") }
         let isX10 = words.contains("short")
-        guard isX10 || words.contains("char") else { return .invalid("the bits array is neither char nor short") }
+        guard isX10 || words.contains("char") else { return .corrupt("the bits array is neither char nor short") }
         let hotspot = xHot.flatMap { x in yHot.map { (x, $0) } }
         return .header(Header(width: width, height: height, hotspot: hotspot, isX10: isX10, valuesOffset: brace - data.startIndex + 1))
     }
