@@ -14,7 +14,6 @@ struct BMPDecoding {
     let context: ImageDecodingContext
 
     func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
-        try BMPLibrary.checkCancellation(context)
         let (header, pixels, icc) = try withBytes(data) { (bytes) throws(ImageCodecError) in
             let header = try BMPHeaderParser.read(bytes).get(BMPLibrary.self, part: "headers", byteCount: bytes.count)
             let pixels = try BMPPixelDecoder.decode(header, bytes: bytes, end: bytes.count, context: context, format: .bmp, decodesToSize: true)

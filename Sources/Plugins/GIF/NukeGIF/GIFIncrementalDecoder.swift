@@ -43,17 +43,12 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
         self.context = context
     }
 
-    private func checkCancellation() throws(ImageCodecError) {
-        if context.isCancelled { throw GIFLibrary.error(.cancelled, "cancelled") }
-    }
-
     /// The next event.
     ///
     /// - Throws: ``ImageCodecError``: `.corrupt`, `.incomplete` (after ``finish()``),
     ///   `.limitExceeded`, `.cancelled`.
     func next() throws(ImageCodecError) -> Event {
         if let result { return .final(result) }
-        try checkCancellation()
         if !didReportHeader, bytes.count >= 10, bytes.starts(with: Array("GIF8".utf8)) {
             // Check the declared size before the global colour table arrives.
             let width = Int(bytes[6]) | Int(bytes[7]) << 8, height = Int(bytes[8]) | Int(bytes[9]) << 8

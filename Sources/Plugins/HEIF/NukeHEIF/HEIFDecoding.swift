@@ -20,7 +20,6 @@ struct HEIFDecoding {
 
     func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
         let format = ImageType(bytes) ?? .heif
-        try HEIFLibrary.checkCancellation(context, format: format)
         // What the file asks libheif to decode (grid tiles, alpha), before libheif reads it.
         let graph = HEIFItemGraph.parse(bytes)
         try graph?.check(limits: context.limits, format: format)

@@ -17,7 +17,6 @@ struct ICODecoding {
     var pngDecoders: ImageDecoderRegistry = .shared
 
     func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
-        try ICOLibrary.checkCancellation(context)
         let directory = try data.withUnsafeBytes { ICODirectory.read($0) }.get(ICOLibrary.self, part: "directory", byteCount: data.count)
         let type = directory.type
         let entry = directory.best(for: context.targetSize)

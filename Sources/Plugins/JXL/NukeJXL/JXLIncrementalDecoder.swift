@@ -50,7 +50,6 @@ final class JXLIncrementalDecoder: InputKeepingDecoder {
     ///   `.limitExceeded`, `.cancelled`.
     func next() throws(ImageCodecError) -> Event {
         if let result { return .final(result) }
-        try JXLLibrary.checkCancellation(context)
         if isAnimated { return try nextAnimation() }
         let handle: JXLDecoderHandle
         if let existing = self.handle {

@@ -18,7 +18,6 @@ struct NetpbmDecoding {
     }
 
     func bitmap(_ data: Data) throws(ImageCodecError) -> Bitmap {
-        try NetpbmLibrary.checkCancellation(context)
         let header = try NetpbmHeaderParser.read(data).get(NetpbmLibrary.self, byteCount: data.count)
         let format = header.pixelFormat
         try context.limits.check(

@@ -13,7 +13,6 @@ struct SVGDecoding {
     let context: ImageDecodingContext
 
     func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
-        if context.isCancelled { throw SVGLibrary.error(.cancelled, "cancelled") }
         let document = try SVGDocument(bytes: bytes, dpi: SVGPlugin.dpi(from: context))
         let intrinsic = document.intrinsicSize
         let size = ImageSize.rendered(width: intrinsic.width, height: intrinsic.height, for: context.targetSize, contentMode: context.contentMode)

@@ -21,7 +21,6 @@ struct TIFFDecoding {
     /// when it has one (`bytes` then holds only its first bytes): libtiff reads from the file only
     /// the directories and strips it needs.
     func decode(_ bytes: Data) throws(ImageCodecError) -> ImageContainer {
-        try TIFFLibrary.checkCancellation(context)
         let page = context.userInfo[ImageDecodingContext.tiffPageOption] as? Int ?? 0
         // libtiff allocates a strip or tile buffer, a tag's values, at most this at once: four
         // times the decoded bytes allowed (a strip of 16-bit CMYK and alpha decoded to 8-bit RGBA

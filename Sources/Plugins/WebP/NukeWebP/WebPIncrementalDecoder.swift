@@ -70,7 +70,6 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
     ///   ``finish()``), `.limitExceeded`, `.cancelled`.
     func next() throws(ImageCodecError) -> Event {
         if let result { return .final(result) }
-        if context.isCancelled { throw WebPLibrary.error(.cancelled, "cancelled") }
         try container.scan(bytes, limits: context.limits)
         guard let canvas else {
             guard let found = try readCanvas() else {

@@ -23,7 +23,6 @@ struct XBMDecoding {
     }
 
     func bitmap(_ data: Data) throws(ImageCodecError) -> (XBMHeaderParser.Header, Bitmap) {
-        try XBMLibrary.checkCancellation(context)
         let header = try XBMHeaderParser.read(data).get(XBMLibrary.self, byteCount: data.count)
         try context.limits.check(width: header.width, height: header.height, bytesPerPixel: 1, format: .xbm,
                                  codec: XBMLibrary.codecName, inputByteCount: data.count)
