@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 internal import CPNGShim
 
 /// The animation of an APNG file, read from its chunks: `acTL`, then for each frame an `fcTL`

@@ -1,4 +1,5 @@
 import NukeCore
+import NukePluginKit
 
 /// The one walk over a PNG's chunks in Swift, by their lengths: the header hook, the animation
 /// scan of a download and the APNG structure all read the file through it. (The shim's C

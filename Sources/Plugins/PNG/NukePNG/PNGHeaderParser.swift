@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NukeCore
+import NukePluginKit
 
 /// The PNG header hook.
 enum PNGHeaderParser {

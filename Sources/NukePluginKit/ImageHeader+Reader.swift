@@ -1,7 +1,9 @@
+public import NukeCore
+
 extension ImageHeader {
-    /// Bounds-checked big- and little-endian reads over a byte buffer; `nil` past the end.
+    /// Bounds-checked big-endian reads over a byte buffer (and single bytes); `nil` past the end.
     ///
-    /// For header hooks (``ImageDecoderRegistering/parseHeader(_:)``): a hook that reads
+    /// For header hooks (`ImageDecoderRegistering.parseHeader(_:)`): a hook that reads
     /// through it never reads past the data received so far.
     public struct Reader {
         /// The bytes read.
@@ -25,28 +27,10 @@ extension ImageHeader {
             return a << 8 | b
         }
 
-        /// The little-endian 16-bit value at offset `i`, or `nil` when it does not fit.
-        public func u16le(_ i: Int) -> Int? {
-            guard let a = u8(i), let b = u8(i + 1) else { return nil }
-            return b << 8 | a
-        }
-
-        /// The little-endian 24-bit value at offset `i`, or `nil` when it does not fit.
-        public func u24le(_ i: Int) -> Int? {
-            guard let a = u16le(i), let b = u8(i + 2) else { return nil }
-            return b << 16 | a
-        }
-
         /// The big-endian 32-bit value at offset `i`, or `nil` when it does not fit.
         public func u32be(_ i: Int) -> Int? {
             guard let a = u16be(i), let b = u16be(i + 2) else { return nil }
             return a << 16 | b
-        }
-
-        /// The big-endian 64-bit value at offset `i`, or `nil` when it does not fit.
-        public func u64be(_ i: Int) -> UInt64? {
-            guard let a = u32be(i), let b = u32be(i + 4) else { return nil }
-            return UInt64(a) << 32 | UInt64(b)
         }
 
         /// `true` when the four bytes at `i` spell `code`.
