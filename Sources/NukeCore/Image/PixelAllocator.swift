@@ -93,10 +93,9 @@ public struct PixelAllocator: Sendable {
         bytesPerRow: Int? = nil,
         initializingWith body: (UnsafeMutableRawBufferPointer) throws(ImageCodecError) -> Void
     ) throws(ImageCodecError) -> Bitmap {
-        let (stride, count) = try Self.layout(width: width, height: height, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow)
-        let storage = try allocate(byteCount: count)
-        try storage.withUnsafeMutableBytes { (buffer) throws(ImageCodecError) in try body(UnsafeMutableRawBufferPointer(rebasing: buffer[..<count])) }
-        return Bitmap(width: width, height: height, pixelFormat: pixelFormat, alphaMode: alphaMode, bytesPerRow: stride, storage: storage)
+        var bitmap = try makeBitmap(width: width, height: height, pixelFormat: pixelFormat, alphaMode: alphaMode, bytesPerRow: bytesPerRow, zeroed: false)
+        try bitmap.withUnsafeMutableBytes(body)
+        return bitmap
     }
 
     /// The row stride and the byte count of a bitmap; `.limitExceeded` when they do not fit in an `Int`.
