@@ -69,6 +69,15 @@ extension InputKeepingDecoder {
     public func setWantsPreviews(_ wantsPreviews: Bool) { input.wantsPreviews = wantsPreviews }
 }
 
+extension Data {
+    /// Calls `body` with the bytes in place, keeping its typed error (`withUnsafeBytes` rethrows
+    /// only untyped ones).
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(ImageCodecError) -> R) throws(ImageCodecError) -> R {
+        let result = withUnsafeBytes { raw in Result { () throws(ImageCodecError) in try body(raw) } }
+        return try result.get()
+    }
+}
+
 extension Optional where Wrapped == Data {
     /// Calls `body` with the bytes, or with an empty buffer at no address when there are none
     /// (`nil` or empty): what a C parameter pair of pointer and count takes for "absent".

@@ -14,7 +14,7 @@ struct BMPDecoding {
     let context: ImageDecodingContext
 
     func decode(_ data: Data) throws(ImageCodecError) -> ImageContainer {
-        let (header, pixels, icc) = try withBytes(data) { (bytes) throws(ImageCodecError) in
+        let (header, pixels, icc) = try data.withBytes { (bytes) throws(ImageCodecError) in
             let header = try BMPHeaderParser.read(bytes).get(BMPLibrary.self, part: "headers", byteCount: bytes.count)
             let pixels = try BMPPixelDecoder.decode(header, bytes: bytes, end: bytes.count, context: context, format: .bmp, decodesToSize: true)
             let icc = header.iccRange.map { Data(bytes[$0]) }
@@ -36,16 +36,4 @@ struct BMPDecoding {
         let image = Image(bitmap: bitmap, colorInfo: ColorInfo(iccProfile: icc))
         return ImageContainer(image: image, type: .bmp, isPreview: false, userInfo: userInfo)
     }
-}
-
-/// Runs `body` over `data`'s bytes with typed errors.
-package func withBytes<R>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(ImageCodecError) -> R) throws(ImageCodecError) -> R {
-    let result: Result<R, ImageCodecError> = data.withUnsafeBytes { raw in
-        do throws(ImageCodecError) {
-            return .success(try body(raw))
-        } catch {
-            return .failure(error)
-        }
-    }
-    return try result.get()
 }

@@ -47,7 +47,7 @@ extension ImageEncoders {
             var diagnostics = nuke_diagnostics()
             var output: UnsafeMutablePointer<UInt8>?
             var size = 0
-            let status = Self.withBytes(icc) { iccBytes in
+            let status = icc.withOptionalBytes { iccBytes in
                 params.icc = iccBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
                 params.icc_size = iccBytes.count
                 return bitmap.withUnsafeBytes { pixels in
@@ -63,11 +63,5 @@ extension ImageEncoders {
                 throw error
             }
             return Data(bytes: output, count: size)
-        }
-
-        private static func withBytes<R>(_ data: Data?, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-            guard let data, !data.isEmpty else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-            return data.withUnsafeBytes(body)
-        }
-    }
+        }    }
 }

@@ -77,7 +77,7 @@ struct ICODecoding {
     /// A DIB entry: NukeBMP's decoder, then the AND mask as alpha.
     private func decodeDIB(_ data: Data, entry: ICODirectory.Entry, end: Int, type: ImageType) throws(ImageCodecError) -> (Bitmap, ImageDecodingWarnings?) {
         let context = self.context
-        return try withBytes(data) { (bytes) throws(ImageCodecError) in
+        return try data.withBytes { (bytes) throws(ImageCodecError) in
             let header: BMPHeader
             switch BMPHeader.read(bytes, dibOffset: entry.offset, end: end, fileOffset: nil, halvesHeight: true, alphaInRGB32: true) {
             case .header(let found): header = found

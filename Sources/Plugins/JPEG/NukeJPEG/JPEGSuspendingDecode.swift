@@ -48,10 +48,7 @@ final class JPEGSuspendingDecode {
     func append(_ bytes: Data) throws(ImageCodecError) {
         let bytes = try scanFilter?.feed(bytes) ?? bytes
         guard !bytes.isEmpty else { return }
-        let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(ImageCodecError) in try decompressor.append(raw) }
-        }
-        try result.get()
+        try bytes.withBytes { (raw) throws(ImageCodecError) in try decompressor.append(raw) }
     }
 
     /// Decodes as far as the input allows and returns a preview when a scan has completed, or

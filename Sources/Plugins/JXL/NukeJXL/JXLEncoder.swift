@@ -127,7 +127,7 @@ extension ImageEncoders.JXL {
             }
             encoder = OwnedEncoder(made)
             let pointer = encoder.pointer
-            let status = JXLTranscoder.withBytes(icc) { bytes in
+            let status = icc.withOptionalBytes { bytes in
                 params.icc = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
                 params.icc_size = bytes.count
                 return nukejxl_encoder_start(pointer, &params, UInt32(min(max(loopCount, 0), Int(UInt32.max))))

@@ -67,10 +67,4 @@ public enum JXLTranscoder {
             throw JXLLibrary.error(status: status, diagnostics: diagnostics, context: "reconstructing the JPEG")
         }
         return Data(bytes: output, count: size)
-    }
-
-    static func withBytes<R>(_ data: Data?, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        guard let data, !data.isEmpty else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return data.withUnsafeBytes(body)
-    }
-}
+    }}

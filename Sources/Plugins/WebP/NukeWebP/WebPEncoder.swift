@@ -47,9 +47,9 @@ extension ImageEncoders {
             let bitmap = Self.prepared(image.bitmap)
             let hasAlpha = bitmap.pixelFormat.hasAlpha
             let metadata = image.metadataToWrite(options: options, writesGray: false)
-            return try Self.withBytes(metadata.iccProfile) { icc in
-                try Self.withBytes(metadata.exif) { exif in
-                    try Self.withBytes(metadata.xmp) { xmp in
+            return try metadata.iccProfile.withOptionalBytes { icc in
+                try metadata.exif.withOptionalBytes { exif in
+                    try metadata.xmp.withOptionalBytes { xmp in
                         var params = parameters(hasAlpha: hasAlpha)
                         params.icc = icc.baseAddress?.assumingMemoryBound(to: UInt8.self)
                         params.icc_size = icc.count
@@ -118,11 +118,6 @@ extension ImageEncoders {
             let straight = bitmap.alphaMode == .premultiplied ? bitmap.unpremultiplied() : bitmap
             let format: PixelFormat = straight.pixelFormat.hasAlpha ? .rgba8 : .rgb8
             return straight.pixelFormat == format ? straight : straight.converted(to: format)
-        }
-
-        private static func withBytes<R>(_ data: Data?, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-            guard let data, !data.isEmpty else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-            return try data.withUnsafeBytes(body)
         }
     }
 }

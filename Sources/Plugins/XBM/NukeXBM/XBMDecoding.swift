@@ -31,7 +31,7 @@ struct XBMDecoding {
         let width = header.width, height = header.height
         let context = self.context
         let bitmap = try context.allocator.makeBitmap(width: width, height: height, pixelFormat: .gray8) { (out) throws(ImageCodecError) in
-            try withBytes(data) { (b) throws(ImageCodecError) in
+            try data.withBytes { (b) throws(ImageCodecError) in
                 var i = header.valuesOffset
                 /// The next value, or `nil` at `}`.
                 func next() throws(ImageCodecError) -> Int? {
@@ -91,16 +91,4 @@ struct XBMDecoding {
         }
         return (header, bitmap)
     }
-}
-
-/// Runs `body` over `data`'s bytes with typed errors.
-func withBytes<R>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(ImageCodecError) -> R) throws(ImageCodecError) -> R {
-    let result: Result<R, ImageCodecError> = data.withUnsafeBytes { raw in
-        do throws(ImageCodecError) {
-            return .success(try body(raw))
-        } catch {
-            return .failure(error)
-        }
-    }
-    return try result.get()
 }
