@@ -4,7 +4,7 @@ public import NukeCore
 /// more bytes, or why the bytes are not one.
 ///
 /// One reader serves both sides of a plugin: its header hook turns the result into the core's
-/// ``NukeCore/ImageHeader/ParseResult`` (``parseResult(_:)``), and its decoder takes the header
+/// `ImageHeader.ParseResult` (``parseResult(_:)``), and its decoder takes the header
 /// or throws the error the result names (``get(_:part:byteCount:)``).
 public enum HeaderRead<Header> {
     /// The header.
