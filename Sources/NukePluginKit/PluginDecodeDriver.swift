@@ -20,7 +20,9 @@ public import NukeCore
 ///   ``NukeCore/ImageContainer/UserInfoKey/decodeScaleKey``, then premultiplied when the context
 ///   prefers premultiplied alpha. A plugin whose codec reduces natively
 ///   (JPEG's DCT scaling, libwebp's scaler, a resampler fed row by row) returns what it made, with
-///   the stored size in its header event or in `originalSizeKey`; the driver finishes the rest.
+///   the stored size in its header event or in `originalSizeKey`; the driver finishes the rest;
+/// - **the end**: once the plugin's final image is out, asking again returns it again, without
+///   the plugin (which keeps nothing for it).
 ///
 /// A plugin that takes a row sink (``NukeCore/IncrementalImageDecoding/setRowSink(_:)``) hands
 /// over rows at the final size itself: the driver cannot resample rows it never holds.
@@ -30,6 +32,8 @@ struct PluginDecodeDriver: IncrementalImageDecoding {
     private let codec: String?
     /// The stored size, from the plugin's header event, for the plan.
     private var storedSize: ImageSize?
+    /// The final image, returned again if asked for after the decode ended (plugins keep none).
+    private var final: ImageContainer?
 
     /// - Parameters:
     ///   - inner: The plugin's decoder.
@@ -48,13 +52,16 @@ struct PluginDecodeDriver: IncrementalImageDecoding {
     mutating func setRowSink(_ sink: any ImageRowSink) -> Bool { inner.setRowSink(sink) }
 
     mutating func next() throws -> ImageDecodingEvent {
+        if let final { return .final(final) }
         try context.checkCancellation(codec: codec)
         switch try inner.next() {
         case .header(let header):
             storedSize = header.size
             return .header(header)
         case .preview(let container): return .preview(try finished(container))
-        case .final(let container): return .final(try finished(container))
+        case .final(let container):
+            final = try finished(container)
+            return .final(final!)
         case .needsMoreData: return .needsMoreData
         }
     }

@@ -37,7 +37,6 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
     private var firstCanvas: Bitmap?
     /// Frame 0's decoded pixels, while they may still be handed to the animation.
     private var firstPixels: Bitmap?
-    private var result: ImageContainer?
 
     init(context: ImageDecodingContext) {
         self.context = context
@@ -48,7 +47,6 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
     /// - Throws: ``ImageCodecError``: `.corrupt`, `.incomplete` (after ``finish()``),
     ///   `.limitExceeded`, `.cancelled`.
     func next() throws(ImageCodecError) -> Event {
-        if let result { return .final(result) }
         if !didReportHeader, bytes.count >= 10, bytes.starts(with: Array("GIF8".utf8)) {
             // Check the declared size before the global colour table arrives.
             let width = Int(bytes[6]) | Int(bytes[7]) << 8, height = Int(bytes[8]) | Int(bytes[9]) << 8
@@ -80,9 +78,7 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
                 }
                 throw GIFLibrary.error(.corrupt, "the GIF has no image")
             }
-            let container = try makeFinal(screen: screen)
-            result = container
-            return .final(container)
+            return .final(try makeFinal(screen: screen))
         }
         if input.wantsPreviews, framesComposited < scanner.frames.count {
             let canvas = try compositeNextFrame(screen: screen)

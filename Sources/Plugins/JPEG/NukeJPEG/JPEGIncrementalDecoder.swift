@@ -89,7 +89,6 @@ final class JPEGIncrementalDecoder: IncrementalImageDecoding {
         guard !data.isEmpty else {
             throw JPEGLibrary.error(.corrupt, .header, "empty input")
         }
-        if context.isCancelled { throw JPEGDecodePlan.cancelled() }
         if let (filtered, filter) = try JPEGScanFilter.filtered(data, context: context) {
             return try decodeOneShot(filtered, filter: filter, context: context, sink: sink)
         }

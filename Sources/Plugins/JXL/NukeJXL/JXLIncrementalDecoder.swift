@@ -38,7 +38,6 @@ final class JXLIncrementalDecoder: InputKeepingDecoder {
     private var nclx: [Int]?
     private var passes = 0
     private var isAnimated = false
-    private var result: ImageContainer?
 
     init(context: ImageDecodingContext) {
         self.context = context
@@ -49,7 +48,6 @@ final class JXLIncrementalDecoder: InputKeepingDecoder {
     /// - Throws: ``ImageCodecError``: `.corrupt`, `.incomplete` (after ``finish()``),
     ///   `.limitExceeded`, `.cancelled`.
     func next() throws(ImageCodecError) -> Event {
-        if let result { return .final(result) }
         if isAnimated { return try nextAnimation() }
         let handle: JXLDecoderHandle
         if let existing = self.handle {
@@ -189,9 +187,7 @@ final class JXLIncrementalDecoder: InputKeepingDecoder {
         var userInfo = metadataUserInfo(info)
         userInfo[.isProgressiveKey] = passes > 0
         // At full size: the core's driver resamples it to the target.
-        let container = ImageContainer(image: makeImage(bitmap), type: .jxl, isPreview: false, userInfo: userInfo)
-        result = container
-        return container
+        return ImageContainer(image: makeImage(bitmap), type: .jxl, isPreview: false, userInfo: userInfo)
     }
 
     private func metadataUserInfo(_ info: nukejxl_basic_info) -> [ImageContainer.UserInfoKey: any Sendable] {
@@ -240,8 +236,6 @@ final class JXLIncrementalDecoder: InputKeepingDecoder {
                 JXLFrameDecoder(bytes: bytes, frames: frames, maxPixels: maxPixels, cancellation: cancellation)
             }
         )
-        let container = ImageContainer(image: image, type: .jxl, isPreview: false, userInfo: userInfo, animation: animation)
-        result = container
-        return .final(container)
+        return .final(ImageContainer(image: image, type: .jxl, isPreview: false, userInfo: userInfo, animation: animation))
     }
 }

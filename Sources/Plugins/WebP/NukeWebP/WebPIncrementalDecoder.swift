@@ -41,7 +41,6 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
     var bytes: Data { input.bytes }
     private var container = WebPContainer()
     private var canvas: Canvas?
-    private var result: ImageContainer?
 
     // A still image decoded incrementally.
     private var handle: WebPDecoderHandle?
@@ -69,7 +68,6 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
     /// - Throws: ``ImageCodecError``: `.corrupt`, `.unsupported`, `.incomplete` (after
     ///   ``finish()``), `.limitExceeded`, `.cancelled`.
     func next() throws(ImageCodecError) -> Event {
-        if let result { return .final(result) }
         try container.scan(bytes, limits: context.limits)
         guard let canvas else {
             guard let found = try readCanvas() else {
@@ -198,12 +196,9 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false]
         // The core's driver finishes what libwebp's scaler left (or the whole reduction) from the stored size.
         if bitmap.width != canvas.size.width || bitmap.height != canvas.size.height { userInfo[.originalSizeKey] = canvas.size }
-        let image = makeImage(bitmap)
-        let container = ImageContainer(image: image, type: .webp, isPreview: false, userInfo: userInfo)
-        result = container
         handle = nil
         pixels = nil
-        return container
+        return ImageContainer(image: makeImage(bitmap), type: .webp, isPreview: false, userInfo: userInfo)
     }
 
     /// The image with the file's metadata: ICC profile, EXIF (and its orientation), XMP.
@@ -274,7 +269,6 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
             }
         )
         let result = ImageContainer(image: image, type: .webp, isPreview: false, userInfo: userInfo, animation: animation)
-        self.result = result
         compositor = nil
         return result
     }
