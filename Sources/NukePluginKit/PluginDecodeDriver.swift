@@ -21,6 +21,10 @@ public import NukeCore
 ///   prefers premultiplied alpha. A plugin whose codec reduces natively
 ///   (JPEG's DCT scaling, libwebp's scaler, a resampler fed row by row) returns what it made, with
 ///   the stored size in its header event or in `originalSizeKey`; the driver finishes the rest;
+/// - **strict decoding**: a final image whose `userInfo` reports warnings
+///   (``NukeCore/ImageContainer/UserInfoKey/warningsKey``) is refused as `.corrupt` when the
+///   context is strict (``NukeCore/ImageDecodingContext/isStrict``): a plugin reports what its
+///   library warned about and the core decides;
 /// - **the end**: once the plugin's final image is out, asking again returns it again, without
 ///   the plugin (which keeps nothing for it).
 ///
@@ -60,6 +64,8 @@ struct PluginDecodeDriver: IncrementalImageDecoding {
             return .header(header)
         case .preview(let container): return .preview(try finished(container))
         case .final(let container):
+            // Strict decoding: what the plugin only warned about ends the decode.
+            try context.checkWarnings(container.userInfo[.warningsKey] as? ImageDecodingWarnings, format: container.type, codec: codec)
             final = try finished(container)
             return .final(final!)
         case .needsMoreData: return .needsMoreData

@@ -90,6 +90,18 @@ import Testing
         #expect(warnings.first.hasPrefix("APNG:"))
     }
 
+    /// The warning is the plugin's report; refusing it under strict decoding is the core's
+    /// verdict, the same for every plugin.
+    @Test(arguments: entries.filter { $0.broken == true })
+    func brokenAnimationIsRefusedWhenStrict(_ entry: Entry) throws {
+        let data = try Data(contentsOf: Self.directory.appendingPathComponent(entry.file))
+        let error = try #require(throws: ImageCodecError.self) {
+            try ImageDecoderRegistry(codecs: [.png]).decode(ImageDecodingContext(data: data, isStrict: true))
+        }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("APNG:"), "\(error)")
+    }
+
     @Test func frameCountOverTheLimitIsRefused() throws {
         var limits = ImageLimits.default
         limits.maxFrameCount = 3

@@ -24,7 +24,6 @@ struct BMPDecoding {
             throw BMPLibrary.error(.limitExceeded, "the ICC profile's \(icc.count) bytes exceed the maximum \(context.limits.maxMetadataBytes)")
         }
         let warnings = pixels.warnings.first.map { ImageDecodingWarnings(count: pixels.warnings.count, first: $0) }
-        try context.checkWarnings(warnings, format: .bmp, codec: BMPLibrary.codecName)
         let bitmap = pixels.bitmap
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
             .isProgressiveKey: false, .bmpHeaderSizeKey: header.headerSize, .bmpBitCountKey: header.bitCount,

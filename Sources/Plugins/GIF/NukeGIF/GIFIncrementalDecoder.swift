@@ -165,10 +165,7 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
         if shown.width != full.width || shown.height != full.height { userInfo[.originalSizeKey] = full }
         self.firstPixels = nil
         var image = Image(bitmap: shown)
-        if let warnings = handle?.warnings {
-            try context.checkWarnings(warnings, format: .gif, codec: GIFLibrary.codecName)
-            userInfo[.warningsKey] = warnings
-        }
+        if let warnings = handle?.warnings { userInfo[.warningsKey] = warnings }
         var animation: ImageAnimation?
         if frames.count > 1 {
             image.loopCount = loopCount

@@ -93,9 +93,7 @@ struct ICODecoding {
                     warnings.append("entry \(entry.index) has no AND mask; it is drawn opaque")
                 }
             }
-            let reported = warnings.first.map { ImageDecodingWarnings(count: warnings.count, first: $0) }
-            try context.checkWarnings(reported, format: type, codec: ICOLibrary.codecName)
-            return (bitmap, reported)
+            return (bitmap, warnings.first.map { ImageDecodingWarnings(count: warnings.count, first: $0) })
         }
     }
 

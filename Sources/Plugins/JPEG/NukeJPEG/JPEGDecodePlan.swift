@@ -114,14 +114,11 @@ struct JPEGDecodePlan {
         return ImageContainer(image: image, type: .jpeg, isPreview: isPreview, userInfo: userInfo)
     }
 
-    /// The final image's container, after the strict check of libjpeg's warnings, with the
-    /// number of scans libjpeg read (``NukeCore/ImageContainer/UserInfoKey/scanNumberKey``).
-    ///
-    /// - Throws: `.corrupt` when the decode is strict and libjpeg warned.
+    /// The final image's container, with libjpeg's warnings (the core's driver refuses them
+    /// when the decode is strict) and the number of scans libjpeg read
+    /// (``NukeCore/ImageContainer/UserInfoKey/scanNumberKey``).
     func finalContainer(bitmap: Bitmap, decompressor: JPEGDecompressor, context: ImageDecodingContext) throws(ImageCodecError) -> ImageContainer {
-        let warnings = decompressor.warnings
-        try context.checkWarnings(warnings, format: .jpeg, codec: JPEGLibrary.codecName)
-        return container(bitmap: bitmap, context: context, isPreview: false, scan: decompressor.inputScanNumber, warnings: warnings)
+        container(bitmap: bitmap, context: context, isPreview: false, scan: decompressor.inputScanNumber, warnings: decompressor.warnings)
     }
 
     /// Reads every remaining row of the current output pass into `buffer`, checking for

@@ -86,9 +86,7 @@ struct TIFFDecoding {
         var (bitmap, sizeInfo) = destination.finish()
         userInfo.merge(sizeInfo) { $1 }
         try TIFFLibrary.checkCancellation(context)
-        let warnings = handle.warnings
-        try context.checkWarnings(warnings, format: .tiff, codec: TIFFLibrary.codecName)
-        if let warnings { userInfo[.warningsKey] = warnings }
+        if let warnings = handle.warnings { userInfo[.warningsKey] = warnings }
         if let directoryWarnings = handle.directoryWarnings { userInfo[.tiffDirectoryWarningsKey] = directoryWarnings }
         // Straight alpha unless asked for premultiplied (which the core's driver makes).
         if alphaMode == .premultiplied, !context.prefersPremultipliedAlpha { bitmap = bitmap.unpremultiplied() }
