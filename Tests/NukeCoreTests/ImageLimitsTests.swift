@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import NukeCore
 
 struct ImageLimitsTests {
@@ -47,6 +48,25 @@ struct ImageLimitsTests {
     }
 
     /// A codec's own limit takes its value from the preset unless set.
+    /// What a decoder returns is held to the metadata limit too, whatever the decoder checked.
+    @Test(arguments: ["icc", "exif", "xmp"])
+    func returnedMetadataOverTheLimitIsRefused(_ field: String) throws {
+        var image = Image(bitmap: Bitmap(width: 1, height: 1, pixelFormat: .gray8, bytes: [0]))
+        let big = Data(count: 2_000)
+        switch field {
+        case "icc": image.colorInfo.iccProfile = big
+        case "exif": image.exif = big
+        default: image.xmp = big
+        }
+        var context = ImageDecodingContext(data: Data())
+        context.limits.maxMetadataBytes = 2_000
+        try context.checkLimits(of: ImageContainer(image: image, type: .png))
+        context.limits.maxMetadataBytes = 1_999
+        let error = try #require(throws: ImageCodecError.self) { try context.checkLimits(of: ImageContainer(image: image, type: .png)) }
+        #expect(error.code == .limitExceeded)
+        #expect(error.message.contains("2000 bytes"), "\(error)")
+    }
+
     @Test func codecLimitsFollowThePresetUnlessSet() {
         let key = ImageLimits.Key(name: "test-elements", defaultValue: 10, untrustedValue: 3)
         #expect(ImageLimits.default[key] == 10)

@@ -133,15 +133,22 @@ public struct ImageDecodingContext: Sendable {
         throw ImageCodecError(.cancelled, stage: .decoding, format: type, codec: codec, message: "cancelled")
     }
 
-    /// Holds an image a decoder returned to the limits (dimensions, pixel count, frames, bytes):
-    /// what the core's drivers check whatever the decoder checked itself. An empty image (a
-    /// row-sink decode's, `ImageDecoders.Empty`'s) holds no pixels to limit.
+    /// Holds an image a decoder returned to the limits (dimensions, pixel count, frames, bytes,
+    /// and its ICC profile, EXIF and XMP to ``ImageLimits/maxMetadataBytes`` each): what the
+    /// core's drivers check whatever the decoder checked itself. An empty image (a row-sink
+    /// decode's, `ImageDecoders.Empty`'s) holds no pixels to limit.
     ///
     /// - Parameters:
     ///   - container: The decoded image.
     ///   - codec: The codec the error names.
     public func checkLimits(of container: ImageContainer, codec: String? = nil) throws(ImageCodecError) {
-        let bitmap = container.image.bitmap
+        let image = container.image
+        for (name, bytes) in [("ICC profile", image.colorInfo.iccProfile), ("EXIF", image.exif), ("XMP", image.xmp)] {
+            guard let count = bytes?.count, count > limits.maxMetadataBytes else { continue }
+            throw ImageCodecError(.limitExceeded, stage: .decoding, format: container.type ?? type, codec: codec,
+                                  message: "the \(name) of \(count) bytes exceeds the maximum metadata size \(limits.maxMetadataBytes)")
+        }
+        let bitmap = image.bitmap
         guard bitmap.width > 0 || bitmap.height > 0 else { return }
         try limits.check(width: bitmap.width, height: bitmap.height, bytesPerPixel: bitmap.pixelFormat.bytesPerPixel,
                          frameCount: container.image.frames.count, format: container.type ?? type, codec: codec)

@@ -20,9 +20,6 @@ struct BMPDecoding {
             let icc = header.iccRange.map { Data(bytes[$0]) }
             return (header, pixels, icc)
         }
-        if let icc, icc.count > context.limits.maxMetadataBytes {
-            throw BMPLibrary.error(.limitExceeded, "the ICC profile's \(icc.count) bytes exceed the maximum \(context.limits.maxMetadataBytes)")
-        }
         let warnings = pixels.warnings.first.map { ImageDecodingWarnings(count: pixels.warnings.count, first: $0) }
         let bitmap = pixels.bitmap
         var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
