@@ -21,6 +21,9 @@ public import NukeCore
 ///   prefers premultiplied alpha. A plugin whose codec reduces natively
 ///   (JPEG's DCT scaling, libwebp's scaler, a resampler fed row by row) returns what it made, with
 ///   the stored size in its header event or in `originalSizeKey`; the driver finishes the rest;
+/// - **animations**: a final image with an ``NukeCore/ImageContainer/animation`` takes its loop
+///   count, its first frame's duration and ``NukeCore/ImageContainer/UserInfoKey/frameCountKey``
+///   from it;
 /// - **strict decoding**: a final image whose `userInfo` reports warnings
 ///   (``NukeCore/ImageContainer/UserInfoKey/warningsKey``) is refused as `.corrupt` when the
 ///   context is strict (``NukeCore/ImageDecodingContext/isStrict``): a plugin reports what its
@@ -77,6 +80,12 @@ struct PluginDecodeDriver: IncrementalImageDecoding {
         try context.checkCancellation(codec: codec)
         try context.checkLimits(of: container, codec: codec)
         var container = container
+        if let animation = container.animation {
+            // The first frame's place in the animation, from the animation itself.
+            container.image.loopCount = animation.loopCount
+            container.image.frames[0].duration = animation.frameInfos.first?.duration
+            container.userInfo[.frameCountKey] = animation.frameCount
+        }
         container.finishDecodeToSize(for: context, originalSize: storedSize)
         if context.prefersPremultipliedAlpha { container.premultiplyAlpha() }
         return container

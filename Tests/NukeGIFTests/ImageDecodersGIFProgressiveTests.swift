@@ -5,9 +5,13 @@ import Testing
 
 @Suite("ImageDecoders.GIF progressive")
 struct ImageDecodersGIFProgressiveTests {
-    /// Feeds `data` in `chunks` to the incremental decoder, collecting every event.
+    /// Feeds `data` in `chunks` to the plugin's incremental decoder as the core drives it (the
+    /// registry's, as a session gets it), collecting every event.
     private func feed(_ data: Data, chunks: [Int]) throws -> (previews: [ImageContainer], final: ImageContainer, headers: Int) {
-        let decoder = GIFIncrementalDecoder(context: ImageDecodingContext(data: Data()))
+        // The context's data is what the registry sniffs; the bytes themselves go in below.
+        var context = ImageDecodingContext(data: data, isCompleted: false)
+        context.type = .gif
+        var decoder = try #require(ImageDecoderRegistry(codecs: [.gif]).incrementalDecoder(for: context)).decoder
         var previews: [ImageContainer] = []
         var headers = 0
         var offset = 0

@@ -164,12 +164,9 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
         // The core's driver finishes the decode to size from the stored size.
         if shown.width != full.width || shown.height != full.height { userInfo[.originalSizeKey] = full }
         self.firstPixels = nil
-        var image = Image(bitmap: shown)
         if let warnings = handle?.warnings { userInfo[.warningsKey] = warnings }
         var animation: ImageAnimation?
         if frames.count > 1 {
-            image.loopCount = loopCount
-            image.frames[0].duration = frames[0].info.duration
             let bytes = self.bytes
             let cancellation = self.cancellation
             let firstFrame = seed
@@ -185,6 +182,6 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
                 }
             )
         }
-        return ImageContainer(image: image, type: .gif, isPreview: false, userInfo: userInfo, animation: animation)
+        return ImageContainer(image: Image(bitmap: shown), type: .gif, isPreview: false, userInfo: userInfo, animation: animation)
     }
 }

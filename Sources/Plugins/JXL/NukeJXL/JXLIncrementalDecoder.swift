@@ -225,17 +225,12 @@ final class JXLIncrementalDecoder: InputKeepingDecoder {
         // The core's driver finishes a decode to size of the first frame, and premultiplies.
         var userInfo = metadataUserInfo(info)
         userInfo[.isProgressiveKey] = false
-        userInfo[.frameCountKey] = frames.count
-        var image = makeImage(first)
-        let loopCount = Int(info.num_loops)
-        image.loopCount = loopCount
-        image.frames[0].duration = frames[0].duration
         let animation = ImageAnimation(
-            canvasSize: canvas, loopCount: loopCount, frameInfos: frames, type: .jxl, codec: JXLLibrary.codecName,
+            canvasSize: canvas, loopCount: Int(info.num_loops), frameInfos: frames, type: .jxl, codec: JXLLibrary.codecName,
             makeDecoder: { () throws(ImageCodecError) -> any AnimationFrameDecoding in
                 JXLFrameDecoder(bytes: bytes, frames: frames, maxPixels: maxPixels, cancellation: cancellation)
             }
         )
-        return .final(ImageContainer(image: image, type: .jxl, isPreview: false, userInfo: userInfo, animation: animation))
+        return .final(ImageContainer(image: makeImage(first), type: .jxl, isPreview: false, userInfo: userInfo, animation: animation))
     }
 }

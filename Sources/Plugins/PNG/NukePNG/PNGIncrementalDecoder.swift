@@ -112,10 +112,7 @@ final class PNGIncrementalDecoder: IncrementalImageDecoding {
             )
             // The core's driver finishes a decode to size of the first frame.
             container.image.bitmap = try composited ?? animation.frame(at: 0).canvas
-            container.image.loopCount = structure.loopCount
-            container.image.frames[0].duration = structure.frames[0].info.duration
             container.animation = animation
-            container.userInfo[.frameCountKey] = structure.frames.count
             return container
         }
     }

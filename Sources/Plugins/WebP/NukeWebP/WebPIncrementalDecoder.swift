@@ -249,17 +249,15 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
         guard !frames.isEmpty else { throw WebPLibrary.error(.corrupt, "the animated WebP has no frame") }
         let first: Bitmap
         if let firstCanvas { first = firstCanvas } else { first = try compositeNextFrame(canvas) }
-        // The core's driver finishes a decode to size of the first frame, and premultiplies.
-        let userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false, .frameCountKey: frames.count]
-        var image = makeImage(first)
-        let loopCount = container.loopCount ?? 0
-        image.loopCount = loopCount
-        image.frames[0].duration = frames[0].info.duration
+        // The core's driver finishes a decode to size of the first frame (and its loop count,
+        // duration and frame count from the animation), and premultiplies.
+        let userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false]
+        let image = makeImage(first)
         let bytes = self.bytes
         let cancellation = context.cancellation
         let animation = ImageAnimation(
             canvasSize: canvas.size,
-            loopCount: loopCount,
+            loopCount: container.loopCount ?? 0,
             frameInfos: frames.map(\.info),
             backgroundColor: container.backgroundColor,
             type: .webp,
