@@ -69,8 +69,9 @@ struct PluginDecodeDriver: IncrementalImageDecoding {
         case .final(let container):
             // Strict decoding: what the plugin only warned about ends the decode.
             try context.checkWarnings(container.userInfo[.warningsKey] as? ImageDecodingWarnings, format: container.type, codec: codec)
-            final = try finished(container)
-            return .final(final!)
+            let finished = try finished(container)
+            final = finished
+            return .final(finished)
         case .needsMoreData: return .needsMoreData
         }
     }

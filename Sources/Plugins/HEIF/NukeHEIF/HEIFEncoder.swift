@@ -63,5 +63,6 @@ extension ImageEncoders {
                 throw error
             }
             return Data(bytes: output, count: size)
-        }    }
+        }
+    }
 }
