@@ -13,7 +13,6 @@ internal import CJPEGShim
 struct JPEGDecodePlan {
     /// The DCT scale numerator: the output is `scale`/8 of the full size.
     var scale: Int
-    var originalSize: ImageSize
     var outputSize: ImageSize
     var pixelFormat: PixelFormat
     var isProgressive: Bool
@@ -59,7 +58,6 @@ struct JPEGDecodePlan {
         let scale = reduction?.option ?? 8
         self.scale = scale
         self.outputSize = try decompressor.outputSize(scale: scale)
-        self.originalSize = ImageSize(width: header.width, height: header.height)
         self.isProgressive = header.isProgressive
         self.isArithmetic = header.isArithmetic
         self.hasMultipleScans = header.hasMultipleScans

@@ -33,7 +33,6 @@ import NukeCore
 struct JPEGScanFilter {
     /// A start-of-frame header.
     struct Frame {
-        var marker: UInt8
         var precision: Int
         var width: Int
         var height: Int
@@ -67,7 +66,6 @@ struct JPEGScanFilter {
     private var scan: (components: [UInt8], band: ClosedRange<Int>, al: Int8)?
     /// Every scan seen, dropped or kept.
     private(set) var scanCount = 0
-    private(set) var droppedByteCount = 0
 
     init(maxScans: Int, decide: @escaping (Frame) -> Set<UInt8>?) {
         self.maxScans = maxScans
@@ -174,7 +172,7 @@ struct JPEGScanFilter {
                         state = .passthrough
                         continue loop
                     }
-                    if keep { emit(i..<end) } else { droppedByteCount += end - i }
+                    if keep { emit(i..<end) }
                     i = end
                     state = .entropy(keep: keep)
                 } else {
@@ -201,7 +199,7 @@ struct JPEGScanFilter {
                 }
                 // A lone FF at the end may start a marker: it waits for the next byte.
                 let runEnd = marker < n ? marker : min(j, n)
-                if keep { emit(i..<runEnd) } else { droppedByteCount += runEnd - i }
+                if keep { emit(i..<runEnd) }
                 i = runEnd
                 guard marker < n else { break loop }
                 endScan(keep: keep)
@@ -222,7 +220,7 @@ struct JPEGScanFilter {
             state = .passthrough
             return
         }
-        var frame = Frame(marker: marker, precision: Int(s[0]), width: Int(s[3]) << 8 | Int(s[4]),
+        var frame = Frame(precision: Int(s[0]), width: Int(s[3]) << 8 | Int(s[4]),
                           height: Int(s[1]) << 8 | Int(s[2]), components: [])
         for c in 0..<count {
             let at = 6 + 3 * c

@@ -102,10 +102,9 @@ final class JXLDecoderHandle {
         return Data(bytes: bytes, count: size)
     }
 
-    /// The current frame's duration in ticks, and whether it is the last; after `.frame`.
-    var frameDuration: (ticks: UInt32, isLast: Bool) {
+    /// The current frame's duration in ticks; after `.frame`.
+    var frameDuration: UInt32 {
         var isLast: Int32 = 0
-        let ticks = nukejxl_decoder_frame_duration(decoder, &isLast)
-        return (ticks, isLast != 0)
+        return nukejxl_decoder_frame_duration(decoder, &isLast)
     }
 }

@@ -118,10 +118,9 @@ final class JXLFrameDecoder: AnimationFrameDecoding {
                 guard scan.frames.count < limits.maxFrameCount else {
                     throw JXLLibrary.error(.limitExceeded, "the JPEG XL has more than the maximum \(limits.maxFrameCount) frames")
                 }
-                let duration = handle.frameDuration
                 scan.frames.append(AnimationFrameInfo(
                     x: 0, y: 0, width: Int(info.width), height: Int(info.height),
-                    duration: Double(duration.ticks) * secondsPerTick, disposal: .none, blending: .source
+                    duration: Double(handle.frameDuration) * secondsPerTick, disposal: .none, blending: .source
                 ))
             case .done:
                 return scan

@@ -29,14 +29,11 @@ struct WebPContainer {
         var canvasWidth: Int
         var canvasHeight: Int
         var hasAnimation: Bool
-        var hasAlpha: Bool
     }
 
     private(set) var extended: Extended?
     /// Where the image's bitstream starts (the `ALPH`, `VP8 ` or `VP8L` chunk header) in a still file.
     private(set) var imageStart: Int?
-    /// `true` once the still image's `VP8 `/`VP8L` chunk is complete.
-    private(set) var imageIsComplete = false
     /// The end of the RIFF payload (`8 + RIFF size`), once the header is read.
     private(set) var riffEnd: Int?
     /// The next chunk header's offset.
@@ -118,11 +115,8 @@ struct WebPContainer {
             extended = Extended(
                 canvasWidth: Int(Self.uint24(payload, p + 4)) + 1,
                 canvasHeight: Int(Self.uint24(payload, p + 7)) + 1,
-                hasAnimation: flags & 0x02 != 0,
-                hasAlpha: flags & 0x10 != 0
+                hasAnimation: flags & 0x02 != 0
             )
-        case "VP8 ", "VP8L":
-            if !isAnimated { imageIsComplete = true }
         case "ICCP": if icc == nil { icc = Data(payload) }
         case "EXIF": if exif == nil { exif = Data(payload) }
         case "XMP ": if xmp == nil { xmp = Data(payload) }
