@@ -77,10 +77,16 @@ extension CodecLibrary {
 
     /// The error for a failing shim status while encoding: `.encodingFailed`, with the library's
     /// own message.
-    public static func encodingError(status: nuke_status, diagnostics: nuke_diagnostics, context: String? = nil) -> ImageCodecError {
+    ///
+    /// - Parameters:
+    ///   - format: The format, when it is not ``format`` (HEIF's AVIF).
+    ///   - context: What the plugin was doing; the message reads "context: the library's message".
+    public static func encodingError(
+        status: nuke_status, diagnostics: nuke_diagnostics, format: ImageType? = nil, context: String? = nil
+    ) -> ImageCodecError {
         var message = diagnostics.messageText
         if message.isEmpty { message = "\(name) failed with status \(status.rawValue)" }
-        return error(.encodingFailed, .encoding, context.map { "\($0): \(message)" } ?? message)
+        return error(.encodingFailed, .encoding, format: format, context.map { "\($0): \(message)" } ?? message)
     }
 
     /// The error a cancelled decode throws.

@@ -91,10 +91,6 @@ extension ImageEncoders {
             GIFLibrary.error(.encodingFailed, .encoding, message)
         }
 
-        private static func message(_ diagnostics: nuke_diagnostics) -> String {
-            diagnostics.messageText
-        }
-
         /// Encodes the frames `next` gives into `sink`, the bytes of each frame as it is written.
         private static func encode(
             width: Int, height: Int, loopCount: Int?,
@@ -107,7 +103,7 @@ extension ImageEncoders {
             var diagnostics = nuke_diagnostics()
             var handle: OpaquePointer?
             let status = nukegif_encoder_create(UInt32(width), UInt32(height), Int32(clamping: loopCount.map { min($0, 65535) } ?? -1), &handle, &diagnostics)
-            guard status == NUKE_STATUS_OK, let encoder = handle else { throw failure(message(diagnostics)) }
+            guard status == NUKE_STATUS_OK, let encoder = handle else { throw GIFLibrary.encodingError(status: status, diagnostics: diagnostics) }
             var finished = false
             defer { if !finished { nukegif_encoder_destroy(encoder) } }
             var index = 0
@@ -128,7 +124,7 @@ extension ImageEncoders {
                         )
                     }
                 }
-                guard status == NUKE_STATUS_OK else { throw failure("frame \(index + 1): \(message(diagnostics))") }
+                guard status == NUKE_STATUS_OK else { throw GIFLibrary.encodingError(status: status, diagnostics: diagnostics, context: "frame \(index + 1)") }
                 var bytes: UnsafePointer<UInt8>?
                 let count = nukegif_encoder_pending(encoder, &bytes)
                 if count > 0, let bytes {
@@ -141,7 +137,7 @@ extension ImageEncoders {
             var length = 0
             finished = true
             let result = nukegif_encoder_finish(encoder, &output, &length, &diagnostics)
-            guard result == NUKE_STATUS_OK, let output else { throw failure(message(diagnostics)) }
+            guard result == NUKE_STATUS_OK, let output else { throw GIFLibrary.encodingError(status: result, diagnostics: diagnostics) }
             defer { nukegif_buffer_free(output) }
             try sink(UnsafeRawBufferPointer(start: output, count: length))
         }

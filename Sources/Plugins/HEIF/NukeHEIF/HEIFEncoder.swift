@@ -57,10 +57,8 @@ extension ImageEncoders {
             }
             defer { nukeheif_buffer_free(output) }
             guard status == NUKE_STATUS_OK, let output else {
-                var error = HEIFLibrary.error(status: status == NUKE_STATUS_OK ? NUKE_STATUS_INTERNAL : status, diagnostics: diagnostics,
-                                              stage: .encoding, format: format, context: "encoding \(format.name)")
-                error.code = .encodingFailed
-                throw error
+                throw HEIFLibrary.encodingError(status: status == NUKE_STATUS_OK ? NUKE_STATUS_INTERNAL : status, diagnostics: diagnostics,
+                                                format: format, context: "encoding \(format.name)")
             }
             return Data(bytes: output, count: size)
         }

@@ -66,8 +66,7 @@ extension ImageEncoders {
                         }
                         defer { nukewebp_buffer_free(output) }
                         guard status == NUKE_STATUS_OK, let output else {
-                            throw WebPLibrary.error(status: NUKE_STATUS_INTERNAL, diagnostics: diagnostics, stage: .encoding, context: "encoding WebP")
-                                .withCode(.encodingFailed)
+                            throw WebPLibrary.encodingError(status: NUKE_STATUS_INTERNAL, diagnostics: diagnostics, context: "encoding WebP")
                         }
                         return Data(bytes: output, count: size)
                     }
@@ -190,8 +189,8 @@ extension ImageEncoders.WebP {
         }
 
         private func failure(_ what: String) -> ImageCodecError {
-            WebPLibrary.error(status: NUKE_STATUS_INTERNAL, diagnostics: nukewebp_anim_encoder_diagnostics(encoder.pointer).pointee,
-                              stage: .encoding, context: "animated WebP: \(what)").withCode(.encodingFailed)
+            WebPLibrary.encodingError(status: NUKE_STATUS_INTERNAL, diagnostics: nukewebp_anim_encoder_diagnostics(encoder.pointer).pointee,
+                                      context: "animated WebP: \(what)")
         }
     }
 
@@ -200,14 +199,5 @@ extension ImageEncoders.WebP {
         let pointer: OpaquePointer
         init(_ pointer: OpaquePointer) { self.pointer = pointer }
         deinit { nukewebp_anim_encoder_destroy(pointer) }
-    }
-}
-
-extension ImageCodecError {
-    /// The same error with another code.
-    func withCode(_ code: Code) -> ImageCodecError {
-        var copy = self
-        copy.code = code
-        return copy
     }
 }
