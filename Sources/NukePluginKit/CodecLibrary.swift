@@ -79,6 +79,8 @@ extension CodecLibrary {
     /// own message.
     ///
     /// - Parameters:
+    ///   - status: What the shim returned.
+    ///   - diagnostics: The shim's diagnostics, with the library's message.
     ///   - format: The format, when it is not ``format`` (HEIF's AVIF).
     ///   - context: What the plugin was doing; the message reads "context: the library's message".
     public static func encodingError(

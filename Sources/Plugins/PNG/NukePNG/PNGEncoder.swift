@@ -82,16 +82,17 @@ extension ImageEncoders {
             params.srgb_intent = image.colorInfo.sRGBIntent.flatMap { (0...3).contains($0) ? Int32($0) : nil } ?? -1
 
             let writer = try PNGWriter()
+            var passes = 1
             try icc.withOptionalBytes { iccBytes in
                 try metadata.exif.withOptionalBytes { exifBytes in
                     params.icc = iccBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
                     params.icc_size = iccBytes.count
                     params.exif = exifBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
                     params.exif_size = exifBytes.count
-                    try writer.start(&params)
+                    passes = try writer.start(&params)
                 }
             }
-            try writer.compress(source, batchRows: Self.batchRows, passes: writer.passes, to: &stream) { rows in
+            try writer.compress(source, batchRows: Self.batchRows, passes: passes, to: &stream) { rows in
                 source.alphaMode == .premultiplied ? source.rows(rows).unpremultiplied() : nil
             }
         }

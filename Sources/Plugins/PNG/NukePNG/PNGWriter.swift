@@ -2,57 +2,25 @@ internal import CPNGShim
 import NukeCore
 import NukePluginKit
 
-/// The one owner of a `nukepng_encoder`: a libpng writer whose output is taken between calls
-/// and written to an ``ImageOutputStream``, so no Swift code runs while libpng's jump buffer
-/// is armed.
-final class PNGWriter: RowCompressing {
-    private let encoder: OpaquePointer
-    /// How many times each row is written: 1, or 7 for Adam7. Set by ``start(_:)``.
-    private(set) var passes = 0
+/// The one owner of a `nukepng_encoder`: a libpng writer fed and drained by the kit.
+typealias PNGWriter = ShimRowEncoder<PNGLibrary>
 
+extension ShimRowEncoder where Library == PNGLibrary {
     /// - Throws: ``ImageCodecError`` `.encodingFailed` when out of memory.
-    init() throws(ImageCodecError) {
-        guard let encoder = nukepng_encoder_create() else {
-            throw Self.failure("out of memory: cannot create the libpng write struct")
-        }
-        self.encoder = encoder
+    convenience init() throws(ImageCodecError) {
+        try self.init(
+            nukepng_encoder_create(), what: "the libpng write struct", destroy: { nukepng_encoder_destroy($0) },
+            writeRows: { nukepng_encoder_write_rows($0, $1, $2, $3) }, finish: { nukepng_encoder_finish($0) },
+            takeOutput: { nukepng_encoder_take_output($0, $1, $2) }, diagnostics: { nukepng_encoder_diagnostics($0) }
+        )
     }
 
-    deinit {
-        nukepng_encoder_destroy(encoder)
-    }
-
-    static func failure(_ message: String) -> ImageCodecError {
-        PNGLibrary.error(.encodingFailed, .encoding, message)
-    }
-
-    /// The signature and the chunks before the image data.
-    func start(_ params: inout nukepng_encode_params) throws(ImageCodecError) {
+    /// Writes the signature and the chunks before the image data.
+    ///
+    /// - Returns: How many times each row is written: 1, or 7 for Adam7.
+    func start(_ params: inout nukepng_encode_params) throws(ImageCodecError) -> Int {
         var passes: Int32 = 0
-        try check(nukepng_encoder_start(encoder, &params, &passes))
-        self.passes = Int(passes)
-    }
-
-    /// `png_write_row` for `count` rows `stride` bytes apart from `rows`.
-    func writeRows(_ rows: UnsafeRawPointer, stride: Int, count: Int) throws(ImageCodecError) {
-        try check(nukepng_encoder_write_rows(encoder, rows.assumingMemoryBound(to: UInt8.self), stride, UInt32(count)))
-    }
-
-    /// `png_write_end`.
-    func finish() throws(ImageCodecError) {
-        try check(nukepng_encoder_finish(encoder))
-    }
-
-    /// The bytes produced since the last call.
-    func takeOutput() -> UnsafeRawBufferPointer {
-        var bytes: UnsafePointer<UInt8>?
-        var count = 0
-        nukepng_encoder_take_output(encoder, &bytes, &count)
-        return UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : count)
-    }
-
-    private func check(_ status: nuke_status) throws(ImageCodecError) {
-        guard status != NUKE_STATUS_OK else { return }
-        throw PNGLibrary.encodingError(status: status, diagnostics: nukepng_encoder_diagnostics(encoder).pointee)
+        try check(nukepng_encoder_start(pointer, &params, &passes))
+        return Int(passes)
     }
 }
