@@ -83,36 +83,27 @@ package struct BMPHeader: Sendable {
             if headerSize >= 36 { colorsUsed = Int(bytes.le32(h + 32)) }
         }
         if halvesHeight { height /= 2 }
-        var isTopDown = false
-        if height < 0 {
-            isTopDown = true
-            height = -height
-        }
+        // A negative height (an Int32's, so its magnitude fits) stores the rows top-down.
+        let isTopDown = height < 0
+        height = abs(height)
         guard width > 0, height > 0 else { return .invalid(.corrupt, "invalid image size \(width)×\(height)") }
 
-        let compression: Compression
+        // The compression, and the bit counts it allows.
+        let (compression, validBitCounts): (Compression, [Int])
         switch rawCompression {
-        case 0: compression = .none
-        case 1: compression = .rle8
-        case 2: compression = .rle4
+        case 0: (compression, validBitCounts) = (.none, [1, 2, 4, 8, 16, 24, 32])
+        case 1: (compression, validBitCounts) = (.rle8, [8])
+        case 2: (compression, validBitCounts) = (.rle4, [4])
         case 3 where isOS2: return .invalid(.unsupported, "OS/2 Huffman 1D compression is not supported")
-        case 3: compression = .bitfields
-        case 4 where isOS2: compression = .rle24
-        case 6: compression = .alphabitfields
+        case 3: (compression, validBitCounts) = (.bitfields, [16, 32])
+        case 4 where isOS2: (compression, validBitCounts) = (.rle24, [24])
+        case 6: (compression, validBitCounts) = (.alphabitfields, [16, 32])
         default:
             let name = compressionNames[rawCompression] ?? "compression \(rawCompression)"
             return .invalid(.unsupported, "\(name) is not supported")
         }
-        let bitsValid: Bool
-        switch compression {
-        case .none: bitsValid = [1, 2, 4, 8, 16, 24, 32].contains(bitCount)
-        case .rle8: bitsValid = bitCount == 8
-        case .rle4: bitsValid = bitCount == 4
-        case .rle24: bitsValid = bitCount == 24
-        case .bitfields, .alphabitfields: bitsValid = bitCount == 16 || bitCount == 32
-        }
         guard bitCount != 64 else { return .invalid(.unsupported, "64-bit pixels are not supported") }
-        guard bitsValid else { return .invalid(.corrupt, "\(bitCount) bits per pixel with \(compression.rawValue) compression") }
+        guard validBitCounts.contains(bitCount) else { return .invalid(.corrupt, "\(bitCount) bits per pixel with \(compression.rawValue) compression") }
 
         // Masks: in a V2+ header, or after a 40-byte one.
         var masks: (red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32)

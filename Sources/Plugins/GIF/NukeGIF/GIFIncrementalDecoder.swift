@@ -161,8 +161,7 @@ final class GIFIncrementalDecoder: InputKeepingDecoder {
             // Decode to size after previews: the core's driver resamples the composited first frame.
             shown = first
         }
-        // The core's driver finishes the decode to size from the stored size.
-        if shown.width != full.width || shown.height != full.height { userInfo[.originalSizeKey] = full }
+        // The core's driver finishes the decode to size from the stored size, the header event's.
         self.firstPixels = nil
         if let warnings = handle?.warnings { userInfo[.warningsKey] = warnings }
         var animation: ImageAnimation?

@@ -19,8 +19,6 @@ struct GIFScanner: Sendable {
         var height: Int
         /// The background colour (RGBA) when there is a global colour table.
         var backgroundColor: [UInt8]?
-        /// The offset of the first record after the global colour table.
-        var end: Int
     }
 
     private enum Record: Sendable {
@@ -87,8 +85,7 @@ struct GIFScanner: Sendable {
             screen = Screen(
                 width: Int(bytes[6]) | Int(bytes[7]) << 8,
                 height: Int(bytes[8]) | Int(bytes[9]) << 8,
-                backgroundColor: background,
-                end: 13 + tableSize
+                backgroundColor: background
             )
             position = 13 + tableSize
         }

@@ -172,13 +172,7 @@ final class PNGDecodingSession {
         guard nukepng_decoder_header(handle, &raw) != 0 else {
             throw error(.internalFailure, "the header was reported ready but is not")
         }
-        let channels: PixelFormat.Channels
-        switch raw.channels {
-        case 1: channels = .gray
-        case 2: channels = .grayAlpha
-        case 3: channels = .rgb
-        default: channels = .rgba
-        }
+        let channels = PixelFormat.Channels(rawValue: Int(raw.channels)) ?? .rgba
         let format = PixelFormat(channels: channels, bitsPerChannel: raw.bit_depth == 16 ? 16 : 8)
         let header = Header(
             width: Int(raw.width), height: Int(raw.height), pixelFormat: format,

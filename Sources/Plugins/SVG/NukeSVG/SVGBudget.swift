@@ -161,16 +161,10 @@ private struct Evaluation {
     let document: SVGMarkup
     let budget: SVGBudget
     let depth: Int
-    private var memo: [Int: Cost] = [:]
-    private var visiting: Set<Int> = []
+    var memo: [Int: Cost] = [:]
+    var visiting: Set<Int> = []
     /// Deeper chains of references than this are refused (librsvg gives up far earlier).
     static let maximumNesting = 512
-
-    init(document: SVGMarkup, budget: SVGBudget, depth: Int) {
-        self.document = document
-        self.budget = budget
-        self.depth = depth
-    }
 
     /// The cost of drawing element `index` once, with everything below it and everything it
     /// references (each reference counted as often as it is used).

@@ -131,7 +131,7 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
         }
         if handle == nil, !stillIsDecoded, input.isFinished {
             // Every byte is here before any was decoded: one call.
-            return .final(try finalStill(try WebPStillDecoding.decode(bytes, width: canvas.width, height: canvas.height, layout: layout, context: context), canvas: canvas))
+            return .final(try finalStill(try WebPStillDecoding.decode(bytes, width: canvas.width, height: canvas.height, layout: layout, context: context)))
         }
         if handle == nil, !input.wantsPreviews {
             // A file read in pieces without previews: libwebp would copy the bytes anyway, so keep
@@ -144,22 +144,19 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
         }
         if stillIsDecoded, let pixels, container.isComplete || input.isFinished {
             // Metadata (EXIF, XMP) follows the image in the file: wait for it, or for the end.
-            let container = try finalStill(pixels, canvas: canvas)
+            let container = try finalStill(pixels)
             return .final(container)
         }
         if input.isFinished {
             throw WebPLibrary.error(.incomplete, "the WebP data ends after \(bytes.count) bytes, inside the image (\(rowsShown) of \(canvas.height) rows decoded)")
         }
-        if input.wantsPreviews, let pixels, !stillIsDecoded {
-            let rows = handle?.rows ?? 0
-            if rows > rowsShown {
-                rowsShown = rows
-                // Shares the storage: the next feed copies it only if the caller still holds it.
-                let userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
-                    .rowCountKey: rows, .bytesConsumedKey: bytes.count, .isProgressiveKey: false,
-                ]
-                return .preview(ImageContainer(image: Image(bitmap: pixels), type: .webp, isPreview: true, userInfo: userInfo))
-            }
+        if input.wantsPreviews, let pixels, !stillIsDecoded, let rows = handle?.rows, rows > rowsShown {
+            rowsShown = rows
+            // Shares the storage: the next feed copies it only if the caller still holds it.
+            let userInfo: [ImageContainer.UserInfoKey: any Sendable] = [
+                .rowCountKey: rows, .bytesConsumedKey: bytes.count, .isProgressiveKey: false,
+            ]
+            return .preview(ImageContainer(image: Image(bitmap: pixels), type: .webp, isPreview: true, userInfo: userInfo))
         }
         return .needsMoreData
     }
@@ -192,10 +189,10 @@ final class WebPIncrementalDecoder: InputKeepingDecoder {
         if context.isCancelled { throw WebPLibrary.error(.cancelled, "cancelled") }
     }
 
-    private func finalStill(_ bitmap: Bitmap, canvas: Canvas) throws(ImageCodecError) -> ImageContainer {
-        var userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false]
-        // The core's driver finishes what libwebp's scaler left (or the whole reduction) from the stored size.
-        if bitmap.width != canvas.size.width || bitmap.height != canvas.size.height { userInfo[.originalSizeKey] = canvas.size }
+    private func finalStill(_ bitmap: Bitmap) throws(ImageCodecError) -> ImageContainer {
+        // The core's driver finishes what libwebp's scaler left (or the whole reduction) from the
+        // stored size, the canvas of the header event.
+        let userInfo: [ImageContainer.UserInfoKey: any Sendable] = [.isProgressiveKey: false]
         handle = nil
         pixels = nil
         return ImageContainer(image: makeImage(bitmap), type: .webp, isPreview: false, userInfo: userInfo)
