@@ -136,10 +136,20 @@ public enum ImageResizing {
 
     /// Sets the resamplers, unless they are set already (the first record wins).
     public static func announce(_ resize: @escaping Resize, rows: @escaping MakeRowResampler) {
-        installed.withLock { if $0 == nil { $0 = (resize, rows) } }
+        installed.withLock { if $0 == nil { $0 = Resamplers(resize: resize, rows: rows) } }
     }
 
-    private static let installed = Mutex<(resize: Resize, rows: MakeRowResampler)?>(nil)
+    /// The two closures in a struct of their own, not a tuple: a tuple of closures is the
+    /// `Mutex`'s generic value, stored at maximal abstraction, and reading an element through the
+    /// `inout` of `withLock` wrote it back wrapped in two more reabstraction thunks, so every read
+    /// lengthened the chain a call runs through until a long-lived process overflowed its stack
+    /// (found by the bmp fuzz target after about 2,000 decodes to size).
+    private struct Resamplers {
+        let resize: Resize
+        let rows: MakeRowResampler
+    }
+
+    private static let installed = Mutex<Resamplers?>(nil)
 }
 
 /// A resampler that takes an image's rows top to bottom as they are decoded and holds only the
