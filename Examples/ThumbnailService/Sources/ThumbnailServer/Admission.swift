@@ -73,7 +73,14 @@ final class Admission: Sendable {
     let maxBorrowed: Int
     private let state = Mutex(State())
     /// Called, with no lock held, when this lane's slots free up: a borrower may take them.
-    private let onFreed = Mutex<(@Sendable () -> Void)?>(nil)
+    private let onFreed = Mutex<Callback?>(nil)
+
+    /// A closure in a struct of its own: a bare closure as the `Mutex`'s generic value is stored at
+    /// maximal abstraction, and each `withLock` passing it `inout` wrote it back wrapped in two more
+    /// reabstraction thunks, so every request made the next call deeper, until a stack overflow.
+    private struct Callback {
+        let call: @Sendable () -> Void
+    }
 
     init(name: String, running: Int, waiting: Int, perClient: Int, costBudget: Duration? = nil, heavyCost: Duration? = nil,
          halfLife: Duration = .seconds(60), lender: Admission? = nil, maxBorrowed: Int = .max) {
@@ -87,7 +94,7 @@ final class Admission: Sendable {
         self.maxBorrowed = max(0, maxBorrowed)
         state.withLock { $0.costs.halfLife = halfLife.seconds }
         if let lender {
-            lender.onFreed.withLock { $0 = { [weak self] in self?.dispatch() } }
+            lender.onFreed.withLock { $0 = Callback { [weak self] in self?.dispatch() } }
         }
     }
 
@@ -240,7 +247,7 @@ final class Admission: Sendable {
 
     /// Tells the borrowing lane, outside every lock, that slots may be free here.
     private func announceFreed() {
-        onFreed.withLock { $0 }?()
+        onFreed.withLock { $0 }?.call()
     }
 
     private static func release(_ client: String, in state: inout State) {

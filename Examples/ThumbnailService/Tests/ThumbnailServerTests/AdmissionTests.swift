@@ -84,4 +84,23 @@ import Testing
         #expect(fast.load == (0, 0))
         #expect(fast.lendable == 2)
     }
+
+    /// A lender tells its borrower of every freed slot through a callback kept in a `Mutex`. As a
+    /// bare closure there, each read wrapped it in two more reabstraction thunks, so a long-lived
+    /// service's calls grew deeper with every request until its stack overflowed: 200,000 requests
+    /// through the lender crashed this test's process before the callback was a struct.
+    @Test func aLenderServesManyRequestsWithoutItsCallbackGrowing() async throws {
+        let fast = Admission(name: "fast", running: 4, waiting: 1, perClient: 1)
+        let slow = Admission(name: "slow", running: 1, waiting: 1, perClient: 1, lender: fast)
+        for _ in 0..<200_000 {
+            fast.leave(try #require(admitted(await fast.enter(client: "c"))))
+        }
+        // The borrower still takes the lender's idle slot, and gives it back.
+        let own = try #require(admitted(await slow.enter(client: "a")))
+        let borrowed = try #require(admitted(await slow.enter(client: "b")))
+        #expect(!own.borrowed && borrowed.borrowed)
+        slow.leave(borrowed)
+        slow.leave(own)
+        #expect(fast.load == (0, 0) && slow.load == (0, 0))
+    }
 }
