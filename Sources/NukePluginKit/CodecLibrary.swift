@@ -88,7 +88,12 @@ extension CodecLibrary {
     ) -> ImageCodecError {
         var message = diagnostics.messageText
         if message.isEmpty { message = "\(name) failed with status \(status.rawValue)" }
-        return error(.encodingFailed, .encoding, format: format, context.map { "\($0): \(message)" } ?? message)
+        return encodingError(format: format, context.map { "\($0): \(message)" } ?? message)
+    }
+
+    /// An `.encodingFailed` error with `message`, about data of `format` when it is not ``format``.
+    public static func encodingError(format: ImageType? = nil, _ message: String) -> ImageCodecError {
+        error(.encodingFailed, .encoding, format: format, message)
     }
 
     /// The error a cancelled decode throws.

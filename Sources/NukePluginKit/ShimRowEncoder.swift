@@ -38,17 +38,12 @@ public final class ShimRowEncoder<Library: CodecLibrary>: RowCompressing {
         takeOutput: @escaping (OpaquePointer, UnsafeMutablePointer<UnsafePointer<UInt8>?>, UnsafeMutablePointer<Int>) -> Void,
         diagnostics: @escaping (OpaquePointer) -> UnsafePointer<nuke_diagnostics>
     ) throws(ImageCodecError) {
-        guard let encoder else { throw Self.failure("out of memory: cannot create \(what)") }
+        guard let encoder else { throw Library.encodingError("out of memory: cannot create \(what)") }
         (pointer, self.destroy, write, end, take, self.diagnostics) = (encoder, destroy, writeRows, finish, takeOutput, diagnostics)
     }
 
     deinit {
         destroy(pointer)
-    }
-
-    /// An `.encodingFailed` error of the library's, with `message`.
-    public static func failure(_ message: String) -> ImageCodecError {
-        Library.error(.encodingFailed, .encoding, message)
     }
 
     public func writeRows(_ rows: UnsafeRawPointer, stride: Int, count: Int) throws(ImageCodecError) {

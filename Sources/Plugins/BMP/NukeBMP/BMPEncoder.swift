@@ -28,10 +28,10 @@ extension ImageEncoders {
         public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
             let source = image.bitmap
             guard source.width > 0, source.height > 0 else {
-                throw BMPLibrary.error(.encodingFailed, .encoding, "cannot write an empty \(source.width)×\(source.height) image")
+                throw BMPLibrary.encodingError("cannot write an empty \(source.width)×\(source.height) image")
             }
             guard source.width <= Int(Int32.max), source.height <= Int(Int32.max) else {
-                throw BMPLibrary.error(.encodingFailed, .encoding, "\(source.width)×\(source.height) is too large for BMP")
+                throw BMPLibrary.encodingError("\(source.width)×\(source.height) is too large for BMP")
             }
             let format = source.pixelFormat
             let gray = format.channels == .gray
@@ -46,7 +46,7 @@ extension ImageEncoders {
             let pixelOffset = 14 + headerSize + paletteBytes
             let (fileSize, o2) = (pixelOffset + (icc?.count ?? 0)).addingReportingOverflow(pixelBytes)
             guard !o1, !o2, fileSize <= Int(UInt32.max) else {
-                throw BMPLibrary.error(.encodingFailed, .encoding, "\(source.width)×\(source.height) is too large for a BMP file")
+                throw BMPLibrary.encodingError("\(source.width)×\(source.height) is too large for a BMP file")
             }
 
             var header = [UInt8]()

@@ -87,10 +87,6 @@ extension ImageEncoders {
             )
         }
 
-        private static func failure(_ message: String) -> ImageCodecError {
-            GIFLibrary.error(.encodingFailed, .encoding, message)
-        }
-
         /// Encodes the frames `next` gives into `sink`, the bytes of each frame as it is written.
         private static func encode(
             width: Int, height: Int, loopCount: Int?,
@@ -98,7 +94,7 @@ extension ImageEncoders {
             sink: (UnsafeRawBufferPointer) throws -> Void
         ) throws {
             guard width > 0, height > 0, width <= 65535, height <= 65535 else {
-                throw failure("cannot encode a \(width)×\(height) image: GIF sides are 1…65,535 pixels")
+                throw GIFLibrary.encodingError("cannot encode a \(width)×\(height) image: GIF sides are 1…65,535 pixels")
             }
             var diagnostics = nuke_diagnostics()
             var handle: OpaquePointer?
@@ -110,7 +106,7 @@ extension ImageEncoders {
             let animated = loopCount != nil
             while let (frame, duration) = try next() {
                 guard frame.width == width, frame.height == height else {
-                    throw failure("frame \(index + 1) is \(frame.width)×\(frame.height), not \(width)×\(height) like the first")
+                    throw GIFLibrary.encodingError("frame \(index + 1) is \(frame.width)×\(frame.height), not \(width)×\(height) like the first")
                 }
                 let indexed = try GIFPalette.indexed(frame)
                 let delay = UInt32(clamping: Int((AnimationFrameInfo.storableDuration(duration) * 100).rounded()))

@@ -48,7 +48,7 @@ struct GIFPalette {
             var diagnostics = nuke_diagnostics()
             let status = nukegif_quantize(UInt32(bitmap.width), UInt32(bitmap.height), red, green, blue, &indices, &table, &used, &diagnostics)
             guard status == NUKE_STATUS_OK else {
-                throw GIFLibrary.error(.encodingFailed, .encoding, diagnostics.messageText)
+                throw GIFLibrary.encodingError(diagnostics.messageText)
             }
             palette = Array(table.prefix(Int(used) * 3))
         }

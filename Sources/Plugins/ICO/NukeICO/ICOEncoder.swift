@@ -31,7 +31,7 @@ extension ImageEncoders {
             var bitmap = image.bitmap
             let format: ImageType = hotspot == nil ? .ico : .cur
             guard bitmap.width > 0, bitmap.height > 0, bitmap.width <= 256, bitmap.height <= 256 else {
-                throw ICOLibrary.error(.encodingFailed, .encoding, format: format,
+                throw ICOLibrary.encodingError(format: format,
                                        "an ICO entry is 1 to 256 pixels a side, the image is \(bitmap.width)×\(bitmap.height)")
             }
             if bitmap.alphaMode == .premultiplied { bitmap = bitmap.unpremultiplied() }

@@ -50,13 +50,13 @@ extension ImageEncoders {
         public func encode(_ image: Image, to stream: inout some ImageOutputStream) throws {
             let source = image.bitmap
             guard source.width > 0, source.height > 0 else {
-                throw JPEGCompressor.failure("cannot encode an empty \(source.width)×\(source.height) image")
+                throw JPEGLibrary.encodingError("cannot encode an empty \(source.width)×\(source.height) image")
             }
             let format: PixelFormat = source.pixelFormat.isGray ? .gray8 : .rgb8
             let metadata = image.metadataToWrite(options: options, writesGray: format.isGray)
             let exif = metadata.exif.map { Data("Exif".utf8) + Data([0, 0]) + $0 }
             guard exif.map({ $0.count <= 65_533 }) ?? true else {
-                throw JPEGCompressor.failure("the EXIF block of \(exif?.count ?? 0) bytes does not fit in one APP1 segment (65,533 bytes)")
+                throw JPEGLibrary.encodingError("the EXIF block of \(exif?.count ?? 0) bytes does not fit in one APP1 segment (65,533 bytes)")
             }
             let icc = metadata.iccProfile
             let quality = Int32((min(max(options.quality, 0), 1) * 100).rounded())

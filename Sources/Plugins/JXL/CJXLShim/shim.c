@@ -119,7 +119,6 @@ struct nukejxl_decoder {
     size_t stride;
     size_t output_size;
     uint32_t frame_duration;
-    int32_t frame_is_last;
     uint32_t passes;
 };
 
@@ -167,8 +166,7 @@ const uint8_t *nukejxl_decoder_icc(nukejxl_decoder *d, size_t *size) {
     return d->icc;
 }
 
-uint32_t nukejxl_decoder_frame_duration(nukejxl_decoder *d, int32_t *is_last) {
-    *is_last = d->frame_is_last;
+uint32_t nukejxl_decoder_frame_duration(nukejxl_decoder *d) {
     return d->frame_duration;
 }
 
@@ -360,7 +358,6 @@ nuke_status nukejxl_decoder_process(nukejxl_decoder *d, uint8_t *output, size_t 
             JxlFrameHeader header;
             if (libjxl.JxlDecoderGetFrameHeader(d->dec, &header) == JXL_DEC_SUCCESS) {
                 d->frame_duration = header.duration;
-                d->frame_is_last = header.is_last;
             }
             d->passes = 0;
             d->output_set = 0;

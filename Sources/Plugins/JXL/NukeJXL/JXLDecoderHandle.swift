@@ -103,8 +103,5 @@ final class JXLDecoderHandle {
     }
 
     /// The current frame's duration in ticks; after `.frame`.
-    var frameDuration: UInt32 {
-        var isLast: Int32 = 0
-        return nukejxl_decoder_frame_duration(decoder, &isLast)
-    }
+    var frameDuration: UInt32 { nukejxl_decoder_frame_duration(decoder) }
 }

@@ -76,7 +76,7 @@ extension ImageEncoders {
                 try writer?.add(bitmap, duration: frame.info.duration)
             }
             guard let writer else {
-                throw JXLLibrary.error(.encodingFailed, .encoding, "the animation has no frame")
+                throw JXLLibrary.encodingError("the animation has no frame")
             }
             return try writer.finish()
         }
@@ -123,7 +123,7 @@ extension ImageEncoders.JXL {
             params.orientation = UInt32(metadata?.orientation.rawValue ?? 1)
             let icc = metadata?.metadataToWrite(options: options.options, writesGray: format.isGray).iccProfile
             guard let made = nukejxl_encoder_create(UInt32(width), UInt32(height), &params, animated ? 1 : 0) else {
-                throw JXLLibrary.error(.encodingFailed, .encoding, "libjxl could not create an encoder (out of memory)")
+                throw JXLLibrary.encodingError("libjxl could not create an encoder (out of memory)")
             }
             encoder = OwnedEncoder(made)
             let pointer = encoder.pointer
@@ -137,8 +137,8 @@ extension ImageEncoders.JXL {
 
         mutating func add(_ bitmap: Bitmap, duration: Double) throws {
             guard bitmap.width == width, bitmap.height == height, bitmap.pixelFormat == format else {
-                throw JXLLibrary.error(.encodingFailed, .encoding,
-                                       "JPEG XL frame \(added) is \(bitmap.width)×\(bitmap.height) \(bitmap.pixelFormat), the first \(width)×\(height) \(format): frames must match")
+                throw JXLLibrary.encodingError(
+                    "JPEG XL frame \(added) is \(bitmap.width)×\(bitmap.height) \(bitmap.pixelFormat), the first \(width)×\(height) \(format): frames must match")
             }
             let milliseconds = UInt32((AnimationFrameInfo.storableDuration(duration) * 1000).rounded())
             let pointer = encoder.pointer

@@ -28,7 +28,7 @@ public enum JXLTranscoder {
     ///
     /// The corresponding libjxl functions are `JxlEncoderStoreJPEGMetadata` and `JxlEncoderAddJPEGFrame`.
     public static func recompress(jpeg: Data, effort: Int = 7) throws(ImageCodecError) -> Data {
-        guard !jpeg.isEmpty else { throw JXLLibrary.error(.encodingFailed, .encoding, "the JPEG data is empty") }
+        guard !jpeg.isEmpty else { throw JXLLibrary.encodingError("the JPEG data is empty") }
         var diagnostics = nuke_diagnostics()
         var output: UnsafeMutablePointer<UInt8>?
         var size = 0

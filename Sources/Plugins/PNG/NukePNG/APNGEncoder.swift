@@ -75,7 +75,7 @@ struct APNGWriter {
         let frame = bitmap.pixelFormat == .rgba8 && bitmap.alphaMode != .premultiplied ? bitmap : bitmap.unpremultiplied().converted(to: .rgba8)
         let size = ImageSize(width: frame.width, height: frame.height)
         if let canvas, canvas != size {
-            throw PNGLibrary.error(.encodingFailed, .encoding, "APNG frame \(written) is \(size), the canvas \(canvas): frames must be whole canvases")
+            throw PNGLibrary.encodingError("APNG frame \(written) is \(size), the canvas \(canvas): frames must be whole canvases")
         }
         let png = try encoder.encode(Image(bitmap: frame))
         let chunks = Self.chunks(of: png)
@@ -110,7 +110,7 @@ struct APNGWriter {
     /// Ends the file: the bytes not taken yet, and `IEND`.
     mutating func finish() throws -> Data {
         guard written == frameCount, written > 0 else {
-            throw PNGLibrary.error(.encodingFailed, .encoding, "APNG: \(written) frames written, \(frameCount) declared")
+            throw PNGLibrary.encodingError("APNG: \(written) frames written, \(frameCount) declared")
         }
         Self.append("IEND", [], to: &output)
         return output

@@ -63,10 +63,10 @@ extension ImageEncoders {
             // Interlaced rows are read once per pass: un-premultiply those once, not seven times.
             let source = options.isProgressive ? image.bitmap.unpremultiplied() : image.bitmap
             guard source.width > 0, source.height > 0 else {
-                throw PNGWriter.failure("cannot encode an empty \(source.width)×\(source.height) image")
+                throw PNGLibrary.encodingError("cannot encode an empty \(source.width)×\(source.height) image")
             }
             guard source.width <= 0x7FFF_FFFF, source.height <= 0x7FFF_FFFF else {
-                throw PNGWriter.failure("image size \(source.width)×\(source.height) exceeds PNG's maximum")
+                throw PNGLibrary.encodingError("image size \(source.width)×\(source.height) exceeds PNG's maximum")
             }
             let metadata = image.metadataToWrite(options: options, writesGray: source.pixelFormat.isGray)
             let icc = metadata.iccProfile

@@ -61,7 +61,7 @@ extension ImageEncoders {
         /// - Throws: `ImageCodecError` `.encodingFailed` with libtiff's message.
         public func encode(_ image: Image) throws -> Data {
             guard let encoder = nuketiff_encoder_create() else {
-                throw TIFFLibrary.error(.encodingFailed, .encoding, "libtiff could not allocate an encoder")
+                throw TIFFLibrary.encodingError("libtiff could not allocate an encoder")
             }
             defer { nuketiff_encoder_destroy(encoder) }
             func check(_ status: nuke_status, _ what: String) throws(ImageCodecError) {
@@ -72,7 +72,7 @@ extension ImageEncoders {
             for frame in image.frames {
                 let bitmap = frame.bitmap
                 guard bitmap.width > 0, bitmap.height > 0, bitmap.width <= Int(UInt32.max), bitmap.height <= Int(UInt32.max) else {
-                    throw TIFFLibrary.error(.encodingFailed, .encoding, "cannot encode a \(bitmap.width)×\(bitmap.height) image")
+                    throw TIFFLibrary.encodingError("cannot encode a \(bitmap.width)×\(bitmap.height) image")
                 }
                 let metadata = image.metadataToWrite(options: options, writesGray: bitmap.pixelFormat.isGray)
                 var params = nuketiff_encode_params()
@@ -99,7 +99,7 @@ extension ImageEncoders {
             try check(nuketiff_encoder_finish(encoder), "closing the file")
             var size = 0
             guard let bytes = nuketiff_encoder_output(encoder, &size) else {
-                throw TIFFLibrary.error(.encodingFailed, .encoding, "libtiff wrote nothing")
+                throw TIFFLibrary.encodingError("libtiff wrote nothing")
             }
             return Data(bytes: bytes, count: size)
         }

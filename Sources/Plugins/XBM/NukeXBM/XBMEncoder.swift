@@ -21,7 +21,7 @@ extension ImageEncoders {
         public func encode(_ image: Image) throws -> Data {
             var bitmap = image.bitmap
             guard bitmap.width > 0, bitmap.height > 0 else {
-                throw XBMLibrary.error(.encodingFailed, .encoding, "cannot write an empty \(bitmap.width)×\(bitmap.height) image")
+                throw XBMLibrary.encodingError("cannot write an empty \(bitmap.width)×\(bitmap.height) image")
             }
             if bitmap.alphaMode == .premultiplied { bitmap = bitmap.unpremultiplied() }
             let hasAlpha = bitmap.pixelFormat.hasAlpha

@@ -139,8 +139,8 @@ const nukejxl_color *_Nonnull nukejxl_decoder_color(nukejxl_decoder *_Nonnull de
 /// The ICC profile of the decoded pixels (the file's, or libjxl's for an enum encoding), valid
 /// after the COLOR event until the decoder is destroyed; NULL when there is none.
 const uint8_t *_Nullable nukejxl_decoder_icc(nukejxl_decoder *_Nonnull decoder, size_t *_Nonnull size);
-/// The current frame's duration in ticks and whether it is the last, after a FRAME event.
-uint32_t nukejxl_decoder_frame_duration(nukejxl_decoder *_Nonnull decoder, int32_t *_Nonnull is_last);
+/// The current frame's duration in ticks, after a FRAME event.
+uint32_t nukejxl_decoder_frame_duration(nukejxl_decoder *_Nonnull decoder);
 /// How many times the progressive output was flushed (PASS events) in the current frame.
 uint32_t nukejxl_decoder_pass_count(nukejxl_decoder *_Nonnull decoder);
 
