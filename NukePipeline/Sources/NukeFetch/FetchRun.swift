@@ -149,6 +149,9 @@ public struct FetchRun: Sendable {
                                deduplicated: response.metrics.isDeduplicated)
             } catch ImagePipeline.Error.dataLoadingFailed(let reason) {
                 lastError = FetchFailure(description: "loading failed: \(reason)")
+                // A refused connection, a name that does not resolve, a refused redirect: the same
+                // again would fail the same way. A cut or a time-out is tried again (and resumed).
+                if reason is HTTPDataLoader.LoadError { break }
             } catch {
                 lastError = error
                 break

@@ -58,19 +58,15 @@ public struct DataLoadResponse: Sendable {
     /// `Content-Length`, when given.
     public var contentLength: Int64? { header("Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } }
 
-    /// What a later request may resume against: the strong `ETag`, else `Last-Modified`
-    /// (RFC 9110 §13.1.5: `If-Range` takes a strong entity tag or a date).
-    public var resumeValidator: String? {
-        if let etag = header("ETag"), !etag.hasPrefix("W/") { return etag }
-        return header("Last-Modified")
-    }
-
-    /// The first byte of a `206` answer's `Content-Range: bytes FIRST-LAST/TOTAL`, and its total.
-    var contentRange: (first: Int64, total: Int64?)? {
-        guard let value = header("Content-Range"), value.hasPrefix("bytes ") else { return nil }
-        let spec = value.dropFirst(6)
-        let parts = spec.split(separator: "/", maxSplits: 1)
-        guard let range = parts.first, let first = range.split(separator: "-").first.flatMap({ Int64($0) }) else { return nil }
-        return (first, parts.count == 2 ? Int64(parts[1]) : nil)
+    /// A `206` answer's `Content-Range: bytes FIRST-LAST/TOTAL` (TOTAL `nil` for `*`); `nil` when
+    /// it has none or it does not parse.
+    var contentRange: (first: Int64, last: Int64, total: Int64?)? {
+        guard let value = header("Content-Range")?.trimmingCharacters(in: .whitespaces), value.hasPrefix("bytes ") else { return nil }
+        let parts = value.dropFirst(6).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let bounds = parts[0].split(separator: "-", maxSplits: 1).map { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, bounds.count == 2, let first = bounds[0], let last = bounds[1], first >= 0, last >= first else { return nil }
+        let total = Int64(parts[1].trimmingCharacters(in: .whitespaces))
+        if parts[1] != "*", total == nil || total! <= last { return nil }
+        return (first, last, total)
     }
 }

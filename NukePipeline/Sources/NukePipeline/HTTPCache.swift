@@ -8,7 +8,9 @@ import Synchronization
 /// - fresh for `max-age`, else until `Expires`, else for a tenth of the time since
 ///   `Last-Modified` (the heuristic of §4.2.2), less its `Age`; `no-cache` makes it stale at once;
 /// - a fresh response is served without a request; a stale one is revalidated with
-///   `If-None-Match` / `If-Modified-Since`, and a `304` serves the kept bytes and refreshes them;
+///   `If-None-Match` / `If-Modified-Since`, and a `304` serves the kept bytes and updates the kept
+///   headers with the ones it sends (RFC 9111 §4.3.4: merged, none dropped, so a `no-cache` or a
+///   `Vary` the `304` does not repeat still holds);
 /// - responses that `Vary` are kept for the request header values they were made for;
 /// - past the byte limit, the least recently used go first.
 public final class HTTPCache: Sendable {
@@ -23,6 +25,8 @@ public final class HTTPCache: Sendable {
         var receivedAt: Date
         /// Request headers the response varies on, with the values it was made for.
         var vary: [String: String]
+        /// The response's headers, as the last `304` updated them.
+        var headers: [(name: String, value: String)]
         var lastUse: UInt64
 
         func isFresh(at now: Date) -> Bool { lifetime > initialAge + now.timeIntervalSince(receivedAt) }
@@ -54,6 +58,13 @@ public final class HTTPCache: Sendable {
 
     /// Bytes and responses kept now.
     public var totalSize: (bytes: Int, count: Int) { state.withLock { ($0.bytes, $0.entries.count) } }
+
+    /// Forgets the response kept under `key`.
+    func removeResponse(forKey key: String) {
+        state.withLock { state in
+            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.data.count }
+        }
+    }
 
     /// Forgets every response.
     public func removeAll() { state.withLock { $0 = ([:], 0, $0.clock) } }
@@ -88,15 +99,18 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// A `304` for `entry`: its freshness starts again from the new response's headers (its
-    /// validators too, when it sends them).
+    /// A `304` for `entry`: the kept headers, each one the `304` sends replaced by its value
+    /// (RFC 9111 §4.3.4; the framing headers excepted, §3.2), and its freshness counted again from them.
     func refresh(_ entry: Entry, response: DataLoadResponse, forKey key: String, requestHeaders: [(name: String, value: String)],
                  now: Date = Date()) {
-        var merged = response
-        if response.header("ETag") == nil, let etag = entry.etag { merged.headers.append(("ETag", etag)) }
-        if response.header("Last-Modified") == nil, let date = entry.lastModified { merged.headers.append(("Last-Modified", date)) }
-        merged.statusCode = 200
-        store(entry.data, response: merged, forKey: key, requestHeaders: requestHeaders, now: now)
+        let framing: Set<String> = ["content-length", "content-range", "transfer-encoding", "content-encoding", "connection"]
+        let updated = Set(response.headers.map { $0.name.lowercased() }).subtracting(framing)
+        var merged = DataLoadResponse(statusCode: 200, headers: entry.headers.filter { !updated.contains($0.name.lowercased()) }, url: response.url)
+        merged.headers += response.headers.filter { updated.contains($0.name.lowercased()) }
+        // The variant stays the one it was made for, whatever the 304's request sent.
+        var madeFor = requestHeaders.filter { header in !entry.vary.keys.contains(header.name.lowercased()) }
+        madeFor += entry.vary.map { (name: $0.key, value: $0.value) }
+        store(entry.data, response: merged, forKey: key, requestHeaders: madeFor, now: now)
     }
 
     private static func entry(_ data: Data, response: DataLoadResponse, requestHeaders: [(name: String, value: String)], now: Date) -> Entry? {
@@ -126,7 +140,7 @@ public final class HTTPCache: Sendable {
         var vary: [String: String] = [:]
         for name in varyNames { vary[name] = value(of: name, in: requestHeaders) ?? "" }
         return Entry(data: data, etag: etag, lastModified: lastModified, lifetime: lifetime, initialAge: max(apparentAge, age),
-                     receivedAt: now, vary: vary, lastUse: 0)
+                     receivedAt: now, vary: vary, headers: response.headers, lastUse: 0)
     }
 
     private static func value(of name: String, in headers: [(name: String, value: String)]) -> String? {

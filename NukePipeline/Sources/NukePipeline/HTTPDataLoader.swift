@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import Synchronization
 
@@ -11,6 +12,12 @@ import Synchronization
 /// redirect's target checked by ``Configuration/checkTarget`` before it is fetched, and connected
 /// to at the address the check pinned), connect and read timeouts and a deadline for the whole
 /// load, a cap on connections per host.
+///
+/// Credentials stay with their origin: a hop to another scheme, host or port is sent without
+/// `Authorization`, `Cookie` and `Proxy-Authorization` (curl's and browsers' rule), unless
+/// ``Configuration/headersForRedirect`` gives it some; a redirect from `https` to `http` is
+/// refused unless ``Configuration/allowsInsecureRedirects``. A refused connection or a name that
+/// does not resolve fails at once, naming the host, the port and the system's reason.
 public final class HTTPDataLoader: DataLoading {
     /// How the loader connects.
     public struct Configuration: Sendable {
@@ -36,6 +43,13 @@ public final class HTTPDataLoader: DataLoading {
         /// elsewhere; TLS still verifies the certificate for the host's name. `nil` (the default):
         /// the system resolves the host.
         public var checkTarget: @Sendable (URL) async throws -> String? = { _ in nil }
+        /// Follow a redirect from `https` to `http` (default `false`: such a redirect fails the load).
+        public var allowsInsecureRedirects = false
+        /// Headers to send on a redirect's hop to another origin than the request's, in place of
+        /// the credentials dropped there: called with the request's URL, the hop's target and
+        /// the request's headers. Default: none.
+        public var headersForRedirect: @Sendable (_ from: URL, _ to: URL, _ requestHeaders: [(name: String, value: String)])
+            -> [(name: String, value: String)] = { _, _, _ in [] }
 
         /// The defaults.
         public init() {}
@@ -47,11 +61,18 @@ public final class HTTPDataLoader: DataLoading {
         case tooManyRedirects(Int)
         /// A redirect without a usable `Location`, or to a scheme other than http(s).
         case badRedirect(String)
+        /// A redirect from `https` to `http`, refused (``Configuration/allowsInsecureRedirects``).
+        case insecureRedirect(String)
+        /// No connection could be made: the host, the port and the system's reason
+        /// (`Connection refused`, a name that does not resolve).
+        case cannotConnect(host: String, port: Int, reason: String)
 
         public var description: String {
             switch self {
             case .tooManyRedirects(let count): "more than \(count) redirects"
             case .badRedirect(let location): "a redirect to \(location.isEmpty ? "nowhere" : location), which is not an http(s) URL"
+            case .insecureRedirect(let location): "a redirect from https to \(location), which is not encrypted (refused)"
+            case .cannotConnect(let host, let port, let reason): "cannot connect to \(host) port \(port): \(reason)"
             }
         }
     }
@@ -76,6 +97,9 @@ public final class HTTPDataLoader: DataLoading {
             redirectConfiguration: .disallow,
             timeout: .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.readTimeout)))
         config.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
+        // A refused connection or a name that does not resolve fails the load at once, rather than
+        // being tried again until the connect timeout (AsyncHTTPClient's default).
+        config.connectionPool.retryConnectionEstablishment = false
         config.httpVersion = .automatic
         config.decompression = .disabled
         config.tlsConfiguration = configuration.tlsConfiguration
@@ -102,10 +126,17 @@ public final class HTTPDataLoader: DataLoading {
                          onResponse: (DataLoadResponse) throws -> Void,
                          onData: (Data) throws -> Void) async throws {
         let deadline = NIODeadline.now() + TimeAmount(configuration.totalTimeout)
-        var url = request.http.url
+        let first = request.http.url
+        var url = first
         var redirects = 0
         while true {
-            var headers = HTTPHeaders(request.http.headers.map { ($0.name, $0.value) })
+            // Credentials only for the request's own origin; another origin gets what the app chooses.
+            var sent = request.http.headers
+            if ResponseIdentities.origin(of: url) != ResponseIdentities.origin(of: first) {
+                sent.removeAll { ResponseIdentities.credentialHeaderNames.contains($0.name.lowercased()) }
+                sent += configuration.headersForRedirect(first, url, request.http.headers)
+            }
+            var headers = HTTPHeaders(sent.map { ($0.name, $0.value) })
             if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: configuration.userAgent) }
             if let resume = request.resume {
                 headers.replaceOrAdd(name: "Range", value: "bytes=\(resume.offset)-")
@@ -113,6 +144,7 @@ public final class HTTPDataLoader: DataLoading {
             }
             let outgoing = try HTTPClient.Request(url: url, method: .GET, headers: headers)
             let pinned = try await configuration.checkTarget(url)
+            let hop = url
             let next = try await withClient(for: url, pinnedTo: pinned) { client -> URL? in
                 let delegate = StreamingDelegate()
                 let task = client.execute(request: outgoing, delegate: delegate, deadline: deadline)
@@ -122,13 +154,18 @@ public final class HTTPDataLoader: DataLoading {
                     task.cancel()
                 }
                 var events = delegate.events.makeAsyncIterator()
-                guard case .head(let head)? = try await events.next() else { throw CancellationError() }
+                let first: StreamingDelegate.Event?
+                do { first = try await events.next() } catch { throw Self.connectionFailure(error, url: hop) ?? error }
+                guard case .head(let head)? = first else { throw CancellationError() }
                 let code = Int(head.status.code)
                 if [301, 302, 303, 307, 308].contains(code) {
                     let location = head.headers.first(name: "Location") ?? ""
                     guard let next = URL(string: location, relativeTo: url)?.absoluteURL,
                           let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                         throw LoadError.badRedirect(location)
+                    }
+                    if url.scheme?.lowercased() == "https", scheme == "http", !configuration.allowsInsecureRedirects {
+                        throw LoadError.insecureRedirect(next.absoluteString)
                     }
                     return next
                 }
@@ -235,6 +272,31 @@ final class StreamingDelegate: HTTPClientResponseDelegate {
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
         continuation.finish()
+    }
+}
+
+extension HTTPDataLoader {
+    /// The error that names what a failed connection attempt met, or `nil` for other errors.
+    static func connectionFailure(_ error: any Error, url: URL) -> LoadError? {
+        let host = url.host ?? "", port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        func reason(_ errno: Int32) -> String { String(cString: strerror(errno)) }
+        switch error {
+        case let error as NIOConnectionError:
+            if let failure = error.connectionErrors.first {
+                if let io = failure.error as? IOError { return .cannotConnect(host: host, port: port, reason: reason(io.errnoCode)) }
+                return .cannotConnect(host: host, port: port, reason: String(describing: failure.error))
+            }
+            if error.dnsAError != nil || error.dnsAAAAError != nil {
+                return .cannotConnect(host: host, port: port, reason: "the name does not resolve")
+            }
+            return .cannotConnect(host: host, port: port, reason: "no address to connect to")
+        case let error as IOError:
+            return .cannotConnect(host: host, port: port, reason: reason(error.errnoCode))
+        case is SocketAddressError:
+            return .cannotConnect(host: host, port: port, reason: "the name does not resolve")
+        default:
+            return nil
+        }
     }
 }
 

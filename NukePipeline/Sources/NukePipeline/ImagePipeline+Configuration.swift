@@ -100,6 +100,9 @@ extension ImagePipeline {
         case dataLoadingFailed(any Swift.Error)
         /// The body was empty.
         case emptyResponse
+        /// The body was shorter or longer than its framing (`Content-Length`, `Content-Range`)
+        /// said: a cut or a lie, never data.
+        case responseFraming(expected: Int64, received: Int64)
         /// The decoder's verdict.
         case decodingFailed(ImageCodecError)
         /// A processor failed: its identifier and reason.
@@ -113,6 +116,9 @@ extension ImagePipeline {
             case .dataMissingInCache: "the data is in no cache, and the request allows no loading"
             case .dataLoadingFailed(let error): "loading failed: \(error)"
             case .emptyResponse: "the response was empty"
+            case .responseFraming(let expected, let received):
+                received < expected ? "the response ended after \(received) of the \(expected) bytes its headers announced"
+                    : "the response sent more than the \(expected) bytes its headers announced"
             case .decodingFailed(let error): "decoding failed: \(error)"
             case .processingFailed(let processor, let reason): "processor \(processor) failed: \(reason)"
             }

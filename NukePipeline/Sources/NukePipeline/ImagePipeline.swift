@@ -26,6 +26,8 @@ public final class ImagePipeline: Sendable {
     let encodingQueue: WorkQueue
     let rateLimiter: RateLimiter?
     let resumableData: ResumableDataStore
+    /// The one owner of what a response may be reused for: every cache key and join key.
+    let identities = ResponseIdentities()
     private let clock = ContinuousClock()
 
     /// A pipeline with the default configuration: ``HTTPDataLoader``, an ``ImageCache``, no disk cache.
@@ -57,12 +59,28 @@ public final class ImagePipeline: Sendable {
 
     /// The data for `request` (from the disk cache, or loaded), neither decoded nor stored in memory.
     public func data(for request: ImageRequest) async throws -> Data {
-        try await loaded(request, priority: { request.priority }, onEvent: { _ in }).value.data
+        let loaded = try await loaded(request, priority: { request.priority }, onEvent: { _ in }).value
+        // Nothing decodes it here: its length was checked against the response's framing.
+        loaded.commit?()
+        return loaded.data
     }
 
     /// The image the memory cache holds for `request`.
     public func cachedImage(for request: ImageRequest) -> ImageContainer? {
-        configuration.imageCache?[request.imageKey]
+        configuration.imageCache?[imageKey(for: request)]
+    }
+
+    /// The memory and disk cache key of `request`'s final image: the response's identity (its
+    /// normalised URL or ``ImageRequest/imageID``, its credentials, the headers it varies on), the
+    /// decode options and the processors.
+    func imageKey(for request: ImageRequest) -> String { request.imageKey(identities.keys(for: request)) }
+
+    /// The disk cache key of `request`'s original data.
+    func originalDataKey(for request: ImageRequest) -> String { identities.keys(for: request).cache }
+
+    /// A key that names `request`'s work whatever the responses said since (for the prefetcher).
+    func workKey(for request: ImageRequest) -> String {
+        identities.keys(for: request).join + request.decodeSuffix + request.processorsSuffix(request.processors.count)
     }
 
     /// Counts of the work started since the pipeline was made (not of requests served by caches
@@ -80,7 +98,7 @@ public final class ImagePipeline: Sendable {
         let fixed = request.priority
         let priority: @Sendable () -> ImageRequest.Priority = { task?.priority ?? fixed }
         let onEvent: @Sendable (JobEvent) -> Void = { task?.report($0) }
-        let key = request.imageKey
+        let key = imageKey(for: request)
         if !request.options.contains(.disableMemoryCacheReads), let hit = configuration.imageCache?[key] {
             return ImageResponse(container: hit, cacheType: .memory, metrics: ImageTask.Metrics(total: start.duration(to: clock.now)))
         }
@@ -88,7 +106,7 @@ public final class ImagePipeline: Sendable {
         traced.metrics.isDeduplicated = traced.metrics.isDeduplicated || joined
         traced.metrics.total = start.duration(to: clock.now)
         // Stored by the job already, unless the job was another request's decode with other processors.
-        if let cache = configuration.imageCache, cache[key] == nil { storeInMemory(traced.container, for: request) }
+        if let cache = configuration.imageCache, cache[imageKey(for: request)] == nil { storeInMemory(traced.container, for: request) }
         return ImageResponse(container: traced.container, cacheType: traced.cacheType, metrics: traced.metrics)
     }
 
@@ -97,7 +115,7 @@ public final class ImagePipeline: Sendable {
     private func processed(_ request: ImageRequest, count: Int, priority: @escaping @Sendable () -> ImageRequest.Priority,
                            onEvent: @escaping @Sendable (JobEvent) -> Void) async throws -> (Traced, joined: Bool) {
         guard count > 0 else { return try await decoded(request, priority: priority, onEvent: onEvent) }
-        let key = request.processedKey(count) + request.jobOptionsKey
+        let key = identities.keys(for: request).join + request.decodeSuffix + request.processorsSuffix(count) + request.jobOptionsKey
         return try await processingJobs.value(for: key, priority: priority, onEvent: onEvent) { [self] handle in
             try await processingJob(request, count: count, handle: handle)
         }
@@ -138,7 +156,7 @@ public final class ImagePipeline: Sendable {
     /// The decoded image: one job per data and decode options.
     private func decoded(_ request: ImageRequest, priority: @escaping @Sendable () -> ImageRequest.Priority,
                          onEvent: @escaping @Sendable (JobEvent) -> Void) async throws -> (Traced, joined: Bool) {
-        let key = request.decodeKey + request.jobOptionsKey
+        let key = identities.keys(for: request).join + request.decodeSuffix + request.jobOptionsKey
         return try await decodeJobs.value(for: key, priority: priority, onEvent: onEvent) { [self] handle in
             try await decodeJob(request, handle: handle)
         }
@@ -151,7 +169,7 @@ public final class ImagePipeline: Sendable {
         let onEvent: @Sendable (JobEvent) -> Void = { event in
             if case .chunk(let chunk, let offset) = event { progressive?.append(chunk, at: offset) } else { handle.send(event) }
         }
-        let loaded: LoadedData
+        var loaded: LoadedData
         let joined: Bool
         do {
             (loaded, joined) = try await self.loaded(request, priority: { handle.priority }, onEvent: onEvent)
@@ -160,10 +178,25 @@ public final class ImagePipeline: Sendable {
             throw error
         }
         let started = clock.now
-        let container = try await decodingQueue.run(priority: { handle.priority }) { () async throws -> ImageContainer in
-            if let progressive, let final = try await progressive.finish(count: loaded.data.count) { return final }
-            return try await decode(decodingContext(for: request, data: loaded.data))
+        let container: ImageContainer
+        do {
+            container = try await decodingQueue.run(priority: { handle.priority }) { [loaded] () async throws -> ImageContainer in
+                if let progressive, let final = try await progressive.finish(count: loaded.data.count) { return final }
+                return try await decode(decodingContext(for: request, data: loaded.data))
+            }
+        } catch Error.decodingFailed(let verdict) where loaded.cacheType == .diskOriginal && verdict.isAboutTheBytes {
+            // The disk held bytes that do not decode (written by an older version, or torn by
+            // something outside the cache): they go, and the origin is asked once more.
+            configuration.dataCache?.removeData(forKey: originalDataKey(for: request))
+            var again = request
+            again.options.insert(.disableDiskCacheReads)
+            (loaded, _) = try await self.loaded(again, priority: { handle.priority }, onEvent: { _ in })
+            container = try await decodingQueue.run(priority: { handle.priority }) { [loaded] in
+                try await decode(decodingContext(for: request, data: loaded.data))
+            }
         }
+        // Only bytes that decoded are kept.
+        loaded.commit?()
         var metrics = loaded.metrics
         metrics.decoding = started.duration(to: clock.now)
         metrics.isDeduplicated = joined
@@ -196,46 +229,60 @@ public final class ImagePipeline: Sendable {
         return context
     }
 
-    /// The data: one job per resource, from the disk cache or loaded.
+    /// The data: one job per resource, from the disk cache or loaded. Loaded data is stored in
+    /// the caches only when the caller commits it (``LoadedData/commit``), once it has decoded.
     func loaded(_ request: ImageRequest, priority: @escaping @Sendable () -> ImageRequest.Priority,
                 onEvent: @escaping @Sendable (JobEvent) -> Void) async throws -> (value: LoadedData, joined: Bool) {
-        let key = request.dataKey + request.jobOptionsKey
-        return try await dataJobs.value(for: key, priority: priority, onEvent: onEvent) { [self] handle in
-            var metrics = ImageTask.Metrics()
-            let cacheKey = request.originalDataCacheKey
-            if let dataCache = configuration.dataCache, !request.options.contains(.disableDiskCacheReads) {
-                let started = clock.now
-                let hit = dataCache.data(forKey: cacheKey)
-                metrics.dataCacheLookup = started.duration(to: clock.now)
-                if let hit { return LoadedData(data: hit, metrics: metrics, cacheType: .diskOriginal) }
-            }
-            var stale: HTTPCache.Entry?
-            if let httpCache = configuration.httpCacheInUse, case .http(let http) = request.resource,
-               !request.options.contains(.disableDiskCacheReads) {
-                switch httpCache.lookup(request.dataKey, requestHeaders: http.headers) {
-                case .fresh(let data):
-                    return LoadedData(data: data, metrics: metrics, cacheType: .http)
-                case .stale(let entry) where request.options.contains(.returnCacheDataDontLoad):
-                    return LoadedData(data: entry.data, metrics: metrics, cacheType: .http)
-                case .stale(let entry):
-                    stale = entry
-                case .miss:
-                    break
-                }
-            }
-            if request.options.contains(.returnCacheDataDontLoad) { throw Error.dataMissingInCache }
-            let started = clock.now
-            let (data, revalidated) = try await loadingQueue.run(priority: { handle.priority }) {
-                try await rateLimiter?.acquire()
-                return try await download(request, revalidating: stale, handle: handle, metrics: &metrics)
-            }
-            metrics.dataLoading = started.duration(to: clock.now)
-            if let dataCache = configuration.dataCache, configuration.dataCachePolicy.storesOriginalData(processors: request.processors),
-               !request.options.contains(.disableDiskCacheWrites) {
-                dataCache.storeData(data, forKey: cacheKey)
-            }
-            return LoadedData(data: data, metrics: metrics, cacheType: revalidated ? .http : nil)
+        let keys = identities.keys(for: request)
+        return try await dataJobs.value(for: keys.join + request.jobOptionsKey, priority: priority, onEvent: onEvent) { [self] handle in
+            try await loadJob(request, cacheKey: keys.cache, handle: handle)
         }
+    }
+
+    private func loadJob(_ request: ImageRequest, cacheKey: String, handle: JobHandle) async throws -> LoadedData {
+        var metrics = ImageTask.Metrics()
+        if let dataCache = configuration.dataCache, !request.options.contains(.disableDiskCacheReads) {
+            let started = clock.now
+            let hit = dataCache.data(forKey: cacheKey)
+            metrics.dataCacheLookup = started.duration(to: clock.now)
+            if let hit { return LoadedData(data: hit, metrics: metrics, cacheType: .diskOriginal) }
+        }
+        var stale: HTTPCache.Entry?
+        if let httpCache = configuration.httpCacheInUse, case .http(let http) = request.resource,
+           !request.options.contains(.disableDiskCacheReads) {
+            switch httpCache.lookup(cacheKey, requestHeaders: http.headers) {
+            case .fresh(let data):
+                return LoadedData(data: data, metrics: metrics, cacheType: .http)
+            case .stale(let entry) where request.options.contains(.returnCacheDataDontLoad):
+                return LoadedData(data: entry.data, metrics: metrics, cacheType: .http)
+            case .stale(let entry):
+                stale = entry
+            case .miss:
+                break
+            }
+        }
+        if request.options.contains(.returnCacheDataDontLoad) { throw Error.dataMissingInCache }
+        let started = clock.now
+        let downloaded = try await loadingQueue.run(priority: { handle.priority }) {
+            try await rateLimiter?.acquire()
+            return try await download(request, revalidating: stale, handle: handle, metrics: &metrics)
+        }
+        metrics.dataLoading = started.duration(to: clock.now)
+        var loaded = LoadedData(data: downloaded.data, metrics: metrics, cacheType: downloaded.revalidated ? .http : nil)
+        let writesDisk = configuration.dataCachePolicy.storesOriginalData(processors: request.processors)
+            && !request.options.contains(.disableDiskCacheWrites)
+        let dataCache = writesDisk ? configuration.dataCache : nil
+        let storeInHTTPCache = downloaded.storeInHTTPCache
+        if dataCache != nil || storeInHTTPCache != nil {
+            // Stored under the response's keys, now that its `Vary` is known.
+            let storeKey = identities.keys(for: request).cache
+            let data = downloaded.data
+            loaded.commit = { @Sendable in
+                dataCache?.storeData(data, forKey: storeKey)
+                storeInHTTPCache?(storeKey)
+            }
+        }
+        return loaded
     }
 
     // MARK: - The disk cache of processed images
@@ -244,13 +291,21 @@ public final class ImagePipeline: Sendable {
         guard let dataCache = configuration.dataCache, !request.options.contains(.disableDiskCacheReads),
               configuration.dataCachePolicy.storesEncodedImages(processors: request.processors) else { return nil }
         let started = clock.now
-        guard let data = dataCache.data(forKey: request.imageKey) else { return nil }
+        let key = imageKey(for: request)
+        guard let data = dataCache.data(forKey: key) else { return nil }
         var metrics = ImageTask.Metrics()
         metrics.dataCacheLookup = started.duration(to: clock.now)
         var context = configuration.registry.makeContext(for: data, isCompleted: true)
         context.limits = request.limits ?? configuration.limits
         let decodeContext = context
-        let container = try await decodingQueue.run(priority: { handle.priority }) { try await decode(decodeContext) }
+        let container: ImageContainer
+        do {
+            container = try await decodingQueue.run(priority: { handle.priority }) { try await decode(decodeContext) }
+        } catch Error.decodingFailed(let verdict) where verdict.isAboutTheBytes {
+            // An entry that does not decode goes; the image is made again.
+            dataCache.removeData(forKey: key)
+            return nil
+        }
         metrics.decoding = metrics.dataCacheLookup.map { started.duration(to: clock.now) - $0 }
         return Traced(container: container, metrics: metrics, cacheType: .diskProcessed)
     }
@@ -259,7 +314,7 @@ public final class ImagePipeline: Sendable {
     /// request that comes between the two finds the job or the cache, never neither.
     private func storeInMemory(_ container: ImageContainer, for request: ImageRequest) {
         guard !request.options.contains(.disableMemoryCacheWrites), !container.isPreview else { return }
-        configuration.imageCache?[request.imageKey] = container
+        configuration.imageCache?[imageKey(for: request)] = container
     }
 
     /// Encodes the processed image and stores it, off the request's path, as the policy says.
@@ -267,8 +322,8 @@ public final class ImagePipeline: Sendable {
         guard let dataCache = configuration.dataCache, !request.options.contains(.disableDiskCacheWrites),
               configuration.dataCachePolicy.storesEncodedImages(processors: request.processors), !container.isPreview else { return }
         let encoders = configuration.encoderRegistry
-        let type = container.type.flatMap { encoders.encoder(for: $0) != nil ? $0 : nil } ?? configuration.processedImageEncoding
-        let key = request.imageKey
+        let type = encodingType(for: container)
+        let key = imageKey(for: request)
         let image = container.image
         Task.detached(priority: .background) { [encodingQueue] in
             try? await encodingQueue.run(priority: { .veryLow }) {
@@ -287,6 +342,10 @@ struct LoadedData: Sendable {
     var metrics: ImageTask.Metrics
     /// The cache it came from, if any.
     var cacheType: ImageResponse.CacheType?
+    /// Stores freshly loaded data in the caches the request writes to: called once the bytes are
+    /// known good (decoded, or for ``ImagePipeline/data(for:)`` their length checked); `nil` for
+    /// data a cache served.
+    var commit: (@Sendable () -> Void)? = nil
 }
 
 /// An image and how it was made.
@@ -305,7 +364,10 @@ extension ImageRequest {
         let saltKey = jobSalt.map { "\nrequest=" + $0 } ?? ""
         return (relevant.isEmpty ? "" : "\noptions=\(relevant.rawValue)") + limitsKey + saltKey
     }
+}
 
-    /// The disk cache key of the original data.
-    var originalDataCacheKey: String { imageID ?? dataKey }
+extension ImageCodecError {
+    /// `true` when the verdict is on the bytes themselves (corrupt, cut short, no decoder knows
+    /// them): bytes a cache holds with such a verdict are of no use to anyone.
+    var isAboutTheBytes: Bool { [.corrupt, .incomplete, .noCodec, .unsupported].contains(code) }
 }

@@ -41,7 +41,7 @@ public final class ImagePrefetcher: Sendable {
         for var request in requests {
             request.priority = priority
             let prefetched = request
-            let key = request.imageKey
+            let key = pipeline.workKey(for: request)
             running.withLock { state in
                 guard state.tasks[key] == nil else { return }
                 state.nextID += 1
@@ -65,7 +65,7 @@ public final class ImagePrefetcher: Sendable {
 
     /// Stops prefetching `requests`.
     public func stopPrefetching(with requests: [ImageRequest]) {
-        let tasks = running.withLock { running in requests.compactMap { running.tasks.removeValue(forKey: $0.imageKey)?.task } }
+        let tasks = running.withLock { running in requests.compactMap { running.tasks.removeValue(forKey: pipeline.workKey(for: $0))?.task } }
         for task in tasks { task.cancel() }
     }
 

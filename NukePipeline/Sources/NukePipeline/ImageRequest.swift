@@ -147,32 +147,18 @@ public struct HTTPRequestDescription: Sendable, Hashable {
 // MARK: - Keys
 
 extension ImageRequest {
-    /// Names the data: requests with equal keys share a download and a disk cache entry.
-    var dataKey: String {
-        switch resource {
-        case .http(let http):
-            let varying = http.headers.filter { header in http.varyingHeaderNames.contains { $0.caseInsensitiveCompare(header.name) == .orderedSame } }
-            return varying.isEmpty ? http.url.absoluteString
-                : http.url.absoluteString + "\n" + varying.map { "\($0.name.lowercased()): \($0.value)" }.joined(separator: "\n")
-        case .provider(let id, _):
-            return "provider:" + id
-        }
+    /// How the image is decoded, as a key's suffix: requests with other thumbnail options share the
+    /// data, not the decoded image.
+    var decodeSuffix: String {
+        guard let thumbnail else { return "" }
+        return "\nthumbnail=\(thumbnail.size.width)x\(thumbnail.size.height),\(thumbnail.contentMode),\(thumbnail.appliesOrientation)"
     }
 
-    /// Names the decoded image before processing: the data and how it is decoded.
-    var decodeKey: String {
-        var key = imageID ?? dataKey
-        if let thumbnail {
-            key += "\nthumbnail=\(thumbnail.size.width)x\(thumbnail.size.height),\(thumbnail.contentMode),\(thumbnail.appliesOrientation)"
-        }
-        return key
+    /// The first `count` processors, as a key's suffix.
+    func processorsSuffix(_ count: Int) -> String {
+        processors.prefix(count).map { "\n" + $0.identifier }.joined()
     }
 
-    /// Names the image after the first `count` processors.
-    func processedKey(_ count: Int) -> String {
-        processors.prefix(count).reduce(decodeKey) { $0 + "\n" + $1.identifier }
-    }
-
-    /// Names the final image: the memory and disk cache key of the processed image.
-    var imageKey: String { processedKey(processors.count) }
+    /// The memory and disk cache key of the final image, on the response's cache key.
+    func imageKey(_ keys: ResponseKeys) -> String { keys.cache + decodeSuffix + processorsSuffix(processors.count) }
 }

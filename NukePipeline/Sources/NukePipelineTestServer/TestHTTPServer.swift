@@ -25,12 +25,15 @@ public final class TestHTTPServer: Sendable {
         public var drip: (bytes: Int, interval: TimeAmount)?
         /// Answer with this status and no body.
         public var status: Int?
+        /// Sent as `Location` with ``status`` (a redirect to anywhere).
+        public var location: String?
         /// Send this many body bytes, then wait for ``TestHTTPServer/resume(_:)`` (each request).
         public var pauseAfter: Int?
 
         /// A resource; the faults are off unless given.
         public init(data: Data, etag: String? = nil, lastModified: String? = nil, contentType: String = "application/octet-stream",
-                    cacheControl: String? = nil, cutAfter: Int? = nil, drip: (bytes: Int, interval: TimeAmount)? = nil, status: Int? = nil, pauseAfter: Int? = nil) {
+                    cacheControl: String? = nil, cutAfter: Int? = nil, drip: (bytes: Int, interval: TimeAmount)? = nil, status: Int? = nil,
+                    location: String? = nil, pauseAfter: Int? = nil) {
             self.data = data
             self.etag = etag
             self.lastModified = lastModified
@@ -39,6 +42,7 @@ public final class TestHTTPServer: Sendable {
             self.cutAfter = cutAfter
             self.drip = drip
             self.status = status
+            self.location = location
             self.pauseAfter = pauseAfter
         }
     }
@@ -194,9 +198,9 @@ public final class TestHTTPServer: Sendable {
             }
             guard let resource else { return send(channel, status: .notFound, headers: [], body: Data()) }
             if let status = resource.status {
-                return send(channel, status: HTTPResponseStatus(statusCode: status), headers: [], body: Data())
+                return send(channel, status: HTTPResponseStatus(statusCode: status), headers: resource.location.map { [("Location", $0)] } ?? [], body: Data())
             }
-            var headers: [(String, String)] = [("Content-Type", resource.contentType), ("Accept-Ranges", "bytes")]
+            var headers: [(String, String)] = [("Content-Type", resource.contentType), ("Accept-Ranges", "bytes"), ("Date", Self.now())]
             if let etag = resource.etag { headers.append(("ETag", etag)) }
             if let lastModified = resource.lastModified { headers.append(("Last-Modified", lastModified)) }
             if let cacheControl = resource.cacheControl { headers.append(("Cache-Control", cacheControl)) }
@@ -220,6 +224,16 @@ public final class TestHTTPServer: Sendable {
             }
             send(channel, status: status, headers: headers, body: body, cutAfter: resource.cutAfter, drip: resource.drip,
                  pause: resource.pauseAfter.map { (path, $0) })
+        }
+
+        /// The time now as an HTTP date (RFC 9110 §5.6.7), which a `Last-Modified` is strong against.
+        private static func now() -> String {
+            var time = time_t(Foundation.time(nil))
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"], months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+            return String(format: "%@, %02d %@ %04d %02d:%02d:%02d GMT", days[Int(parts.tm_wday)], parts.tm_mday, months[Int(parts.tm_mon)],
+                          parts.tm_year + 1900, parts.tm_hour, parts.tm_min, parts.tm_sec)
         }
 
         private func send(_ channel: ChannelHandlerContext, status: HTTPResponseStatus, headers: [(String, String)], body: Data,

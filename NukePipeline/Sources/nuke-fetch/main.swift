@@ -92,7 +92,9 @@ struct FetchCommand: AsyncParsableCommand {
             guard let type = ImageType(filenameExtension: to) else { throw ValidationError("unknown format: \(to)") }
             format = type
         }
-        var configuration = ImagePipeline.Configuration()
+        // Each URL is fetched once (a repeat shares its first listing's outcome), so a memory
+        // cache would only hold every decoded image to the end: memory is bounded by --jobs instead.
+        var configuration = ImagePipeline.Configuration(imageCache: nil)
         // Strangers' bytes: the formats whose libraries crash on hostile files are decoded in
         // sandboxed helpers (this program in helper mode), as `nuke convert` does.
         if !inProcess {

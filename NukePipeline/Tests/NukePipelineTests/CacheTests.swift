@@ -144,9 +144,9 @@ func container(width: Int) -> ImageContainer {
             let first = makePipeline(dataCache: try DataCache(path: folder), policy: .automatic)
             _ = try await first.image(for: request)
             let cache = try #require(first.configuration.dataCache)
-            try await eventually("the encoded thumbnail is stored") { cache.containsData(forKey: request.imageKey) }
+            try await eventually("the encoded thumbnail is stored") { cache.containsData(forKey: first.imageKey(for: request)) }
             await cache.flush()
-            #expect(!cache.containsData(forKey: request.originalDataCacheKey))  // automatic: processed only
+            #expect(!cache.containsData(forKey: first.originalDataKey(for: request)))  // automatic: processed only
             let second = makePipeline(dataCache: try DataCache(path: folder), policy: .automatic)
             let response = try await second.image(for: request)
             #expect(response.cacheType == .diskProcessed && response.image.width == 16)
@@ -174,7 +174,7 @@ func setModified(_ path: String, secondsAgo: Int) {
             let toDisk = ImagePrefetcher(pipeline: pipeline, destination: .diskCache)
             toDisk.startPrefetching(with: [b])
             let cache = try #require(pipeline.configuration.dataCache)
-            try await eventually("b is on disk") { cache.containsData(forKey: b.originalDataCacheKey) && toDisk.count == 0 }
+            try await eventually("b is on disk") { cache.containsData(forKey: pipeline.originalDataKey(for: b)) && toDisk.count == 0 }
             #expect(pipeline.cachedImage(for: b) == nil)
             #expect(server.requests(for: "/a.jpg").count == 1 && server.requests(for: "/b.jpg").count == 1)
             #expect(try await pipeline.image(for: a).cacheType == .memory)
