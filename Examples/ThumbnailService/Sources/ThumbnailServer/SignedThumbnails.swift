@@ -102,18 +102,32 @@ struct SignedThumbnails: Sendable {
                         client: String, logger: Logger) async throws -> Rendered {
         let share = ByteBudget.Share(thumbnailer.budget)
         defer { share.release() }
-        let data: Data
-        do {
-            data = try await fetcher.fetch(source, share: share, logger: logger)
-        } catch {
-            throw Failure(status: error.status, reason: error.reason, retryAfter: error.status == .serviceUnavailable ? 1 : nil)
-        }
+        let cached = fetcher.isCached(source)
+        var data = try await fetch(source, share: share, logger: logger)
         var log: Logger.Metadata = ["bytes": "\(data.count)"]
         do {
-            let output = try await thumbnailer.render(data, thumbnail, format: format, quality: quality, client: client, log: &log)
-            return Rendered(output: output, log: log)
+            do {
+                let output = try await thumbnailer.render(data, thumbnail, format: format, quality: quality, client: client, log: &log)
+                return Rendered(output: output, log: log)
+            } catch let failure as Thumbnailer.Failure where failure.badBytes && cached {
+                // The source cache held bytes that do not decode (torn, or another program's):
+                // they go, and the origin is asked once more.
+                fetcher.evict(source)
+                data = try await fetch(source, share: share, logger: logger)
+                log["bytes"] = "\(data.count)"
+                let output = try await thumbnailer.render(data, thumbnail, format: format, quality: quality, client: client, log: &log)
+                return Rendered(output: output, log: log)
+            }
         } catch let failure as Thumbnailer.Failure {
             throw Failure(status: failure.status, reason: failure.reason, retryAfter: failure.retryAfter)
+        }
+    }
+
+    private func fetch(_ source: ImageSource, share: ByteBudget.Share, logger: Logger) async throws(Failure) -> Data {
+        do {
+            return try await fetcher.fetch(source, share: share, logger: logger)
+        } catch {
+            throw Failure(status: error.status, reason: error.reason, retryAfter: error.status == .serviceUnavailable ? 1 : nil)
         }
     }
 

@@ -103,7 +103,7 @@ final class SourceFetcher: Sendable {
         // from what was cached while it was on it.
         let host = url.host?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) ?? ""
         guard policy.allowsHost(host) else { throw Failure(status: .forbidden, reason: "\(host) is not an allowed origin") }
-        let request = ImageRequest(http: HTTPRequestDescription(url: url, headers: [("Accept", "image/*")]))
+        let request = Self.request(for: url)
         let started = ContinuousClock.now
         let data: Data
         do {
@@ -119,6 +119,23 @@ final class SourceFetcher: Sendable {
         // A cache written under a larger limit holds sources over today's.
         guard data.count <= maxBytes else { throw Self.tooLarge(maxBytes) }
         return data
+    }
+
+    /// The pipeline's request for an origin's source (its keys are the source cache's).
+    private static func request(for url: URL) -> ImageRequest {
+        ImageRequest(http: HTTPRequestDescription(url: url, headers: [("Accept", "image/*")]))
+    }
+
+    /// `true` when the source cache holds `source` now.
+    func isCached(_ source: ImageSource) -> Bool {
+        guard case .remote(let url) = source else { return false }
+        return pipeline.cache.containsData(for: Self.request(for: url))
+    }
+
+    /// Removes `source` from the source cache.
+    func evict(_ source: ImageSource) {
+        guard case .remote(let url) = source else { return }
+        pipeline.cache.removeCachedData(for: Self.request(for: url))
     }
 
     static func tooLarge(_ limit: Int) -> Failure {

@@ -83,6 +83,9 @@ final class Thumbnailer: Sendable {
         /// A helper was lost mid-decode (killed from outside): worth one more try at once. A
         /// helper that ran out of time is not: the same document would again.
         var helperLost = false
+        /// The verdict is on the bytes (corrupt, cut short, no codec reads them): a cached copy
+        /// of such a source is of no use.
+        var badBytes = false
     }
 
     /// The request's parameters, validated.
@@ -341,7 +344,8 @@ final class Thumbnailer: Sendable {
     /// comes within its first 64 KiB (after a prolog, comments or a DOCTYPE).
     static let sniffLength = 64 << 10
 
-    static let unknownFormat = Failure(status: .unsupportedMediaType, reason: "the upload is in no format a codec here reads", closes: true)
+    static let unknownFormat = Failure(status: .unsupportedMediaType, reason: "the upload is in no format a codec here reads", closes: true,
+                                       badBytes: true)
 
     static let types: [String: ImageType] = ["webp": .webp, "jpeg": .jpeg, "jpg": .jpeg, "png": .png, "avif": .avif]
 
@@ -415,6 +419,7 @@ final class Thumbnailer: Sendable {
         var failure = Failure(status: status(for: error), reason: "\(error.format?.name ?? "image"): \(error.code): \(error.message)",
                               retryAfter: [.helperLost, .internalFailure, .timedOut].contains(error.code) ? 1 : nil)
         failure.helperLost = error.code == .helperLost
+        failure.badBytes = [.corrupt, .incomplete, .noCodec, .unsupported].contains(error.code)
         return failure
     }
 

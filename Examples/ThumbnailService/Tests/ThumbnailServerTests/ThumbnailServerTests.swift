@@ -246,12 +246,8 @@ import Testing
     /// without one, it is fetched again.
     @Test func theSourceCacheSparesTheOrigin() async throws {
         let log = OriginLog()
-        try await withOrigin(log: log) { origin throws in
-            let cache = FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-sources-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: cache) }
-            var settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
-            settings.sourceCacheDirectory = cache.path
-            let source = "http://127.0.0.2:\(origin)/photo.jpg"
+        try await withCachingOrigin(log: log) { settings, source throws in
+            var settings = settings
             try await withServer(settings) { server, port throws in
                 let base = "http://127.0.0.1:\(port)"
                 #expect(try await get(base + signedPath("s:64", source, key: Self.key)).status == 200)
@@ -271,6 +267,35 @@ import Testing
                 #expect(try await get("http://127.0.0.1:\(port)" + signedPath("s:32", source, key: Self.key)).status == 200)
             }
             #expect(log.count("/photo.jpg") == 2)
+        }
+    }
+
+    /// A source cache entry that does not decode (torn, or written by another program) is removed
+    /// and the origin asked once more: the answer is the thumbnail, not a 422 for good.
+    @Test func aSourceCacheEntryThatDoesNotDecodeIsFetchedAgain() async throws {
+        let log = OriginLog()
+        try await withCachingOrigin(log: log) { settings, source throws in
+            try await withServer(settings) { server, port throws in
+                // What a torn write or a careless program leaves: a JPEG's first bytes, then nothing.
+                let request = ImageRequest(http: HTTPRequestDescription(url: URL(string: source)!, headers: [("Accept", "image/*")]))
+                server.fetcher.pipeline.cache.storeCachedData(Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16]), for: request)
+                #expect(server.fetcher.isCached(.remote(URL(string: source)!)))
+                #expect(try await get("http://127.0.0.1:\(port)" + signedPath("s:64", source, key: Self.key)).status == 200)
+                #expect(log.count("/photo.jpg") == 1)
+                await server.fetcher.pipeline.configuration.dataCache?.flush()
+                #expect(server.fetcher.pipeline.cache.cachedData(for: request) == (try Fixtures.jpeg))
+            }
+        }
+    }
+
+    /// An origin serving `/photo.jpg` (its URL, `source`) and settings that allow it with a source cache in a new folder.
+    private func withCachingOrigin(log: OriginLog, _ body: @Sendable (ServiceSettings, String) async throws -> Void) async throws {
+        try await withOrigin(log: log) { origin throws in
+            let cache = FileManager.default.temporaryDirectory.appendingPathComponent("thumbnail-sources-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: cache) }
+            var settings = try Self.settings(origins: ["127.0.0.2"], networks: ["127.0.0.2/32"])
+            settings.sourceCacheDirectory = cache.path
+            try await body(settings, "http://127.0.0.2:\(origin)/photo.jpg")
         }
     }
 
