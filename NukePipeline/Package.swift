@@ -7,6 +7,8 @@
 // trait-guarded dependency for every user of the package, and a trait is one switch for the
 // whole package, where this keeps the pipeline's dependencies visible in its own manifest.)
 //
+// - Nuke: `import Nuke` as on Apple platforms: the pipeline, the core, the processors and the
+//   default codecs in one product;
 // - NukePipeline: ImageRequest, ImagePipeline, ImageTask, ImageCache, DataCache, DataLoading and
 //   the AsyncHTTPClient loader, ImagePrefetcher;
 // - nuke-fetch (NukeFetch): `nuke fetch URL... --size 256 --to webp --out DIR --cache DIR --jobs N`;
@@ -17,11 +19,14 @@ import PackageDescription
 // The checkout one folder up; SwiftPM names a path dependency after its folder.
 let nukeCodecs = Context.packageDirectory.split(separator: "/").dropLast(1).last.map(String.init) ?? "NukeCodecs"
 let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// The codecs `import Nuke` and `nuke-fetch` link: every format Nuke's platform reads, and JPEG XL.
+let defaultCodecs = ["NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeTIFF", "NukeJXL", "NukeBMP", "NukeICO"]
 
 let package = Package(
     name: "NukePipeline",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "Nuke", targets: ["Nuke"]),
         .library(name: "NukePipeline", targets: ["NukePipeline"]),
         .executable(name: "nuke-fetch", targets: ["nuke-fetch"]),
     ],
@@ -31,8 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -46,9 +51,16 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/NukePipeline",
+            swiftSettings: swiftSettings
+        ),
+        // `import Nuke`: the pipeline, the core, the processors and the default codecs.
+        .target(
+            name: "Nuke",
+            dependencies: ["NukePipeline"] + defaultCodecs.map { .product(name: $0, package: nukeCodecs) }
+                + ["NukeCore", "NukeProcessing"].map { .product(name: $0, package: nukeCodecs) },
+            path: "Sources/Nuke",
             swiftSettings: swiftSettings
         ),
         // `nuke fetch`: the run (a library, so the tests drive it in process) and its command line,
@@ -64,8 +76,7 @@ let package = Package(
             dependencies: [
                 "NukeFetch", "NukePipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ] + ["NukeCore", "NukeIsolation", "NukeJPEG", "NukePNG", "NukeGIF", "NukeWebP", "NukeHEIF", "NukeTIFF", "NukeJXL", "NukeBMP", "NukeICO"]
-                .map { .product(name: $0, package: nukeCodecs) },
+            ] + (["NukeCore", "NukeIsolation"] + defaultCodecs).map { .product(name: $0, package: nukeCodecs) },
             path: "Sources/nuke-fetch",
             swiftSettings: swiftSettings
         ),
@@ -104,6 +115,14 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Tests/NukePipelineTests",
+            swiftSettings: swiftSettings
+        ),
+        // Snippets as Nuke's documentation writes them, with `import Nuke` alone: they compile
+        // and run against an origin on loopback.
+        .testTarget(
+            name: "NukeDocumentationTests",
+            dependencies: ["Nuke", "NukePipelineTestServer"],
+            path: "Tests/NukeDocumentationTests",
             swiftSettings: swiftSettings
         ),
     ]

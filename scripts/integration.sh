@@ -42,6 +42,8 @@ swift test --package-path "$root/Examples/QOIPlugin" -q
 
 echo "integration: testing NukePipeline (its own package: loading, caches, sharing and resuming against HTTP servers on loopback)"
 swift test --package-path "$root/NukePipeline" -q
+echo "integration: NukePipeline's DocC catalogue (its articles' code is NukeDocumentationTests'), warnings as errors"
+swift package --package-path "$root/NukePipeline" generate-documentation --target NukePipeline --warnings-as-errors
 
 echo "integration: building Examples/ThumbnailService and meeting its edges as a hostile client"
 swift build --package-path "$root/Examples/ThumbnailService" -q

@@ -142,7 +142,7 @@ public struct FetchRun: Sendable {
         var lastError: (any Error)?
         for _ in 0...max(0, options.retries) {
             do {
-                let response = try await pipeline.image(for: request)
+                let response = try await pipeline.imageTask(with: request).response
                 let file = try write(response.container, name: name)
                 return Outcome(url: url, result: .success(file), cacheType: response.cacheType,
                                bytesDownloaded: response.metrics.bytesDownloaded, resumed: response.metrics.bytesResumed > 0,

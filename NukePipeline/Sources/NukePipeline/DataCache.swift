@@ -1,4 +1,3 @@
-import Crypto
 import Dispatch
 import Foundation
 import Synchronization
@@ -44,7 +43,7 @@ public final class DataCache: Sendable {
 
     /// The file name of `key`: its SHA-256, in hex.
     public static func fileName(forKey key: String) -> String {
-        let digest = SHA256.hash(data: Data(key.utf8))
+        let digest = SHA256.hash(Data(key.utf8))
         return String(unsafeUninitializedCapacity: 64) { buffer in
             var index = 0
             for byte in digest {
@@ -105,6 +104,42 @@ public final class DataCache: Sendable {
     /// Returns when every write and removal asked for so far is done.
     public func flush() async {
         await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+    }
+
+    /// Returns when the write of `key` asked for so far is done (Nuke's `flush(for:)`; here, as
+    /// ``flush()``, it is `async`: a synchronous one would block a cooperative thread, and Swift
+    /// picks it over the `async` one in some async contexts).
+    public func flush(for key: String) async {
+        await flush()
+    }
+
+    /// The file that holds (or will hold) the data under `key`.
+    public func url(for key: String) -> URL? {
+        path.appendingPathComponent(Self.fileName(forKey: key))
+    }
+
+    /// A cache named `name` in the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`, as
+    /// the XDG Base Directory specification says), of `sizeLimit` bytes, by default a tenth of
+    /// the disk's free space, at least 64 MiB and at most 1 GiB.
+    public convenience init(name: String, sizeLimit: Int? = nil) throws {
+        let folder = Self.cacheFolder().appendingPathComponent(name, isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try self.init(path: folder, sizeLimit: sizeLimit ?? Self.defaultSizeLimit(for: folder))
+    }
+
+    /// `$XDG_CACHE_HOME` when set to an absolute path, else `~/.cache`.
+    static func cacheFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return URL(fileURLWithPath: xdg, isDirectory: true) }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache", isDirectory: true)
+    }
+
+    /// A tenth of the free space of the disk `folder` is on, within 64 MiB…1 GiB.
+    static func defaultSizeLimit(for folder: URL) -> Int {
+        var stats = statvfs()
+        guard statvfs(folder.path, &stats) == 0 else { return 150 << 20 }
+        let free = Int(stats.f_bavail) &* Int(stats.f_frsize)
+        return min(1 << 30, max(64 << 20, free / 10))
     }
 
     /// Sweeps now (after the pending writes), and returns when done.

@@ -10,6 +10,7 @@ public protocol DataLoading: Sendable {
     /// Sends `request` and reports what comes back.
     ///
     /// - Parameters:
+    ///   - request: what to load: the request, and the range to resume from.
     ///   - onResponse: called once with the final response head (after any redirects); it throws
     ///     to refuse the response (a status or size the pipeline does not accept), which ends the load.
     ///   - onData: called with each piece of the body; it throws to stop the load.

@@ -56,6 +56,9 @@ public final class ImageCache: Sendable {
     private let state: Mutex<State>
     private let clock = ContinuousClock()
 
+    /// The cache `ImagePipeline.Configuration()` uses unless told otherwise (Nuke's `ImageCache.shared`).
+    public static let shared = ImageCache()
+
     /// A cache with `limits`.
     public init(limits: Limits = Limits()) {
         state = Mutex(State(limits: limits))
@@ -65,6 +68,27 @@ public final class ImageCache: Sendable {
     public var limits: Limits {
         get { state.withLock { $0.limits } }
         set { state.withLock { $0.limits = newValue; Self.trim(&$0) } }
+    }
+
+    /// Nuke's names for the limits, one at a time.
+    public var costLimit: Int {
+        get { limits.costLimit }
+        set { limits.costLimit = newValue }
+    }
+    /// Images kept at most.
+    public var countLimit: Int {
+        get { limits.countLimit }
+        set { limits.countLimit = newValue }
+    }
+    /// An image costing more than this fraction of ``costLimit`` is not stored.
+    public var entryCostLimit: Double {
+        get { limits.entryCostLimit }
+        set { limits.entryCostLimit = newValue }
+    }
+    /// How long an entry lives; `nil` for no limit.
+    public var ttl: Duration? {
+        get { limits.ttl }
+        set { limits.ttl = newValue }
     }
 
     /// Bytes of pixels held.

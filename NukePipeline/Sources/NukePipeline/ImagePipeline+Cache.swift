@@ -31,6 +31,24 @@ extension ImagePipeline {
 
         let pipeline: ImagePipeline
 
+        /// The processed image the memory cache holds for `request`; setting stores or (`nil`)
+        /// removes it there.
+        public subscript(request: ImageRequest) -> ImageContainer? {
+            get { pipeline.configuration.imageCache?[pipeline.imageKey(for: request)] }
+            nonmutating set {
+                let key = pipeline.imageKey(for: request)
+                if let newValue { pipeline.configuration.imageCache?[key] = newValue } else {
+                    pipeline.configuration.imageCache?.removeValue(forKey: key)
+                }
+            }
+        }
+
+        /// The image the memory cache holds for `url` (no processors).
+        public subscript(url: URL) -> ImageContainer? {
+            get { self[ImageRequest(url: url)] }
+            nonmutating set { self[ImageRequest(url: url)] = newValue }
+        }
+
         /// The processed image for `request`, from memory, else decoded from the disk cache's
         /// encoded copy (on the calling thread, as Nuke does).
         public func cachedImage(for request: ImageRequest, caches: Caches = .all) -> ImageContainer? {

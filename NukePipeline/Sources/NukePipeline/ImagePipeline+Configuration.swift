@@ -54,12 +54,26 @@ extension ImagePipeline {
         /// Download starts per second and burst (Nuke's 80 and 25); `nil` for no limit.
         public var rateLimit: RateLimit? = RateLimit(rate: 80, burst: 25)
 
-        /// A configuration.
-        public init(dataLoader: any DataLoading = HTTPDataLoader(), imageCache: ImageCache? = ImageCache(), dataCache: DataCache? = nil) {
+        /// A configuration; the memory cache is ``ImageCache/shared`` unless given.
+        public init(dataLoader: any DataLoading = HTTPDataLoader(), imageCache: ImageCache? = ImageCache.shared, dataCache: DataCache? = nil) {
             self.dataLoader = dataLoader
             self.imageCache = imageCache
             self.dataCache = dataCache
         }
+
+        /// Nuke's `.withDataCache`: the defaults with an aggressive ``DataCache`` in the user's
+        /// cache folder (`$XDG_CACHE_HOME/com.github.kean.Nuke.DataCache`, else under `~/.cache`),
+        /// sized within the disk's free space, so a restarted server finds what it fetched.
+        public static var withDataCache: Configuration { withDataCache() }
+
+        /// The defaults with a ``DataCache`` named `name` in the user's cache folder.
+        public static func withDataCache(name: String = "com.github.kean.Nuke.DataCache", sizeLimit: Int? = nil) -> Configuration {
+            Configuration(dataCache: try? DataCache(name: name, sizeLimit: sizeLimit))
+        }
+
+        /// Nuke's `.withURLCache`: the defaults, responses kept as HTTP's caching rules allow in
+        /// an ``HTTPCache`` (there is no `URLCache` here), no ``DataCache``.
+        public static var withURLCache: Configuration { Configuration() }
     }
 
     /// What the disk cache keeps (Nuke's `DataCachePolicy`).
@@ -95,6 +109,8 @@ extension ImagePipeline {
         case notAnImage(contentType: String?)
         /// ``ImageRequest/Options/returnCacheDataDontLoad`` and no cache had it.
         case dataMissingInCache
+        /// The request has no URL (`ImageRequest(url: nil)`).
+        case imageRequestMissing
         /// The loader failed: its error, as it threw it (`HTTPDataLoader.LoadError`, an
         /// `HTTPClientError`, a user loader's own), so that a caller can map it.
         case dataLoadingFailed(any Swift.Error)
@@ -114,6 +130,7 @@ extension ImagePipeline {
             case .responseTooLarge(let limit): "the response is over the limit of \(limit) bytes"
             case .notAnImage(let type): "the response is not an image the pipeline can decode (Content-Type \(type ?? "none"))"
             case .dataMissingInCache: "the data is in no cache, and the request allows no loading"
+            case .imageRequestMissing: "the request has no URL"
             case .dataLoadingFailed(let error): "loading failed: \(error)"
             case .emptyResponse: "the response was empty"
             case .responseFraming(let expected, let received):

@@ -19,11 +19,11 @@ extension ImagePipeline {
         case .provider(_, let load):
             let data = try await load()
             try validate(data, contentType: nil)
-            return Downloaded(data: data, revalidated: false, storeInHTTPCache: nil)
+            return Downloaded(data: data, revalidated: false, storeInHTTPCache: nil, response: nil)
         case .http(let description):
             http = description
         }
-        let keys = identities.keys(for: request)
+        let keys = keys(for: request)
         let partial = configuration.isResumableDataEnabled && stale == nil ? resumableData.take(keys.resume) : nil
         do {
             return try await download(request, http: http, keys: keys, stale: stale, partial: partial, handle: handle, metrics: &metrics)
@@ -54,7 +54,8 @@ extension ImagePipeline {
         var head: DataLoadResponse?
         do {
             let loadRequest = DataLoadRequest(http: http, resume: partial.map { (Int64($0.data.count), $0.validator.ifRange) })
-            try await configuration.dataLoader.loadData(for: loadRequest, onResponse: { response in
+            let loader = delegate?.dataLoader(for: request, pipeline: self) ?? configuration.dataLoader
+            try await loader.loadData(for: loadRequest, onResponse: { response in
                 head = response
                 identities.learn(response, for: request)
                 if response.statusCode == 304, stale != nil { return }
@@ -110,7 +111,7 @@ extension ImagePipeline {
         }
         if let head, head.statusCode == 304, let stale {
             httpCache?.refresh(stale, response: head, forKey: keys.cache, requestHeaders: requestHeaders)
-            return Downloaded(data: stale.data, revalidated: true, storeInHTTPCache: nil)
+            return Downloaded(data: stale.data, revalidated: true, storeInHTTPCache: nil, response: head)
         }
         // A body shorter than its framing said is a cut, however the connection ended.
         if let expected, Int64(buffer.count) != expected {
@@ -126,7 +127,7 @@ extension ImagePipeline {
             let data = buffer
             store = { key in httpCache.store(data, response: head, forKey: key, requestHeaders: requestHeaders) }
         }
-        return Downloaded(data: buffer, revalidated: false, storeInHTTPCache: store)
+        return Downloaded(data: buffer, revalidated: false, storeInHTTPCache: store, response: head)
     }
 
     /// Keeps the bytes of a load that stopped for a resume, when they can be told apart from
@@ -152,6 +153,8 @@ struct Downloaded: Sendable {
     var revalidated: Bool
     /// Stores a `200` in the HTTP cache under a key, when its rules allow; called once the bytes are known good.
     var storeInHTTPCache: (@Sendable (String) -> Void)?
+    /// The response head.
+    var response: DataLoadResponse?
 }
 
 /// A `206` that cannot be joined to the partial data: the load starts again without it.

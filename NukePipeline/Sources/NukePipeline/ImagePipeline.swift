@@ -2,6 +2,7 @@ import Foundation
 import NukeCore
 import NukeProcessing
 import NukeSession
+import Synchronization
 
 /// Nuke's image pipeline on Linux: a request is served from the memory cache, else from the disk
 /// cache, else loaded (resuming a partial download), decoded (progressively when asked) and
@@ -16,6 +17,9 @@ import NukeSession
 public final class ImagePipeline: Sendable {
     /// The pipeline's configuration.
     public let configuration: Configuration
+    /// Decides per request what the configuration decides for all (the loader, the disk cache
+    /// key, what is written to disk) and hears every task's events. Kept strongly.
+    public let delegate: (any ImagePipelineDelegate)?
 
     let dataJobs = JobPool<LoadedData>()
     let decodeJobs = JobPool<Traced>()
@@ -30,12 +34,25 @@ public final class ImagePipeline: Sendable {
     let identities = ResponseIdentities()
     private let clock = ContinuousClock()
 
-    /// A pipeline with the default configuration: ``HTTPDataLoader``, an ``ImageCache``, no disk cache.
-    public static let shared = ImagePipeline()
+    /// The pipeline `ImagePipeline.shared` names: by default one with the default configuration
+    /// (``HTTPDataLoader``, an ``ImageCache``, an ``HTTPCache``, no disk cache), made on first use;
+    /// an app sets its own at start-up, as with Nuke.
+    public static var shared: ImagePipeline {
+        get {
+            sharedPipeline.withLock { shared in
+                if let shared { return shared }
+                let pipeline = ImagePipeline()
+                shared = pipeline
+                return pipeline
+            }
+        }
+        set { sharedPipeline.withLock { $0 = newValue } }
+    }
 
-    /// A pipeline.
-    public init(configuration: Configuration = Configuration()) {
+    /// A pipeline with `configuration` (and a `delegate` that decides per request).
+    public init(configuration: Configuration = Configuration(), delegate: (any ImagePipelineDelegate)? = nil) {
         self.configuration = configuration
+        self.delegate = delegate
         loadingQueue = WorkQueue(width: configuration.maximumConcurrentDataLoads)
         decodingQueue = WorkQueue(width: configuration.maximumConcurrentDecodes)
         processingQueue = WorkQueue(width: configuration.maximumConcurrentProcessings)
@@ -44,25 +61,51 @@ public final class ImagePipeline: Sendable {
         resumableData = ResumableDataStore(byteLimit: configuration.resumableDataLimit)
     }
 
+    /// A pipeline whose configuration `configure` changes from the defaults:
+    /// `ImagePipeline { $0.dataCache = try? DataCache(name: "thumbnails") }`.
+    public convenience init(delegate: (any ImagePipelineDelegate)? = nil, _ configure: (inout Configuration) -> Void) {
+        var configuration = Configuration()
+        configure(&configuration)
+        self.init(configuration: configuration, delegate: delegate)
+    }
+
     /// Starts a task for `request`: its previews, progress, priority and cancellation are the
     /// caller's to watch and change.
     public func imageTask(with request: ImageRequest) -> ImageTask {
-        let task = ImageTask(request: request)
+        var observer: (@Sendable (ImageTask, ImageTask.Event) -> Void)?
+        if let delegate {
+            observer = { [unowned self] task, event in delegate.imageTask(task, didReceiveEvent: event, pipeline: self) }
+        }
+        let task = ImageTask(request: request, observer: observer)
+        delegate?.imageTaskCreated(task, pipeline: self)
         task.start { [self] task in try await perform(request, task: task) }
         return task
     }
 
-    /// Loads, decodes and processes the image for `request`; cancelling the calling task cancels it.
-    public func image(for request: ImageRequest) async throws -> ImageResponse {
-        try await perform(request, task: nil)
+    /// Starts a task for the image at `url`.
+    public func imageTask(with url: URL) -> ImageTask {
+        imageTask(with: ImageRequest(url: url))
     }
 
-    /// The data for `request` (from the disk cache, or loaded), neither decoded nor stored in memory.
-    public func data(for request: ImageRequest) async throws -> Data {
+    /// Loads, decodes and processes the image for `request`; cancelling the calling task cancels
+    /// it. (Its ``ImageResponse``, with the cache it came from and the metrics, is
+    /// `imageTask(with:).response`'s.)
+    public func image(for request: ImageRequest) async throws -> PlatformImage {
+        try await perform(request, task: nil).image
+    }
+
+    /// Loads and decodes the image at `url`.
+    public func image(for url: URL) async throws -> PlatformImage {
+        try await image(for: ImageRequest(url: url))
+    }
+
+    /// The data for `request` (from the disk cache, or loaded), neither decoded nor stored in
+    /// memory, and the origin's response head when it was loaded now.
+    public func data(for request: ImageRequest) async throws -> (Data, DataLoadResponse?) {
         let loaded = try await loaded(request, priority: { request.priority }, onEvent: { _ in }).value
         // Nothing decodes it here: its length was checked against the response's framing.
         loaded.commit?()
-        return loaded.data
+        return (loaded.data, loaded.response)
     }
 
     /// The image the memory cache holds for `request`.
@@ -73,14 +116,20 @@ public final class ImagePipeline: Sendable {
     /// The memory and disk cache key of `request`'s final image: the response's identity (its
     /// normalised URL or ``ImageRequest/imageID``, its credentials, the headers it varies on), the
     /// decode options and the processors.
-    func imageKey(for request: ImageRequest) -> String { request.imageKey(identities.keys(for: request)) }
+    func imageKey(for request: ImageRequest) -> String { request.imageKey(keys(for: request)) }
+
+    /// The keys of `request`: the response identity's, with the delegate's cache key, if it gives
+    /// one, in place of the URL.
+    func keys(for request: ImageRequest) -> ResponseKeys {
+        identities.keys(for: request, customKey: delegate?.cacheKey(for: request, pipeline: self))
+    }
 
     /// The disk cache key of `request`'s original data.
-    func originalDataKey(for request: ImageRequest) -> String { identities.keys(for: request).cache }
+    func originalDataKey(for request: ImageRequest) -> String { keys(for: request).cache }
 
     /// A key that names `request`'s work whatever the responses said since (for the prefetcher).
     func workKey(for request: ImageRequest) -> String {
-        identities.keys(for: request).join + request.decodeSuffix + request.processorsSuffix(request.processors.count)
+        keys(for: request).join + request.decodeSuffix + request.processorsSuffix(request.processors.count)
     }
 
     /// Counts of the work started since the pipeline was made (not of requests served by caches
@@ -100,14 +149,17 @@ public final class ImagePipeline: Sendable {
         let onEvent: @Sendable (JobEvent) -> Void = { task?.report($0) }
         let key = imageKey(for: request)
         if !request.options.contains(.disableMemoryCacheReads), let hit = configuration.imageCache?[key] {
-            return ImageResponse(container: hit, cacheType: .memory, metrics: ImageTask.Metrics(total: start.duration(to: clock.now)))
+            var metrics = ImageTask.Metrics()
+            metrics.total = start.duration(to: clock.now)
+            return ImageResponse(container: hit, request: request, cacheType: .memory, metrics: metrics)
         }
         var (traced, joined) = try await processed(request, count: request.processors.count, priority: priority, onEvent: onEvent)
         traced.metrics.isDeduplicated = traced.metrics.isDeduplicated || joined
         traced.metrics.total = start.duration(to: clock.now)
         // Stored by the job already, unless the job was another request's decode with other processors.
         if let cache = configuration.imageCache, cache[imageKey(for: request)] == nil { storeInMemory(traced.container, for: request) }
-        return ImageResponse(container: traced.container, cacheType: traced.cacheType, metrics: traced.metrics)
+        return ImageResponse(container: traced.container, request: request, urlResponse: traced.response, cacheType: traced.cacheType,
+                             metrics: traced.metrics)
     }
 
     /// The image after the first `count` processors: one job per prefix, each built on the
@@ -115,7 +167,7 @@ public final class ImagePipeline: Sendable {
     private func processed(_ request: ImageRequest, count: Int, priority: @escaping @Sendable () -> ImageRequest.Priority,
                            onEvent: @escaping @Sendable (JobEvent) -> Void) async throws -> (Traced, joined: Bool) {
         guard count > 0 else { return try await decoded(request, priority: priority, onEvent: onEvent) }
-        let key = identities.keys(for: request).join + request.decodeSuffix + request.processorsSuffix(count) + request.jobOptionsKey
+        let key = keys(for: request).join + request.decodeSuffix + request.processorsSuffix(count) + request.jobOptionsKey
         return try await processingJobs.value(for: key, priority: priority, onEvent: onEvent) { [self] handle in
             try await processingJob(request, count: count, handle: handle)
         }
@@ -156,7 +208,7 @@ public final class ImagePipeline: Sendable {
     /// The decoded image: one job per data and decode options.
     private func decoded(_ request: ImageRequest, priority: @escaping @Sendable () -> ImageRequest.Priority,
                          onEvent: @escaping @Sendable (JobEvent) -> Void) async throws -> (Traced, joined: Bool) {
-        let key = identities.keys(for: request).join + request.decodeSuffix + request.jobOptionsKey
+        let key = keys(for: request).join + request.decodeSuffix + request.jobOptionsKey
         return try await decodeJobs.value(for: key, priority: priority, onEvent: onEvent) { [self] handle in
             try await decodeJob(request, handle: handle)
         }
@@ -201,7 +253,7 @@ public final class ImagePipeline: Sendable {
         metrics.decoding = started.duration(to: clock.now)
         metrics.isDeduplicated = joined
         if request.processors.isEmpty { storeInMemory(container, for: request) }
-        return Traced(container: container, metrics: metrics, cacheType: loaded.cacheType)
+        return Traced(container: container, metrics: metrics, cacheType: loaded.cacheType, response: loaded.response)
     }
 
     /// Decodes on a thread of the blocking queue, not the caller's; a decode that stopped for
@@ -233,7 +285,7 @@ public final class ImagePipeline: Sendable {
     /// the caches only when the caller commits it (``LoadedData/commit``), once it has decoded.
     func loaded(_ request: ImageRequest, priority: @escaping @Sendable () -> ImageRequest.Priority,
                 onEvent: @escaping @Sendable (JobEvent) -> Void) async throws -> (value: LoadedData, joined: Bool) {
-        let keys = identities.keys(for: request)
+        let keys = keys(for: request)
         return try await dataJobs.value(for: keys.join + request.jobOptionsKey, priority: priority, onEvent: onEvent) { [self] handle in
             try await loadJob(request, cacheKey: keys.cache, handle: handle)
         }
@@ -268,17 +320,19 @@ public final class ImagePipeline: Sendable {
             return try await download(request, revalidating: stale, handle: handle, metrics: &metrics)
         }
         metrics.dataLoading = started.duration(to: clock.now)
-        var loaded = LoadedData(data: downloaded.data, metrics: metrics, cacheType: downloaded.revalidated ? .http : nil)
+        var loaded = LoadedData(data: downloaded.data, metrics: metrics, cacheType: downloaded.revalidated ? .http : nil,
+                                response: downloaded.response)
         let writesDisk = configuration.dataCachePolicy.storesOriginalData(processors: request.processors)
             && !request.options.contains(.disableDiskCacheWrites)
         let dataCache = writesDisk ? configuration.dataCache : nil
         let storeInHTTPCache = downloaded.storeInHTTPCache
         if dataCache != nil || storeInHTTPCache != nil {
             // Stored under the response's keys, now that its `Vary` is known.
-            let storeKey = identities.keys(for: request).cache
+            let storeKey = keys(for: request).cache
             let data = downloaded.data
+            let willCache = self.willCache(request)
             loaded.commit = { @Sendable in
-                dataCache?.storeData(data, forKey: storeKey)
+                if let dataCache, let data = willCache(data, nil) { dataCache.storeData(data, forKey: storeKey) }
                 storeInHTTPCache?(storeKey)
             }
         }
@@ -325,10 +379,11 @@ public final class ImagePipeline: Sendable {
         let type = encodingType(for: container)
         let key = imageKey(for: request)
         let image = container.image
+        let willCache = self.willCache(request)
         Task.detached(priority: .background) { [encodingQueue] in
             try? await encodingQueue.run(priority: { .veryLow }) {
                 let data = try await BlockingWorkQueue.shared.run { () throws -> Data in try encoders.encode(image, as: type) }
-                dataCache.storeData(data, forKey: key)
+                if let data = willCache(data, container) { dataCache.storeData(data, forKey: key) }
             }
         }
     }
@@ -336,12 +391,25 @@ public final class ImagePipeline: Sendable {
 
 // MARK: - What jobs pass on
 
+/// The one pipeline `ImagePipeline.shared` names, made on first use unless set.
+private let sharedPipeline = Mutex<ImagePipeline?>(nil)
+
+extension ImagePipeline {
+    /// What goes to the disk cache for `request`: the delegate's say (``ImagePipelineDelegate/willCache(data:image:for:pipeline:)``), else the data.
+    func willCache(_ request: ImageRequest) -> @Sendable (Data, ImageContainer?) -> Data? {
+        guard let delegate else { return { data, _ in data } }
+        return { [unowned self] data, image in delegate.willCache(data: data, image: image, for: request, pipeline: self) }
+    }
+}
+
 /// Loaded data and how it was loaded.
 struct LoadedData: Sendable {
     var data: Data
     var metrics: ImageTask.Metrics
     /// The cache it came from, if any.
     var cacheType: ImageResponse.CacheType?
+    /// The origin's response head, when loaded now.
+    var response: DataLoadResponse? = nil
     /// Stores freshly loaded data in the caches the request writes to: called once the bytes are
     /// known good (decoded, or for ``ImagePipeline/data(for:)`` their length checked); `nil` for
     /// data a cache served.
@@ -353,6 +421,7 @@ struct Traced: Sendable {
     var container: ImageContainer
     var metrics: ImageTask.Metrics
     var cacheType: ImageResponse.CacheType?
+    var response: DataLoadResponse? = nil
 }
 
 extension ImageRequest {

@@ -30,21 +30,52 @@ public struct ImageRequest: Sendable {
     public var options: Options
     /// Decode straight to this size (the codec's native reduction, then the core's resampler),
     /// as Nuke's thumbnail option: the full image is never decoded. The decoded image is then
-    /// the thumbnail, and processors run on it.
-    public var thumbnail: Thumbnail?
+    /// the thumbnail, and processors run on it. (`userInfo[.thumbnailKey]`.)
+    public var thumbnail: Thumbnail? {
+        get { userInfo[.thumbnailKey] as? Thumbnail }
+        set { userInfo[.thumbnailKey] = newValue }
+    }
     /// Decode under these limits instead of the pipeline's.
     public var limits: ImageLimits?
     /// Set by a pipeline that shares no work: makes this request's jobs its own.
     var jobSalt: String?
     /// A key the caller chooses for the memory and disk caches instead of the one derived from
-    /// the resource (for example a URL without its expiring signature).
-    public var imageID: String?
+    /// the resource (for example a URL without its expiring signature). (`userInfo[.imageIdKey]`.)
+    public var imageID: String? {
+        get { userInfo[.imageIdKey] as? String }
+        set { userInfo[.imageIdKey] = newValue }
+    }
+    /// Nuke's name: the key the caches use for the resource, ``imageID`` when set, else the URL.
+    public var imageId: String? { imageID ?? url?.absoluteString }
+    /// Options by key, as Nuke's `userInfo`: ``UserInfoKey/imageIdKey`` (a `String`),
+    /// ``UserInfoKey/thumbnailKey`` (a ``Thumbnail``), and the app's own.
+    /// ``UserInfoKey/scaleKey`` is kept and not read: a server has no screen scale.
+    public var userInfo: [UserInfoKey: any Sendable] = [:]
 
-    /// A request for `url`.
-    public init(url: URL, processors: [any ImageProcessing] = [], priority: Priority = .normal,
-                options: Options = [], thumbnail: Thumbnail? = nil) {
-        self.init(resource: .http(HTTPRequestDescription(url: url)), processors: processors,
-                  priority: priority, options: options, thumbnail: thumbnail)
+    /// A key of ``userInfo``.
+    public struct UserInfoKey: Hashable, Sendable, ExpressibleByStringLiteral {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { rawValue = value }
+
+        /// A `String`: the ``imageID``.
+        public static let imageIdKey: UserInfoKey = "github.com/kean/nuke/imageId"
+        /// A `Float` in Nuke (the screen scale); kept, not read.
+        public static let scaleKey: UserInfoKey = "github.com/kean/nuke/scale"
+        /// A ``Thumbnail``: decode to size.
+        public static let thumbnailKey: UserInfoKey = "github.com/kean/nuke/thumbnail"
+    }
+
+    /// Nuke's name for ``Thumbnail``.
+    public typealias ThumbnailOptions = Thumbnail
+
+    /// A request for `url`; `nil` fails with ``ImagePipeline/Error/imageRequestMissing``, as in Nuke.
+    public init(url: URL?, processors: [any ImageProcessing] = [], priority: Priority = .normal,
+                options: Options = [], thumbnail: Thumbnail? = nil, userInfo: [UserInfoKey: any Sendable]? = nil) {
+        let resource: Resource = url.map { .http(HTTPRequestDescription(url: $0)) }
+            ?? .provider(id: "nil-url", load: { throw ImagePipeline.Error.imageRequestMissing })
+        self.init(resource: resource, processors: processors, priority: priority, options: options, thumbnail: thumbnail)
+        for (key, value) in userInfo ?? [:] { self.userInfo[key] = value }
     }
 
     /// A request for `http`, an HTTP request with its headers.
@@ -60,7 +91,7 @@ public struct ImageRequest: Sendable {
         self.processors = processors
         self.priority = priority
         self.options = options
-        self.thumbnail = thumbnail
+        if let thumbnail { userInfo[.thumbnailKey] = thumbnail }
     }
 
     /// Nuke's priorities.
@@ -105,6 +136,18 @@ public struct ImageRequest: Sendable {
             self.size = size
             self.contentMode = contentMode
             self.appliesOrientation = appliesOrientation
+        }
+
+        /// Nuke's `ThumbnailOptions(maxPixelSize:)`: the longer side at most `maxPixelSize` pixels.
+        public init(maxPixelSize: Float) {
+            let side = max(1, Int(maxPixelSize.rounded()))
+            self.init(size: ImageSize(width: side, height: side))
+        }
+
+        /// Nuke's `ThumbnailOptions(size:unit:contentMode:)`, in pixels.
+        public init(size: CGSize, contentMode: ImageDecodingContext.ContentMode = .aspectFill) {
+            self.init(size: ImageSize(width: max(1, Int(size.width.rounded())), height: max(1, Int(size.height.rounded()))),
+                      contentMode: contentMode)
         }
     }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Synchronization
 
@@ -22,11 +21,12 @@ final class ResponseIdentities: Sendable {
 
     init() {}
 
-    /// The keys of `request`, with the `Vary` names learned so far for its URL.
-    func keys(for request: ImageRequest) -> ResponseKeys {
+    /// The keys of `request`, with the `Vary` names learned so far for its URL; `customKey` (a
+    /// delegate's) names the resource in the cache keys in place of its URL or `imageID`.
+    func keys(for request: ImageRequest, customKey: String? = nil) -> ResponseKeys {
         switch request.resource {
         case .provider(let id, _):
-            let base = "provider:" + (request.imageID ?? id)
+            let base = "provider:" + (customKey ?? request.imageID ?? id)
             return ResponseKeys(cache: base, join: "provider:" + id, resume: "provider:" + id)
         case .http(let http):
             let url = Self.normalizedURL(http.url)
@@ -36,7 +36,7 @@ final class ResponseIdentities: Sendable {
             let varying = names.contains("*") ? Self.allHeaders(http.headers)
                 : names.sorted().map { name in "\n\(name): " + (Self.value(of: name, in: http.headers) ?? "") }.joined()
             let join = url + "\nheaders:" + Self.allHeaders(http.headers)
-            return ResponseKeys(cache: (request.imageID ?? url) + credential + varying, join: join, resume: join)
+            return ResponseKeys(cache: (customKey ?? request.imageID ?? url) + credential + varying, join: join, resume: join)
         }
     }
 
@@ -91,7 +91,7 @@ final class ResponseIdentities: Sendable {
         let credentials = headers.filter { credentialHeaderNames.contains($0.name.lowercased()) }
         guard !credentials.isEmpty else { return nil }
         let text = credentials.map { "\($0.name.lowercased()): \($0.value)" }.sorted().joined(separator: "\n")
-        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        return SHA256.hex(Data(text.utf8))
     }
 
     /// Every header, names lower-cased and sorted, credentials as their fingerprint.

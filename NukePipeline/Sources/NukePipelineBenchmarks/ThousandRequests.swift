@@ -84,7 +84,7 @@ enum ThousandRequests {
             let pipeline = ImagePipeline(configuration: configuration)
             try await forEach(order) { index in
                 let request = ImageRequest(url: urls[index], thumbnail: .init(size: ImageSize(width: side, height: side)))
-                let response = try await pipeline.image(for: request)
+                let response = try await pipeline.imageTask(with: request).response
                 precondition(max(response.image.width, response.image.height) == side)
             }
             decodes = pipeline.workCounts.decodes

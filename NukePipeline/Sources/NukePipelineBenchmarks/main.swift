@@ -121,7 +121,7 @@ func refetchedShare(drip: (bytes: Int, interval: TimeAmount)?) async throws -> D
     let pipeline = ImagePipeline(configuration: configuration)
     let request = ImageRequest(url: server.url("/big.jpg"))
     _ = try? await pipeline.data(for: request)
-    let second = try await pipeline.data(for: request)
+    let (second, _) = try await pipeline.data(for: request)
     precondition(second == body)
     let range = server.requests(for: "/big.jpg").last?.range
     await server.shutdown()

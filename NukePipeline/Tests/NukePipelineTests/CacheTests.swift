@@ -2,6 +2,7 @@ import Foundation
 import NukeCore
 import NukeProcessing
 import NukePipelineTestServer
+import Synchronization
 import Testing
 @testable import NukePipeline
 #if canImport(Glibc)
@@ -118,17 +119,17 @@ func container(width: Int) -> ImageContainer {
             let folder = temporaryFolder()
             let request = ImageRequest(url: server.url("/photo.jpg"), processors: [ImageProcessors.Resize(width: 16)])
             let first = makePipeline(dataCache: try DataCache(path: folder))
-            _ = try await first.image(for: request)
+            _ = try await first.response(for: request)
             await first.configuration.dataCache?.flush()
             // A new pipeline (a restarted process): memory is empty, the disk has the data.
             let second = makePipeline(dataCache: try DataCache(path: folder))
-            let response = try await second.image(for: request)
+            let response = try await second.response(for: request)
             #expect(response.cacheType == .diskOriginal && response.image.width == 16)
             #expect(server.requests(for: "/photo.jpg").count == 1)
             // Cache only: a resource no cache has fails without a request.
             var cacheOnly = ImageRequest(url: server.url("/other.jpg"))
             cacheOnly.options = .returnCacheDataDontLoad
-            await #expect { try await second.image(for: cacheOnly) } throws: { error in
+            await #expect { try await second.response(for: cacheOnly) } throws: { error in
                 guard case ImagePipeline.Error.dataMissingInCache = error else { return false }
                 return true
             }
@@ -142,13 +143,13 @@ func container(width: Int) -> ImageContainer {
             let folder = temporaryFolder()
             let request = ImageRequest(url: server.url("/photo.jpg"), processors: [ImageProcessors.Resize(width: 16)])
             let first = makePipeline(dataCache: try DataCache(path: folder), policy: .automatic)
-            _ = try await first.image(for: request)
+            _ = try await first.response(for: request)
             let cache = try #require(first.configuration.dataCache)
             try await eventually("the encoded thumbnail is stored") { cache.containsData(forKey: first.imageKey(for: request)) }
             await cache.flush()
             #expect(!cache.containsData(forKey: first.originalDataKey(for: request)))  // automatic: processed only
             let second = makePipeline(dataCache: try DataCache(path: folder), policy: .automatic)
-            let response = try await second.image(for: request)
+            let response = try await second.response(for: request)
             #expect(response.cacheType == .diskProcessed && response.image.width == 16)
             #expect(second.workCounts.decodes == 0 && server.requests(for: "/photo.jpg").count == 1)
         }
@@ -177,8 +178,8 @@ func setModified(_ path: String, secondsAgo: Int) {
             try await eventually("b is on disk") { cache.containsData(forKey: pipeline.originalDataKey(for: b)) && toDisk.count == 0 }
             #expect(pipeline.cachedImage(for: b) == nil)
             #expect(server.requests(for: "/a.jpg").count == 1 && server.requests(for: "/b.jpg").count == 1)
-            #expect(try await pipeline.image(for: a).cacheType == .memory)
-            #expect(try await pipeline.image(for: b).cacheType == .diskOriginal)
+            #expect(try await pipeline.response(for: a).cacheType == .memory)
+            #expect(try await pipeline.response(for: b).cacheType == .diskOriginal)
         }
     }
 
@@ -210,12 +211,12 @@ func setModified(_ path: String, secondsAgo: Int) {
         try await withServer { server in
             server.serve("/fresh.jpg", .init(data: try Fixtures.jpeg, cacheControl: "public, max-age=600"))
             let pipeline = makePipeline()
-            #expect(try await pipeline.image(for: Self.request(server.url("/fresh.jpg"))).cacheType == nil)
-            let second = try await pipeline.image(for: Self.request(server.url("/fresh.jpg")))
+            #expect(try await pipeline.response(for: Self.request(server.url("/fresh.jpg"))).cacheType == nil)
+            let second = try await pipeline.response(for: Self.request(server.url("/fresh.jpg")))
             #expect(second.cacheType == .http && second.image.width == 37)
             #expect(server.requests(for: "/fresh.jpg").count == 1)
             // Reloading ignores it.
-            _ = try await pipeline.image(for: ImageRequest(url: server.url("/fresh.jpg"), options: .reloadIgnoringCachedData))
+            _ = try await pipeline.response(for: ImageRequest(url: server.url("/fresh.jpg"), options: .reloadIgnoringCachedData))
             #expect(server.requests(for: "/fresh.jpg").count == 2)
         }
     }
@@ -226,22 +227,22 @@ func setModified(_ path: String, secondsAgo: Int) {
             let jpeg = try Fixtures.jpeg
             server.serve("/etag.jpg", .init(data: jpeg, etag: "\"v1\"", cacheControl: "no-cache"))
             let pipeline = makePipeline()
-            _ = try await pipeline.image(for: Self.request(server.url("/etag.jpg")))
-            let second = try await pipeline.image(for: Self.request(server.url("/etag.jpg")))
+            _ = try await pipeline.response(for: Self.request(server.url("/etag.jpg")))
+            let second = try await pipeline.response(for: Self.request(server.url("/etag.jpg")))
             #expect(second.cacheType == .http && second.metrics.bytesDownloaded == 0 && second.image.width == 37)
             #expect(server.requests(for: "/etag.jpg").map(\.condition) == [nil, "\"v1\""])
             // The resource changed: the origin sends it whole, and that is what is kept next.
             let png = try Fixtures.png
             server.serve("/etag.jpg", .init(data: png, etag: "\"v2\"", cacheControl: "no-cache"))
-            let third = try await pipeline.image(for: Self.request(server.url("/etag.jpg")))
+            let third = try await pipeline.response(for: Self.request(server.url("/etag.jpg")))
             #expect(third.cacheType == nil && third.container.type == .png)
-            _ = try await pipeline.image(for: Self.request(server.url("/etag.jpg")))
+            _ = try await pipeline.response(for: Self.request(server.url("/etag.jpg")))
             #expect(server.requests(for: "/etag.jpg").map(\.condition) == [nil, "\"v1\"", "\"v1\"", "\"v2\""])
             // Last-Modified alone revalidates with If-Modified-Since.
             let date = "Tue, 03 Nov 2026 10:00:00 GMT"
             server.serve("/dated.jpg", .init(data: jpeg, lastModified: date, cacheControl: "max-age=0"))
-            _ = try await pipeline.image(for: Self.request(server.url("/dated.jpg")))
-            #expect(try await pipeline.image(for: Self.request(server.url("/dated.jpg"))).cacheType == .http)
+            _ = try await pipeline.response(for: Self.request(server.url("/dated.jpg")))
+            #expect(try await pipeline.response(for: Self.request(server.url("/dated.jpg"))).cacheType == .http)
             #expect(server.requests(for: "/dated.jpg").map(\.condition) == [nil, date])
         }
     }
@@ -253,7 +254,7 @@ func setModified(_ path: String, secondsAgo: Int) {
             server.serve("/plain.jpg", .init(data: jpeg))
             let pipeline = makePipeline()
             for path in ["/private.jpg", "/plain.jpg"] {
-                for _ in 0..<2 { #expect(try await pipeline.image(for: Self.request(server.url(path))).cacheType == nil) }
+                for _ in 0..<2 { #expect(try await pipeline.response(for: Self.request(server.url(path))).cacheType == nil) }
                 #expect(server.requests(for: path).map(\.condition) == [nil, nil])
             }
             #expect(pipeline.configuration.httpCache?.totalSize.count == 0)
@@ -267,9 +268,9 @@ func setModified(_ path: String, secondsAgo: Int) {
             let folder = temporaryFolder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let pipeline = makePipeline(dataCache: try DataCache(path: folder))
-            _ = try await pipeline.image(for: Self.request(server.url("/photo.jpg")))
+            _ = try await pipeline.response(for: Self.request(server.url("/photo.jpg")))
             await pipeline.configuration.dataCache?.flush()
-            #expect(try await pipeline.image(for: Self.request(server.url("/photo.jpg"))).cacheType == .diskOriginal)
+            #expect(try await pipeline.response(for: Self.request(server.url("/photo.jpg"))).cacheType == .diskOriginal)
             #expect(server.requests(for: "/photo.jpg").count == 1 && pipeline.configuration.httpCache?.totalSize.count == 0)
         }
     }
@@ -310,5 +311,60 @@ func setModified(_ path: String, secondsAgo: Int) {
         #expect(cache.totalSize == (200, 2))
         if case .miss = cache.lookup("b", requestHeaders: []) {} else { Issue.record("b, the least recently used, is kept") }
         if case .fresh = cache.lookup("a", requestHeaders: []) {} else { Issue.record("a was dropped") }
+    }
+}
+
+@Suite struct PrefetcherPauseTests {
+    /// A paused prefetcher starts nothing (its prefetches wait at its gate, with no request made);
+    /// unpaused, they run.
+    @Test func aPausedPrefetcherStartsNothing() async throws {
+        try await withServer { server in
+            server.serve("/a.jpg", .init(data: try Fixtures.jpeg))
+            server.serve("/b.jpg", .init(data: try Fixtures.jpeg))
+            let pipeline = makePipeline()
+            let prefetcher = ImagePrefetcher(pipeline: pipeline)
+            prefetcher.isPaused = true
+            let urls = [server.url("/a.jpg"), server.url("/b.jpg")]
+            prefetcher.startPrefetching(with: urls)
+            try await eventually("both prefetches wait at the gate") { prefetcher.gate.waitingCount == 2 }
+            #expect(server.requestCount == 0 && pipeline.workCounts.dataLoads == 0)
+            prefetcher.isPaused = false
+            try await eventually("both are in memory") { urls.allSatisfy { pipeline.cache[$0] != nil } && prefetcher.count == 0 }
+            #expect(server.requestCount == 2)
+        }
+    }
+
+    /// Every event of a task, in order: progress, then the end; a delegate hears the same.
+    @Test func eventsComeInOrderToTheTaskAndTheDelegate() async throws {
+        final class Recorder: ImagePipelineDelegate {
+            let events = Mutex<[String]>([])
+            func imageTask(_ task: ImageTask, didReceiveEvent event: ImageTask.Event, pipeline: ImagePipeline) {
+                events.withLock { $0.append(Self.name(event)) }
+            }
+            static func name(_ event: ImageTask.Event) -> String {
+                switch event {
+                case .progress: "progress"
+                case .preview: "preview"
+                case .cancelled: "cancelled"
+                case .finished: "finished"
+                }
+            }
+        }
+        try await withServer { server in
+            server.serve("/big.jpg", .init(data: try Fixtures.progressive, drip: (bytes: 4000, interval: .milliseconds(1))))
+            let recorder = Recorder()
+            let pipeline = ImagePipeline(configuration: ImagePipeline.Configuration(imageCache: nil), delegate: recorder)
+            let task = pipeline.imageTask(with: server.url("/big.jpg"))
+            var seen: [String] = []
+            for await event in task.events { seen.append(Recorder.name(event)) }
+            #expect(seen.last == "finished" && seen.filter { $0 == "progress" }.count >= 2)
+            #expect(seen.dropLast().allSatisfy { $0 == "progress" })
+            #expect(recorder.events.withLock { Array($0.suffix(seen.count)) } == seen)  // the stream starts when read
+            #expect(task.currentProgress.completed == task.currentProgress.total)
+            // A stream read after the end gives the end at once.
+            var late: [String] = []
+            for await event in task.events { late.append(Recorder.name(event)) }
+            #expect(late == ["finished"])
+        }
     }
 }

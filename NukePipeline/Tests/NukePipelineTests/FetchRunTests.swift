@@ -62,7 +62,7 @@ import NukePipeline
             let registry = ImageDecoderRegistry(codecs: ImageCodecs.linked)
             IsolatedDecoding.install(on: registry, policy: .formats([.jpeg]), pool: pool)
             let pipeline = makePipeline { $0.registry = registry }
-            let response = try await pipeline.image(for: ImageRequest(url: server.url("/photo.jpg")))
+            let response = try await pipeline.response(for: ImageRequest(url: server.url("/photo.jpg")))
             // The same pixels as a decode in process, from a helper the pool started.
             let local = try ImageDecoderRegistry(codecs: ImageCodecs.linked).decode(try Fixtures.jpeg)
             #expect(response.image.width == 37 && response.image.frames[0].bitmap.bytes == local.image.frames[0].bitmap.bytes)

@@ -38,7 +38,7 @@ import Testing
         var loader = HTTPDataLoader.Configuration()
         loader.headersForRedirect = { _, to, _ in to.path == "/elsewhere" ? [("Authorization", "Bearer for-the-cdn")] : [] }
         let pipeline = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
-        _ = try await pipeline.data(for: ImageRequest(http: HTTPRequestDescription(url: hop.url("/start"), headers: secrets)))
+        _ = try await pipeline.bytes(for: ImageRequest(http: HTTPRequestDescription(url: hop.url("/start"), headers: secrets)))
         let arrived = try #require((target == "other-port" ? second.requests : first.requests).last)
         #expect(arrived.header("Cookie") == nil && arrived.header("Proxy-Authorization") == nil)
         #expect(arrived.header("Authorization") == (target == "other-port" ? "Bearer for-the-cdn" : nil))
@@ -46,7 +46,7 @@ import Testing
         #expect(hop.requests.first?.header("Authorization") == "Bearer secret-token")
 
         // Within one origin the credentials go on.
-        _ = try await pipeline.data(for: ImageRequest(http: HTTPRequestDescription(url: first.url("/same"), headers: secrets)))
+        _ = try await pipeline.bytes(for: ImageRequest(http: HTTPRequestDescription(url: first.url("/same"), headers: secrets)))
         let same = try #require(first.requests.last)
         #expect(same.target == "/final" && same.header("Authorization") == "Bearer secret-token" && same.header("Cookie") == "session=abc")
     }
@@ -65,14 +65,14 @@ import Testing
         tls.trustRoots = .certificates([certificate])
         loader.tlsConfiguration = tls
         let pipeline = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
-        await #expect { try await pipeline.data(for: ImageRequest(url: secure.url("/down"))) } throws: { error in
+        await #expect { try await pipeline.bytes(for: ImageRequest(url: secure.url("/down"))) } throws: { error in
             guard case ImagePipeline.Error.dataLoadingFailed(HTTPDataLoader.LoadError.insecureRedirect) = error else { return false }
             return true
         }
         #expect(plain.requests.isEmpty)
         loader.allowsInsecureRedirects = true
         let lenient = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
-        #expect(try await lenient.data(for: ImageRequest(url: secure.url("/down"))) == Self.v1)
+        #expect(try await lenient.bytes(for: ImageRequest(url: secure.url("/down"))) == Self.v1)
     }
 
     // MARK: - Resumes
@@ -115,8 +115,8 @@ import Testing
         defer { Task { await origin.shutdown() } }
         let pipeline = makePipeline()
         let request = ImageRequest(url: origin.url("/photo.jpg"))
-        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.data(for: request) }
-        let data = try await pipeline.data(for: request)
+        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.bytes(for: request) }
+        let data = try await pipeline.bytes(for: request)
         #expect(data == Self.v2, "one version, whole")
         let requests = origin.requests
         // A weak ETag or a date within... : If-Range only with a strong validator.
@@ -134,8 +134,8 @@ import Testing
         defer { Task { await origin.shutdown() } }
         let pipeline = makePipeline()
         let request = ImageRequest(url: origin.url("/photo.jpg"))
-        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.data(for: request) }
-        #expect(try await pipeline.data(for: request) == Self.v2)
+        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.bytes(for: request) }
+        #expect(try await pipeline.bytes(for: request) == Self.v2)
         #expect(origin.requests[1].header("Range") == nil && origin.requests[1].header("If-Range") == nil)
     }
 
@@ -153,8 +153,8 @@ import Testing
         defer { Task { await origin.shutdown() } }
         let pipeline = makePipeline()
         let request = ImageRequest(url: origin.url("/photo.jpg"))
-        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.data(for: request) }
-        #expect(try await pipeline.data(for: request) == Self.v1)
+        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.bytes(for: request) }
+        #expect(try await pipeline.bytes(for: request) == Self.v1)
         #expect(origin.requests.count == 2)
     }
 
@@ -172,10 +172,10 @@ import Testing
         let cache = try DataCache(path: temporaryFolder())
         let pipeline = makePipeline(dataCache: cache)
         let request = ImageRequest(url: origin.url("/photo.jpg"))
-        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.data(for: request) }
+        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.bytes(for: request) }
         await cache.flush()
         #expect(!cache.containsData(forKey: pipeline.originalDataKey(for: request)))
-        #expect(try await pipeline.data(for: request) == Self.v2)
+        #expect(try await pipeline.bytes(for: request) == Self.v2)
         #expect(origin.requests.count == 2)
     }
 
@@ -188,17 +188,17 @@ import Testing
         let cache = try DataCache(path: temporaryFolder())
         let pipeline = makePipeline(dataCache: cache)
         let request = ImageRequest(url: origin.url("/photo.jpg"))
-        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.image(for: request) }
+        await #expect(throws: ImagePipeline.Error.self) { try await pipeline.response(for: request) }
         await cache.flush()
         #expect(!cache.containsData(forKey: pipeline.originalDataKey(for: request)))
-        #expect(try await pipeline.image(for: request).image.width == 37)
+        #expect(try await pipeline.response(for: request).image.width == 37)
         #expect(origin.requests.count == 2)
 
         // A bad entry on disk (another version of the program, a disk error): removed, refetched once.
         let other = ImageRequest(url: origin.url("/other.jpg"))
         cache.storeData(Self.v2, forKey: pipeline.originalDataKey(for: other))
         await cache.flush()
-        let response = try await pipeline.image(for: other)
+        let response = try await pipeline.response(for: other)
         #expect(response.image.width == 37 && origin.requests.count == 3)
         await cache.flush()
         #expect(cache.data(forKey: pipeline.originalDataKey(for: other)) == good)
@@ -219,14 +219,14 @@ import Testing
         func request(_ token: String) -> ImageRequest {
             ImageRequest(http: HTTPRequestDescription(url: origin.url("/me.jpg"), headers: [("Authorization", "Bearer \(token)")]))
         }
-        #expect(try await pipeline.image(for: request("A")).image.width == 37)
-        #expect(try await pipeline.image(for: request("B")).image.width == 160)
-        #expect(try await pipeline.image(for: request("A")).cacheType == .memory)
+        #expect(try await pipeline.response(for: request("A")).image.width == 37)
+        #expect(try await pipeline.response(for: request("B")).image.width == 160)
+        #expect(try await pipeline.response(for: request("A")).cacheType == .memory)
         #expect(origin.requests.count == 2)
         // And without the memory cache, from the HTTP cache.
         let noMemory = makePipeline { $0.imageCache = nil }
-        #expect(try await noMemory.image(for: request("A")).image.width == 37)
-        #expect(try await noMemory.image(for: request("B")).image.width == 160)
+        #expect(try await noMemory.response(for: request("A")).image.width == 37)
+        #expect(try await noMemory.response(for: request("B")).image.width == 160)
         #expect(origin.requests.count == 4)
     }
 
@@ -242,9 +242,9 @@ import Testing
         func request(_ accept: String) -> ImageRequest {
             ImageRequest(http: HTTPRequestDescription(url: origin.url("/photo"), headers: [("Accept", accept)]))
         }
-        #expect(try await pipeline.image(for: request("image/jpeg")).image.width == 37)
-        #expect(try await pipeline.image(for: request("image/png")).image.width == 160)
-        #expect(try await pipeline.image(for: request("image/jpeg")).image.width == 37)
+        #expect(try await pipeline.response(for: request("image/jpeg")).image.width == 37)
+        #expect(try await pipeline.response(for: request("image/png")).image.width == 160)
+        #expect(try await pipeline.response(for: request("image/jpeg")).image.width == 37)
         #expect(origin.requests.count == 2)
     }
 
@@ -286,11 +286,11 @@ import Testing
         func request(_ accept: String) -> ImageRequest {
             ImageRequest(http: HTTPRequestDescription(url: origin.url("/photo"), headers: [("Accept", accept)]))
         }
-        #expect(try await pipeline.data(for: request("image/a")) == Self.v1)
-        #expect(try await pipeline.data(for: request("image/a")) == Self.v1)  // a bare 304
-        #expect(try await pipeline.data(for: request("image/a")) == Self.v1)  // still no-cache: asked again
+        #expect(try await pipeline.bytes(for: request("image/a")) == Self.v1)
+        #expect(try await pipeline.bytes(for: request("image/a")) == Self.v1)  // a bare 304
+        #expect(try await pipeline.bytes(for: request("image/a")) == Self.v1)  // still no-cache: asked again
         #expect(origin.requests.count == 3 && origin.requests[2].header("If-None-Match") == "\"image/a\"")
-        #expect(try await pipeline.data(for: request("image/b")) == Self.v2)
+        #expect(try await pipeline.bytes(for: request("image/b")) == Self.v2)
         #expect(origin.requests.count == 4 && origin.requests[3].header("If-None-Match") == nil)
     }
 
@@ -307,7 +307,7 @@ import Testing
         let spellings = ["http://127.0.0.1:\(origin.port)/photo.jpg", "http://127.0.0.1:\(origin.port)/photo.jpg#top",
                          "HTTP://127.0.0.1:\(origin.port)/photo.jpg", "http://LOCALHOST:\(origin.port)/photo.jpg"]
         for spelling in spellings {
-            #expect(try await pipeline.image(for: ImageRequest(url: URL(string: spelling)!)).image.width == 37)
+            #expect(try await pipeline.response(for: ImageRequest(url: URL(string: spelling)!)).image.width == 37)
         }
         // 127.0.0.1 and localhost are two names: two entries.
         #expect(origin.requests.count == 2)
@@ -328,7 +328,7 @@ import Testing
         loader.connectTimeout = .seconds(600)
         let pipeline = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
         let url = URL(string: "http://127.0.0.1:\(port)/photo.jpg")!
-        await #expect { try await pipeline.data(for: ImageRequest(url: url)) } throws: { error in
+        await #expect { try await pipeline.bytes(for: ImageRequest(url: url)) } throws: { error in
             guard case ImagePipeline.Error.dataLoadingFailed(HTTPDataLoader.LoadError.cannotConnect(let host, let at, let reason)) = error
             else { return false }
             return host == "127.0.0.1" && at == port && reason == "Connection refused"
@@ -380,7 +380,7 @@ import Testing
         for _ in 0..<200 {
             // Half of the requests skip the HTTP cache: a kept response is revalidated, never resumed.
             let request = ImageRequest(url: origin.url("/photo.jpg"), options: choices.next() % 2 == 0 ? .reloadIgnoringCachedData : [])
-            guard let data = try? await pipeline.data(for: request) else { continue }
+            guard let data = try? await pipeline.bytes(for: request) else { continue }
             successes += 1
             #expect(versions.contains(data), "a success is one whole version")
         }

@@ -68,19 +68,19 @@ func temporaryFolder() -> URL {
             server.serve("/photo.jpg", .init(data: try Fixtures.jpeg, etag: "\"v1\"", contentType: "image/jpeg"))
             let pipeline = makePipeline()
             let request = ImageRequest(url: server.url("/photo.jpg"), processors: [ImageProcessors.Resize(width: 16)])
-            let first = try await pipeline.image(for: request)
+            let first = try await pipeline.response(for: request)
             #expect(first.image.width == 16)
             #expect(first.cacheType == nil)
             #expect(first.metrics.bytesDownloaded == Int64(try Fixtures.jpeg.count))
             #expect(first.metrics.decoding != nil && first.metrics.processing.count == 1)
-            let second = try await pipeline.image(for: request)
+            let second = try await pipeline.response(for: request)
             #expect(second.cacheType == .memory)
             #expect(second.image.width == 16)
             #expect(server.requests(for: "/photo.jpg").count == 1)
             // Reloading ignores the caches and goes to the origin.
             var reload = request
             reload.options = .reloadIgnoringCachedData
-            #expect(try await pipeline.image(for: reload).cacheType == nil)
+            #expect(try await pipeline.response(for: reload).cacheType == nil)
             #expect(server.requests(for: "/photo.jpg").count == 2)
         }
     }
@@ -91,7 +91,7 @@ func temporaryFolder() -> URL {
             let pipeline = makePipeline()
             let request = ImageRequest(url: server.url("/photo.jpg"),
                                        thumbnail: .init(size: ImageSize(width: 16, height: 16)))
-            let response = try await pipeline.image(for: request)
+            let response = try await pipeline.response(for: request)
             #expect(max(response.image.width, response.image.height) == 16)
             #expect(response.container.userInfo[.originalSizeKey] != nil)
         }
@@ -102,13 +102,13 @@ func temporaryFolder() -> URL {
             server.serve("/page", .init(data: Data("<html><body>not an image</body></html>".utf8), contentType: "image/jpeg"))
             server.serve("/mislabelled", .init(data: try Fixtures.jpeg, contentType: "text/plain"))
             let pipeline = makePipeline()
-            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.image(for: ImageRequest(url: server.url("/page"))) }
+            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.response(for: ImageRequest(url: server.url("/page"))) }
             do {
-                _ = try await pipeline.image(for: ImageRequest(url: server.url("/page")))
+                _ = try await pipeline.response(for: ImageRequest(url: server.url("/page")))
             } catch ImagePipeline.Error.notAnImage(let type) {
                 #expect(type == "image/jpeg")
             }
-            #expect(try await pipeline.image(for: ImageRequest(url: server.url("/mislabelled"))).image.width == 37)
+            #expect(try await pipeline.response(for: ImageRequest(url: server.url("/mislabelled"))).image.width == 37)
         }
     }
 
@@ -116,11 +116,11 @@ func temporaryFolder() -> URL {
         try await withServer { server in
             server.serve("/broken", .init(data: Data(), status: 500))
             let pipeline = makePipeline()
-            await #expect { try await pipeline.image(for: ImageRequest(url: server.url("/broken"))) } throws: { error in
+            await #expect { try await pipeline.response(for: ImageRequest(url: server.url("/broken"))) } throws: { error in
                 guard case ImagePipeline.Error.statusCode(500, _) = error else { return false }
                 return true
             }
-            await #expect { try await pipeline.image(for: ImageRequest(url: server.url("/missing"))) } throws: { error in
+            await #expect { try await pipeline.response(for: ImageRequest(url: server.url("/missing"))) } throws: { error in
                 guard case ImagePipeline.Error.statusCode(404, _) = error else { return false }
                 return true
             }
@@ -131,9 +131,9 @@ func temporaryFolder() -> URL {
         try await withServer { server in
             server.serve("/photo.jpg", .init(data: try Fixtures.jpeg))
             let pipeline = makePipeline()
-            #expect(try await pipeline.image(for: ImageRequest(url: server.url("/redirect/3/photo.jpg"))).image.width == 37)
+            #expect(try await pipeline.response(for: ImageRequest(url: server.url("/redirect/3/photo.jpg"))).image.width == 37)
             #expect(server.requests(for: "/redirect/3/photo.jpg").count == 1 && server.requests(for: "/photo.jpg").count == 1)
-            await #expect { try await pipeline.image(for: ImageRequest(url: server.url("/loop"))) } throws: { error in
+            await #expect { try await pipeline.response(for: ImageRequest(url: server.url("/loop"))) } throws: { error in
                 // The loader's own error, kept for the caller to map.
                 guard case ImagePipeline.Error.dataLoadingFailed(let cause) = error else { return false }
                 return cause as? HTTPDataLoader.LoadError == .tooManyRedirects(5) && "\(error)".contains("more than 5 redirects")
@@ -146,7 +146,7 @@ func temporaryFolder() -> URL {
                 return nil
             }
             let guarded = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
-            await #expect { try await guarded.image(for: ImageRequest(url: server.url("/redirect/1/photo.jpg"))) } throws: { error in
+            await #expect { try await guarded.response(for: ImageRequest(url: server.url("/redirect/1/photo.jpg"))) } throws: { error in
                 "\(error)".contains("RefusedTarget")
             }
             #expect(server.requests(for: "/photo.jpg").count == 1)
@@ -168,14 +168,14 @@ func temporaryFolder() -> URL {
             loader.tlsConfiguration = tls
             let pipeline = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
             #expect(server.url("/photo.jpg").absoluteString.hasPrefix("https://localhost:"))
-            #expect(try await pipeline.image(for: ImageRequest(url: server.url("/photo.jpg"))).image.width == 37)
+            #expect(try await pipeline.response(for: ImageRequest(url: server.url("/photo.jpg"))).image.width == 37)
             #expect(server.requests(for: "/photo.jpg").map(\.version) == [2])
             // The system's trust roots do not know the certificate: the load fails, nothing is
             // served. (AsyncHTTPClient retries a failed handshake until the connect timeout.)
             var strict = HTTPDataLoader.Configuration()
             strict.connectTimeout = .seconds(1)
             let untrusting = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: strict) }
-            await #expect { try await untrusting.data(for: ImageRequest(url: server.url("/photo.jpg"))) } throws: { error in
+            await #expect { try await untrusting.bytes(for: ImageRequest(url: server.url("/photo.jpg"))) } throws: { error in
                 guard case ImagePipeline.Error.dataLoadingFailed = error else { return false }
                 return true
             }
@@ -203,10 +203,10 @@ func temporaryFolder() -> URL {
             }
             let pipeline = makePipeline { $0.dataLoader = HTTPDataLoader(configuration: loader) }
             let url = try #require(URL(string: "http://images.invalid:\(server.port)/redirect/1/photo.jpg"))
-            #expect(try await pipeline.image(for: ImageRequest(url: url)).image.width == 37)
+            #expect(try await pipeline.response(for: ImageRequest(url: url)).image.width == 37)
             #expect(checked.withLock { $0 } == ["images.invalid/redirect/1/photo.jpg", "images.invalid/photo.jpg"])
             // Refused at the first URL: nothing is sent.
-            await #expect { try await pipeline.data(for: ImageRequest(url: server.url("/photo.jpg"))) } throws: { error in
+            await #expect { try await pipeline.bytes(for: ImageRequest(url: server.url("/photo.jpg"))) } throws: { error in
                 guard case ImagePipeline.Error.dataLoadingFailed(let cause) = error else { return false }
                 return cause is RefusedTarget
             }
@@ -218,7 +218,7 @@ func temporaryFolder() -> URL {
         try await withServer { server in
             server.serve("/big", .init(data: Fixtures.jpegLike(100_000)))
             let pipeline = makePipeline { $0.maximumResponseSize = 50_000 }
-            await #expect { try await pipeline.data(for: ImageRequest(url: server.url("/big"))) } throws: { error in
+            await #expect { try await pipeline.bytes(for: ImageRequest(url: server.url("/big"))) } throws: { error in
                 guard case ImagePipeline.Error.responseTooLarge(50_000) = error else { return false }
                 return true
             }
@@ -230,8 +230,8 @@ func temporaryFolder() -> URL {
         let jpeg = try Fixtures.jpeg
         let request = ImageRequest(resource: .provider(id: "fixture") { calls.increment(); return jpeg })
         let pipeline = makePipeline()
-        #expect(try await pipeline.image(for: request).image.width == 37)
-        #expect(try await pipeline.image(for: request).cacheType == .memory)
+        #expect(try await pipeline.response(for: request).image.width == 37)
+        #expect(try await pipeline.response(for: request).cacheType == .memory)
         #expect(calls.value == 1)
     }
 }
@@ -242,3 +242,16 @@ final class Counter: Sendable {
     var value: Int { count.withLock { $0 } }
 }
 
+
+extension ImagePipeline {
+    /// The response (cache type, metrics) of a request, through its task: the tests' view of
+    /// what `image(for:)` returns only the image of.
+    func response(for request: ImageRequest) async throws -> ImageResponse {
+        try await imageTask(with: request).response
+    }
+
+    /// The bytes of `data(for:)`.
+    func bytes(for request: ImageRequest) async throws -> Data {
+        try await data(for: request).0
+    }
+}

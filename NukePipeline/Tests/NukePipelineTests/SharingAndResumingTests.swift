@@ -169,8 +169,8 @@ final class PriorityBox: Sendable {
             server.serve("/big", .init(data: body, etag: "\"abc\"", cutAfter: 9_000_000))
             let pipeline = makePipeline()
             let request = ImageRequest(url: server.url("/big"))
-            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.data(for: request) }
-            let loaded = try await pipeline.data(for: request)
+            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.bytes(for: request) }
+            let loaded = try await pipeline.bytes(for: request)
             #expect(loaded == body)
             let second = try #require(server.requests(for: "/big").last)
             // Every byte sent before the cut is kept, loopback flooding the client or not (the
@@ -186,8 +186,8 @@ final class PriorityBox: Sendable {
             let body = Fixtures.jpegLike(200_000)
             server.serve("/big", .init(data: body, lastModified: "Tue, 01 Sep 2026 10:00:00 GMT", cutAfter: 150_000))
             let pipeline = makePipeline()
-            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.data(for: ImageRequest(url: server.url("/big"))) }
-            let loaded = try await pipeline.data(for: ImageRequest(url: server.url("/big")))
+            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.bytes(for: ImageRequest(url: server.url("/big"))) }
+            let loaded = try await pipeline.bytes(for: ImageRequest(url: server.url("/big")))
             #expect(loaded == body)
             #expect(server.requests(for: "/big").last?.ifRange == "Tue, 01 Sep 2026 10:00:00 GMT")
         }
@@ -198,10 +198,10 @@ final class PriorityBox: Sendable {
         try await withServer { server in
             server.serve("/big", .init(data: Fixtures.jpegLike(200_000, seed: 1), etag: "\"v1\"", cutAfter: 150_000))
             let pipeline = makePipeline()
-            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.data(for: ImageRequest(url: server.url("/big"))) }
+            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.bytes(for: ImageRequest(url: server.url("/big"))) }
             let changed = Fixtures.jpegLike(180_000, seed: 2)
             server.update("/big") { $0.data = changed; $0.etag = "\"v2\"" }
-            let loaded = try await pipeline.data(for: ImageRequest(url: server.url("/big")))
+            let loaded = try await pipeline.bytes(for: ImageRequest(url: server.url("/big")))
             #expect(loaded == changed)
             #expect(server.requests(for: "/big").last?.ifRange == "\"v1\"")
         }
@@ -213,8 +213,8 @@ final class PriorityBox: Sendable {
             let body = Fixtures.jpegLike(200_000)
             server.serve("/big", .init(data: body, cutAfter: 150_000))
             let pipeline = makePipeline()
-            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.data(for: ImageRequest(url: server.url("/big"))) }
-            let loaded = try await pipeline.data(for: ImageRequest(url: server.url("/big")))
+            await #expect(throws: ImagePipeline.Error.self) { try await pipeline.bytes(for: ImageRequest(url: server.url("/big"))) }
+            let loaded = try await pipeline.bytes(for: ImageRequest(url: server.url("/big")))
             #expect(loaded == body)
             #expect(server.requests(for: "/big").last?.range == nil)
         }
@@ -237,7 +237,7 @@ final class PriorityBox: Sendable {
             server.resume("/progressive.jpg")
             let final = try await task.response
             #expect(!final.container.isPreview && final.image.width == 32)
-            #expect(task.progress.completed == Int64(jpeg.count) && task.progress.total == Int64(jpeg.count))
+            #expect(task.currentProgress.completed == Int64(jpeg.count) && task.currentProgress.total == Int64(jpeg.count))
         }
     }
 }

@@ -107,7 +107,7 @@ final class SourceFetcher: Sendable {
         let started = ContinuousClock.now
         let data: Data
         do {
-            data = try await pipeline.data(for: request)
+            (data, _) = try await pipeline.data(for: request)
         } catch let error as ImagePipeline.Error {
             let failure = failure(for: error, elapsed: ContinuousClock.now - started)
             logger.debug("source failed", metadata: ["source": .string(LogEscaping.escaped(url.absoluteString)),
