@@ -75,9 +75,19 @@ struct Conversion: Sendable {
     /// registry tries its next candidate when one says the file is not for it.
     ///
     /// With `file`, the codec reads the whole file from there itself (`head` is its first bytes).
-    func decode(head data: Data, reading read: (() throws -> Data?)?, file: ImageFileSource? = nil) throws -> Decoded {
+    func decode(head: Data, reading read: (() throws -> Data?)?, file: ImageFileSource? = nil) throws -> Decoded {
         // Fail before decoding when the output format has no encoder.
         _ = try format.encoder(options: options)
+        // The header, read once, for the colour and the box. A JPEG's frame header may lie behind
+        // long APP segments (a large ICC profile) past the first piece: more pieces are read for
+        // it, as far as the metadata limit reaches. (`file` decodes read the file themselves.)
+        var data = head
+        var header = ImageHeader(data)
+        let headerLimit = (isUntrusted ? ImageLimits.untrusted : ImageLimits.default).maxMetadataBytes + ImageFiles.Reader.headSize
+        while header == nil, let read, data.count < headerLimit, let more = try read() {
+            data += more
+            header = ImageHeader(data)
+        }
         var context = ImageDecoderRegistry.shared.makeContext(for: data)
         context.prefersHighBitDepth = keepsHighBitDepth
         context.allocator = allocator
@@ -90,8 +100,6 @@ struct Conversion: Sendable {
         // box for the stored pixels itself; keeping the stored pixels, for EXIF orientations 5–8
         // they are turned a quarter, so fit them into the box turned the same way.
         context.appliesOrientation = appliesOrientation
-        // The header, read once, for the colour and the box.
-        let header = ImageHeader(data)
         context.colorConversion = colorTarget ?? (keepsStoredColor ? nil : Self.colorTheOutputNeeds(header, format: format))
         context.userInfo.merge(decodingOptions) { $1 }
         let box = maxSize.map { size in

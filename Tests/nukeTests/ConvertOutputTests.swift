@@ -33,9 +33,11 @@ import Testing
         }
     }
 
-    /// Issue 42: a CMYK JPEG converted to PNG with no `--color` goes through its profile to sRGB
-    /// (lcms2's transicc within a level, Fixtures/color), not through the naive formula (a mean
-    /// error of 16 levels); `--color keep` still asks for the stored colour.
+    /// Issues 42 and 59: a CMYK JPEG converted to PNG with no `--color` goes through its profile to
+    /// sRGB (lcms2's transicc within a level, Fixtures/color), not through the naive formula (a mean
+    /// error of 16 levels), also when its frame header lies past the first 128 KiB piece (a large
+    /// profile before it: the header check used to see no header there, and so no CMYK);
+    /// `--color keep` still asks for the stored colour.
     @Test func cmykIsColourManagedWhenTheOutputCannotHoldIt() throws {
         let reference = try Netpbm.decode(try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/color/cmyk-ps-srgb.pam")))
         let (_, managed) = try Self.convert("Fixtures/color/cmyk-ps.jpg", "png")
@@ -43,6 +45,19 @@ import Testing
         #expect(comparison.isMatch, "\(comparison)")
         let (_, naive) = try Self.convert("Fixtures/color/cmyk-ps.jpg", "png", "--color", "keep")
         #expect(!ImageComparison(naive.bitmap, reference: reference, tolerance: .maxDifference(1)).isMatch)
+
+        // The same file with 200 KB of APP15 segments after SOI: the header is past 128 KiB.
+        let original = try Data(contentsOf: NukeBinary.root.appendingPathComponent("Fixtures/color/cmyk-ps.jpg"))
+        var padded = Data(original.prefix(2))
+        for _ in 0..<4 { padded += Data([0xFF, 0xEF, 0xC3, 0x50]) + Data(repeating: 0x20, count: 50_000 - 2) }
+        padded += original.dropFirst(2)
+        let directory = try NukeBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("cmyk-padded.jpg")
+        try padded.write(to: input)
+        let (_, far) = try Self.convert(input.path, "png")
+        let farComparison = ImageComparison(far.bitmap, reference: reference, tolerance: .maxDifference(1))
+        #expect(farComparison.isMatch, "\(farComparison)")
     }
 
     /// `--page` picks a page of a multi-page TIFF (from 1); a page past the last is an error.
