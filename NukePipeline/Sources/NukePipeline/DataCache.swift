@@ -28,8 +28,9 @@ public final class DataCache: Sendable {
     /// ``path`` as a string, ending in `/`.
     private let folder: String
     private let queue: DispatchQueue
-    /// Data not yet written, by file name; and bytes written since the last sweep.
-    private let staging = Mutex<(pending: [String: Data], writtenSinceSweep: Int)>(([:], 0))
+    /// Data not yet written, by file name; names removed whose file is not yet unlinked (a read
+    /// misses them at once, whatever the queue has still to do); and bytes written since the last sweep.
+    private let staging = Mutex<(pending: [String: Data], removed: Set<String>, writtenSinceSweep: Int)>(([:], [], 0))
 
     /// A cache in `path` (created when missing) of at most `sizeLimit` bytes.
     public init(path: URL, sizeLimit: Int = 150 * 1024 * 1024, trimRatio: Double = 0.7) throws {
@@ -58,21 +59,26 @@ public final class DataCache: Sendable {
     /// The data stored under `key`, or `nil`.
     public func data(forKey key: String) -> Data? {
         let name = Self.fileName(forKey: key)
-        if let staged = staging.withLock({ $0.pending[name] }) { return staged }
-        return Self.read(folder + name)
+        let (staged, removed) = staging.withLock { ($0.pending[name], $0.removed.contains(name)) }
+        if let staged { return staged }
+        return removed ? nil : Self.read(folder + name)
     }
 
     /// `true` when data is stored under `key`.
     public func containsData(forKey key: String) -> Bool {
         let name = Self.fileName(forKey: key)
-        if staging.withLock({ $0.pending[name] != nil }) { return true }
-        return access(folder + name, F_OK) == 0
+        let (staged, removed) = staging.withLock { ($0.pending[name] != nil, $0.removed.contains(name)) }
+        if staged { return true }
+        return !removed && access(folder + name, F_OK) == 0
     }
 
     /// Stores `data` under `key`; the write happens on the cache's queue.
     public func storeData(_ data: Data, forKey key: String) {
         let name = Self.fileName(forKey: key)
-        staging.withLock { $0.pending[name] = data }
+        staging.withLock { staging in
+            staging.pending[name] = data
+            staging.removed.remove(name)
+        }
         queue.async { [self] in
             let staged = staging.withLock { $0.pending[name] }
             guard let staged else { return }  // removed meanwhile
@@ -89,8 +95,17 @@ public final class DataCache: Sendable {
     /// Removes the data under `key`.
     public func removeData(forKey key: String) {
         let name = Self.fileName(forKey: key)
-        staging.withLock { _ = $0.pending.removeValue(forKey: name) }
-        queue.async { [self] in _ = unlink(folder + name) }
+        staging.withLock { staging in
+            staging.pending.removeValue(forKey: name)
+            staging.removed.insert(name)
+        }
+        // After any write queued before it: the file is gone once this runs.
+        queue.async { [self] in
+            _ = unlink(folder + name)
+            staging.withLock { staging in
+                if staging.pending[name] == nil { staging.removed.remove(name) }
+            }
+        }
     }
 
     /// Removes every entry.

@@ -113,7 +113,7 @@ struct SignedThumbnails: Sendable {
                 // The source cache held bytes that do not decode (torn, or another program's):
                 // they go, and the origin is asked once more.
                 fetcher.evict(source)
-                data = try await fetch(source, share: share, logger: logger)
+                data = try await fetch(source, share: share, logger: logger, reload: true)
                 log["bytes"] = "\(data.count)"
                 let output = try await thumbnailer.render(data, thumbnail, format: format, quality: quality, client: client, log: &log)
                 return Rendered(output: output, log: log)
@@ -123,9 +123,9 @@ struct SignedThumbnails: Sendable {
         }
     }
 
-    private func fetch(_ source: ImageSource, share: ByteBudget.Share, logger: Logger) async throws(Failure) -> Data {
+    private func fetch(_ source: ImageSource, share: ByteBudget.Share, logger: Logger, reload: Bool = false) async throws(Failure) -> Data {
         do {
-            return try await fetcher.fetch(source, share: share, logger: logger)
+            return try await fetcher.fetch(source, share: share, logger: logger, reload: reload)
         } catch {
             throw Failure(status: error.status, reason: error.reason, retryAfter: error.status == .serviceUnavailable ? 1 : nil)
         }

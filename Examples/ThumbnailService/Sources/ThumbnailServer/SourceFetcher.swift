@@ -62,11 +62,12 @@ final class SourceFetcher: Sendable {
 
     /// Reads `source`, its bytes reserved in `share` before they are kept: a source the byte
     /// budget cannot hold now is 503 (retry), not memory the service does not have.
-    func fetch(_ source: ImageSource, share: ByteBudget.Share, logger: Logger) async throws(Failure) -> Data {
+    /// With `reload`, the source cache is not read (its entry is replaced).
+    func fetch(_ source: ImageSource, share: ByteBudget.Share, logger: Logger, reload: Bool = false) async throws(Failure) -> Data {
         switch source {
         case .local(let name): return try readLocal(name, share: share)
         case .remote(let url):
-            let data = try await fetchRemote(url, logger: logger)
+            let data = try await fetchRemote(url, logger: logger, reload: reload)
             guard share.grow(to: data.count) else { throw Self.busy }
             return data
         }
@@ -98,12 +99,13 @@ final class SourceFetcher: Sendable {
 
     // MARK: - Remote origins
 
-    private func fetchRemote(_ url: URL, logger: Logger) async throws(Failure) -> Data {
+    private func fetchRemote(_ url: URL, logger: Logger, reload: Bool) async throws(Failure) -> Data {
         // The host is checked before the cache too: one taken off the allow-list is not served
         // from what was cached while it was on it.
         let host = url.host?.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]")) ?? ""
         guard policy.allowsHost(host) else { throw Failure(status: .forbidden, reason: "\(host) is not an allowed origin") }
-        let request = Self.request(for: url)
+        var request = Self.request(for: url)
+        if reload { request.options.insert(.reloadIgnoringCachedData) }
         let started = ContinuousClock.now
         let data: Data
         do {
