@@ -10,7 +10,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 script="$root/scripts/install-deps.sh"
-groups=(build test hevc service)
+groups=(build test hevc service tier)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failures=0

@@ -11,6 +11,8 @@
 #             Ghostscript's default_cmyk.icc (libgs-common, optional: its CMYK tests skip without it)
 #   hevc      FFmpeg's libavcodec: optional, NukeHEIF decodes large 8-bit HEVC with it
 #   service   curl, for the thumbnail service's load test
+#   tier      Varnish and HAProxy, for the service's cache tier test (optional: skipped, with a
+#             line, where they have no install candidate)
 # A group may also be a Debian package name.
 #
 # A package with several names (libjpeg-turbo's headers; libavcodec, whose ABI version is in its
@@ -27,6 +29,7 @@ group_entries() {
         test) echo "webp libjxl-tools python3 libgs-common?" ;;
         hevc) echo "libavcodec61|libavcodec60|libavcodec59|libavcodec58?" ;;
         service) echo "curl" ;;
+        tier) echo "varnish? haproxy? curl" ;;
         *) echo "$1" ;;
     esac
 }

@@ -51,6 +51,25 @@ service_bin="$(swift build --package-path "$root/Examples/ThumbnailService" --sh
 python3 "$root/Examples/ThumbnailService/edges.py" --binary "$service_bin"
 echo "integration: testing Examples/ThumbnailService (signatures, SSRF, negotiation, 304, drain, metrics)"
 swift test --package-path "$root/Examples/ThumbnailService" -q
+echo "integration: the cache tier (Varnish -> HAProxy by source -> 3 replicas -> an origin; deploy/cache-tier.sh --short, the VCL's varnishtest)"
+if command -v varnishd >/dev/null && command -v varnishtest >/dev/null && command -v haproxy >/dev/null; then
+    varnishtest -q "$root/Examples/ThumbnailService/deploy/varnish/tests/thumbnails.vtc"
+    tier="$("$root/Examples/ThumbnailService/deploy/cache-tier.sh" --short --binary "$service_bin")"
+    echo "$tier"
+    # Varnish coalesces a variant's misses (one fetch each) and HAProxy retries what the killed
+    # replica held (no 5xx); a source the killed replica had not yet written to the shared
+    # source cache may be fetched once more, hence the margin on origin-per-source.
+    python3 - "$(tail -1 <<<"$tier")" <<'PY'
+import sys
+figures = dict(part.split("=") for part in sys.argv[1].split())
+problems = [name for name, limit in (("thumbnails-per-variant", 1.05), ("origin-per-source", 1.25), ("kill-5xx", 0))
+            if float(figures[name]) > limit]
+if problems:
+    sys.exit(f"integration: the cache tier missed {', '.join(problems)}: {sys.argv[1]}")
+PY
+else
+    echo "integration: skipped the cache tier: varnishd or haproxy is not installed (no install candidate here)"
+fi
 echo "integration: the container's runtime steps outside a container (deploy/build-rootfs.sh --check)"
 chmod 0755 "$work"  # the service runs as an unprivileged user, which must reach the staged binary
 "$root/Examples/ThumbnailService/deploy/build-rootfs.sh" --check --binary "$service_bin" --stage "$work/rootfs"

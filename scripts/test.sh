@@ -6,7 +6,8 @@ cd "$root"
 # test: dwebp, the reference the corpus tests compare WebP decodes with, and python3 for the
 # documentation check; hevc: FFmpeg's libavcodec, NukeHEIF's HEVC decoder for large images,
 # optional for users, tested here against libde265 (skipped, with a line, where it has no candidate).
-"$root/scripts/install-deps.sh" test hevc
+# tier: Varnish and HAProxy for the thumbnail service's cache tier (skipped where they have none).
+"$root/scripts/install-deps.sh" test hevc tier
 # Every package install-deps.sh names can be installed on this machine, as on a fresh one.
 "$root/scripts/check-install-deps.sh"
 # `swift build -c release` at the root builds every executable target, the tests' helper included:

@@ -4,7 +4,8 @@
 # and one replica killed (SIGKILL) a third of the way through and restarted at two thirds.
 #
 # HAProxy health-checks /ready (so a draining or overloaded replica gets no new requests),
-# balances by least connections, and retries a request whose connection failed, or whose
+# sends each source to one replica (a consistent hash of the source part of the signed path, so
+# its thumbnails are made where its bytes are, and a replica's death moves only its share), and retries a request whose connection failed, or whose
 # response was empty, cut or a 503, on another replica (`retry-on`, `option redispatch`): the
 # requests in flight on the killed replica are retried, not lost. Prints the load's statuses,
 # HAProxy's retry and redispatch counts, and the CPU time per thumbnail of the replicas that ran
@@ -101,42 +102,7 @@ done
 say "replicas ready on ${ports[*]}"
 
 # MARK: - HAProxy
-cat > "$work/haproxy.cfg" <<CFG
-global
-    maxconn 1024
-    log stderr format short local0 warning
-defaults
-    mode http
-    log global
-    timeout connect 1s
-    timeout client 30s
-    timeout server 30s
-    timeout check 1s
-    # A request whose connection failed, or whose answer was empty, cut, timed out or a 503
-    # (busy, or a replica draining), goes to another replica; at most three times.
-    retries 3
-    retry-on conn-failure empty-response junk-response response-timeout 503
-    option redispatch 1
-    # The client's address in X-Forwarded-For or a PROXY header; the replicas trust it from
-    # HAProxy's address only (THUMBNAIL_TRUSTED_PROXIES), so per-client limits apply to users,
-    # not to HAProxy.
-    $naming
-frontend thumbnails
-    bind 127.0.0.1:18500
-    default_backend replicas
-backend replicas
-    balance leastconn
-    option httpchk GET /ready
-    http-check expect status 200
-    default-server inter 500ms fastinter 200ms downinter 500ms fall 2 rise 2 $server_options
-    server r1 127.0.0.1:${ports[0]} check
-    server r2 127.0.0.1:${ports[1]} check
-    server r3 127.0.0.1:${ports[2]} check
-frontend stats
-    bind 127.0.0.1:18509
-    stats enable
-    stats uri /stats
-CFG
+"$here/deploy/haproxy-config.sh" 18500 18509 "$naming" "$server_options" "${ports[@]}" > "$work/haproxy.cfg"
 haproxy -c -f "$work/haproxy.cfg" >/dev/null
 haproxy -f "$work/haproxy.cfg" -db 2> "$work/haproxy.log" &
 pids+=($!)

@@ -83,6 +83,7 @@ public final class ThumbnailServer: Sendable {
         let router = Router(context: ThumbnailContext.self)
         router.middlewares.add(ClientAddressing(trustedProxies: settings.trustedProxies))
         router.middlewares.add(RequestIdentity<ThumbnailContext>(metrics: metrics))
+        router.middlewares.add(CacheControlDefault())
         router.get("/health") { _, _ in "ok\n" }
         router.get("/ready") { [readiness] _, _ -> Response in
             if let reason = readiness.notReadyReason {

@@ -318,6 +318,28 @@ import Testing
 
     // MARK: - Negotiation and caching
 
+    /// Every answer says whether a cache may keep it: the service's own endpoints, an unknown
+    /// path, a refused signature, a bad upload are `no-store`; a thumbnail and its 304 are public
+    /// and immutable, with a strong ETag.
+    @Test func everyAnswerSaysWhetherACacheMayKeepIt() async throws {
+        try await withServer(Self.settings()) { _, port throws in
+            let base = "http://127.0.0.1:\(port)"
+            for path in ["/health", "/ready", "/metrics", "/nowhere", "/bad-signature/s:64/bG9jYWw6Ly8vcGhvdG8uanBn"] {
+                let answer = try await get(base + path)
+                #expect(answer.headers["cache-control"] == "no-store", "\(path): \(answer.status) \(answer.headers)")
+            }
+            let upload = try await get(base + "/thumbnail?size=64", method: .POST)
+            #expect(upload.status >= 400 && upload.headers["cache-control"] == "no-store")
+            let url = base + signedPath("s:64", "local:///photo.jpg", key: Self.key)
+            let thumbnail = try await get(url)
+            #expect(thumbnail.status == 200 && thumbnail.headers["cache-control"]?.hasPrefix("public") == true)
+            let etag = try #require(thumbnail.headers["etag"])
+            #expect(!etag.hasPrefix("W/"))
+            let revalidated = try await get(url, headers: [("If-None-Match", etag)])
+            #expect(revalidated.status == 304 && revalidated.headers["cache-control"]?.hasPrefix("public") == true)
+        }
+    }
+
     @Test func negotiatesByAcceptAndRevalidatesWith304() async throws {
         try await withServer(Self.settings()) { _, port throws in
             let url = "http://127.0.0.1:\(port)" + signedPath("s:64", "local:///photo.jpg", key: Self.key)
