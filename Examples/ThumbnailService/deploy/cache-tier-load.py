@@ -6,7 +6,8 @@
 a long tail) and a browser's Accept string at random. `--concurrency` clients send until
 `--requests` are sent or `--seconds` have passed. `--kill-at F --kill-command CMD` and
 `--restart-at G --restart-command CMD` run the commands when a fraction F (G) of the time has
-passed. Prints one JSON object: counts by status and by X-Cache, requests per second, p50 and
+passed. `--record FILE` writes each request answered 200 as `path<TAB>accept`, for a replay of
+what is now cached (cache-tier.sh's hits-only phase). Prints one JSON object: counts by status and by X-Cache, requests per second, p50 and
 p99 in ms (all, and hits alone), 5xx, and errors."""
 import argparse, base64, bisect, hashlib, hmac, http.client, json, random, subprocess, sys, threading, time
 from urllib.parse import urlparse
@@ -48,6 +49,7 @@ def main():
     parser.add_argument("--restart-at", type=float)
     parser.add_argument("--kill-command")
     parser.add_argument("--restart-command")
+    parser.add_argument("--record")
     args = parser.parse_args()
     target = urlparse(args.url)
     if target.hostname not in ("127.0.0.1", "localhost"):
@@ -68,6 +70,7 @@ def main():
     random.Random(args.seed).shuffle(order)
 
     lock = threading.Lock()
+    recorded = []
     sent = 0
     results = []
     started = time.monotonic()
@@ -103,10 +106,14 @@ def main():
             try:
                 if connection is None:
                     connection = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
-                connection.request("GET", path, headers={"Accept": rng.choice(ACCEPTS)})
+                accept = rng.choice(ACCEPTS)
+                connection.request("GET", path, headers={"Accept": accept})
                 response = connection.getresponse()
                 response.read()
                 outcome = (response.status, response.getheader("X-Cache", "none"))
+                if args.record and response.status == 200:
+                    with lock:
+                        recorded.append(f"{path}\t{accept}")
                 if response.getheader("Connection", "").lower() == "close":
                     connection.close()
                     connection = None
@@ -126,6 +133,9 @@ def main():
     for thread in threads:
         thread.join()
     elapsed = time.monotonic() - started
+    if args.record:
+        with open(args.record, "w") as file:
+            file.write("\n".join(recorded) + "\n")
     statuses, caches = {}, {}
     for (status, cache), _ in results:
         statuses[str(status)] = statuses.get(str(status), 0) + 1

@@ -12,6 +12,9 @@
 #    tier's hit ratio, and 5xx answers (goal 0: HAProxy retries what the killed replica held).
 # 2. The same load again, warm, through Varnish, and then at replica 1 alone: requests per
 #    second and p50/p99 of each, and their ratio (front-vs-replica).
+# 3. (Not with --short; needs wrk.) Hits only: wrk replays, for --seconds, the requests the warm
+#    run had answered (now all cached, in their Zipf proportions), with the replicas idle: the
+#    tier's own latency, which phase 2's p99 mixes with the misses still being made on the same cores.
 #
 # Usage: deploy/cache-tier.sh [--binary PATH] [--seconds S] [--sources N] [--concurrency C]
 #                             [--photos DIR] [--short]
@@ -142,13 +145,43 @@ sleep 0.5  # varnishncsa's last lines
 cp "$work/origin.log" "$work/origin-cold.log"
 cp "$work/fetches.log" "$work/fetches-cold.log"
 # 2. Warm through the front; then one replica alone on the same load.
-load http://127.0.0.1:18600 "$seconds" --seed 2 > "$work/front.json"
+load http://127.0.0.1:18600 "$seconds" --seed 2 --record "$work/cached.tsv" > "$work/front.json"
 load http://127.0.0.1:18611 "$seconds" --seed 2 > "$work/replica.json"
+echo '{}' > "$work/hits.json"
+if [ "$seconds" -gt 8 ] && command -v wrk >/dev/null; then
+    cat > "$work/replay.lua" <<'LUA'
+-- Replays recorded requests (path<TAB>accept), picked at random: their Zipf proportions.
+local requests = {}
+init = function(args)
+    for line in io.lines(args[1]) do
+        local path, accept = line:match("^([^\t]+)\t(.*)$")
+        if path then requests[#requests + 1] = wrk.format("GET", path, { Accept = accept }) end
+    end
+    math.randomseed(os.time() + #requests)
+end
+request = function() return requests[math.random(#requests)] end
+LUA
+    wrk -t 2 -c "$concurrency" -d "${seconds}s" --latency -s "$work/replay.lua" http://127.0.0.1:18600 -- "$work/cached.tsv" > "$work/wrk.txt"
+    python3 - "$work/wrk.txt" > "$work/hits.json" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+def ms(label):
+    match = re.search(rf"^\s*{label}%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+    if not match:
+        return None
+    value, unit = float(match.group(1)), match.group(2)
+    return round(value / 1000 if unit == "us" else value * 1000 if unit == "s" else value, 3)
+rate = re.search(r"Requests/sec:\s+([\d.]+)", text)
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+print(json.dumps({"rps": float(rate.group(1)) if rate else None, "p50_ms": ms("50"), "p99_ms": ms("99"),
+                  "non_2xx": int(errors.group(1)) if errors else 0}))
+PY
+fi
 
 python3 - "$work" "$hits" "$misses" <<'PY'
 import collections, json, sys
 work, hits, misses = sys.argv[1], int(sys.argv[2] or 0), int(sys.argv[3] or 0)
-cold, front, replica = (json.load(open(f"{work}/{name}.json")) for name in ("cold", "front", "replica"))
+cold, front, replica, hits_only = (json.load(open(f"{work}/{name}.json")) for name in ("cold", "front", "replica", "hits"))
 origin = [line.strip() for line in open(f"{work}/origin-cold.log") if line.strip()]
 per_source = collections.Counter(origin)
 fetches = collections.Counter(line.strip() for line in open(f"{work}/fetches-cold.log") if line.strip())
@@ -162,6 +195,9 @@ print(f"origin: {sum(per_source.values())} requests for {len(per_source)} source
 print(f"backend fetches: {sum(fetches.values())} for {len(fetches)} (URL, format) variants (most for one: {max(fetches.values(), default=0)})")
 print(f"front, warm: {front['rps']} per s, p50 {front['p50_ms']} ms, p99 {front['p99_ms']} ms "
       f"(hits: p50 {front['hit_p50_ms']} ms, p99 {front['hit_p99_ms']} ms), X-Cache {front['x_cache']}")
+if hits_only:
+    print(f"hits only (wrk, replicas idle): {hits_only['rps']} per s, p50 {hits_only['p50_ms']} ms, p99 {hits_only['p99_ms']} ms, "
+          f"non-2xx {hits_only['non_2xx']}")
 print(f"one replica alone: {replica['rps']} per s, p50 {replica['p50_ms']} ms, p99 {replica['p99_ms']} ms, statuses {replica['statuses']}")
 print(f"origin-per-source={origin_per_source:.2f} thumbnails-per-variant={thumbnails_per_variant:.2f} hit-ratio={hit_ratio:.3f} "
       f"front-vs-replica={ratio:.1f} kill-5xx={cold['server_errors'] + cold['failed']}")
