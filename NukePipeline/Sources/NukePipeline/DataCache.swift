@@ -12,9 +12,16 @@ import Darwin
 ///
 /// - Writes leave the caller at once: the data is staged in memory (a read finds it there) and
 ///   written by the cache's own serial queue, to a temporary file renamed into place, so a crash
-///   mid-write leaves no torn entry, only a temporary file the next sweep deletes.
+///   mid-write leaves no torn entry, only a temporary file the next sweep deletes. A writer holds
+///   an `flock` on its temporary file until the rename: an unlocked one is a dead writer's, and
+///   goes at once; a live one counts towards the limit.
 /// - Several processes may share a folder: every change is one `rename` or `unlink`, a read opens
 ///   the file it names, and a sweep skips what another process removed first.
+/// - The limit holds for the folder, whatever number of processes write to it: they keep one
+///   running total in the folder's `.ledger` file (under an `flock`), and a write that would take
+///   it past ``sizeLimit`` sweeps first, making room for itself. Sweeps take the same lock, so
+///   two never trim the same folder at once, and each sets the ledger to what it counted. An
+///   entry larger than the limit is not kept.
 /// - Recency is each file's modification time, refreshed by a read at most once a minute.
 public final class DataCache: Sendable {
     /// The folder.
@@ -31,6 +38,14 @@ public final class DataCache: Sendable {
     /// Data not yet written, by file name; names removed whose file is not yet unlinked (a read
     /// misses them at once, whatever the queue has still to do); and bytes written since the last sweep.
     private let staging = Mutex<(pending: [String: Data], removed: Set<String>, writtenSinceSweep: Int)>(([:], [], 0))
+    /// The open `.ledger` file (the folder's total, shared by every process), or -1 when it could
+    /// not be opened: then each process sweeps after writing a tenth of the limit, as Nuke does.
+    private let ledger: Int32
+
+    /// The name of the file that holds the folder's running total.
+    static let ledgerName = ".ledger"
+    /// A temporary file older than this with no writer's lock on it is a dead writer's.
+    static let temporaryGrace: Int = 10
 
     /// A cache in `path` (created when missing) of at most `sizeLimit` bytes.
     public init(path: URL, sizeLimit: Int = 150 * 1024 * 1024, trimRatio: Double = 0.7) throws {
@@ -40,6 +55,11 @@ public final class DataCache: Sendable {
         folder = path.path.hasSuffix("/") ? path.path : path.path + "/"
         queue = DispatchQueue(label: "NukePipeline.DataCache")
         try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
+        ledger = open(folder + Self.ledgerName, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    }
+
+    deinit {
+        if ledger >= 0 { close(ledger) }
     }
 
     /// The file name of `key`: its SHA-256, in hex.
@@ -82,13 +102,14 @@ public final class DataCache: Sendable {
         queue.async { [self] in
             let staged = staging.withLock { $0.pending[name] }
             guard let staged else { return }  // removed meanwhile
-            write(staged, name: name)
-            let sweepDue = staging.withLock { staging -> Bool in
+            // An entry larger than the whole cache is not kept.
+            if staged.count <= sizeLimit { write(staged, name: name) }
+            let written = staging.withLock { staging -> Int in
                 if staging.pending[name] == staged { staging.pending[name] = nil }
                 staging.writtenSinceSweep += staged.count
-                return staging.writtenSinceSweep > sizeLimit / 10
+                return staging.writtenSinceSweep
             }
-            if sweepDue { sweepNow() }
+            if ledger < 0 && written > sizeLimit / 10 { sweepNow() }
         }
     }
 
@@ -101,7 +122,8 @@ public final class DataCache: Sendable {
         }
         // After any write queued before it: the file is gone once this runs.
         queue.async { [self] in
-            _ = unlink(folder + name)
+            var info = stat()
+            if lstat(folder + name, &info) == 0, unlink(folder + name) == 0, ledger >= 0 { addToLedger(-Int(info.st_size)) }
             staging.withLock { staging in
                 if staging.pending[name] == nil { staging.removed.remove(name) }
             }
@@ -112,7 +134,10 @@ public final class DataCache: Sendable {
     public func removeAll() {
         staging.withLock { $0.pending.removeAll() }
         queue.async { [self] in
-            for file in Self.files(in: folder) { _ = unlink(folder + file.name) }
+            withLedgerLocked {
+                for file in Self.files(in: folder) where file.kind == .entry { _ = unlink(folder + file.name) }
+                setLedger(0)
+            }
         }
     }
 
@@ -167,19 +192,46 @@ public final class DataCache: Sendable {
         }
     }
 
-    /// The bytes and entries on disk (pending writes aside).
+    /// The bytes and entries on disk (pending writes aside), live writers' temporary files
+    /// included in the bytes.
     public var totalSize: (bytes: Int, count: Int) {
-        let files = Self.files(in: folder)
-        return (files.reduce(0) { $0 + $1.size }, files.count)
+        let files = Self.files(in: folder).filter { $0.kind != .other }
+        return (files.reduce(0) { $0 + $1.size }, files.count(where: { $0.kind == .entry }))
     }
 
     // MARK: - Files
 
+    /// Writes `data` to a locked temporary file and renames it to `name` (still locked, so no
+    /// sweep takes it for a dead writer's in between).
+    ///
+    /// Room is made before the bytes are written, holding the ledger's lock: a sweep first if
+    /// the file would take the folder past the limit, then the file is extended to its full
+    /// size and its share added to the ledger. A sweep sets the ledger to what it counts on disk;
+    /// no writer's share is lost that way, because each file is on disk at its size before its
+    /// share is added.
     private func write(_ data: Data, name: String) {
         let temporary = folder + ".tmp-\(UUID().uuidString)"
         let final = folder + name
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
+        defer { close(fd) }
+        _ = flock(fd, LOCK_EX)
+        if ledger >= 0 {
+            withLedgerLocked {
+                // The entry this one replaces, if any (a sweep may just have deleted it).
+                func previous() -> Int {
+                    var replaced = stat()
+                    return lstat(final, &replaced) == 0 ? Int(replaced.st_size) : 0
+                }
+                var total = readLedger() ?? Int.max
+                if total == Int.max || total + data.count - previous() > sizeLimit {
+                    staging.withLock { $0.writtenSinceSweep = 0 }
+                    total = trim(reserving: data.count)
+                }
+                _ = ftruncate(fd, off_t(data.count))
+                if total != Int.max { setLedger(total + data.count - previous()) }
+            }
+        }
         let complete = data.withUnsafeBytes { raw -> Bool in
             var offset = 0
             while offset < raw.count {
@@ -189,8 +241,38 @@ public final class DataCache: Sendable {
             }
             return true
         }
-        close(fd)
         if !complete || rename(temporary, final) != 0 { _ = unlink(temporary) }
+    }
+
+    // MARK: - The ledger
+
+    /// Runs `body` holding the ledger's lock (only the lock's holder reads or changes it).
+    private func withLedgerLocked<T>(_ body: () -> T) -> T {
+        guard ledger >= 0 else { return body() }
+        while flock(ledger, LOCK_EX) != 0 && errno == EINTR {}
+        defer { _ = flock(ledger, LOCK_UN) }
+        return body()
+    }
+
+    /// Adds `delta` to the folder's total.
+    private func addToLedger(_ delta: Int) {
+        withLedgerLocked {
+            if let total = readLedger() { setLedger(max(0, total + delta)) }
+        }
+    }
+
+    /// The folder's total; `nil` when the ledger holds none yet (a new folder, or one written by
+    /// an older version): the next write sweeps, which counts it. The caller holds the lock.
+    private func readLedger() -> Int? {
+        var value: Int64 = 0
+        return pread(ledger, &value, 8, 0) == 8 ? Int(value) : nil
+    }
+
+    /// Sets the ledger's total; the caller holds its lock.
+    private func setLedger(_ total: Int) {
+        guard ledger >= 0 else { return }
+        var value = Int64(total)
+        _ = pwrite(ledger, &value, 8, 0)
     }
 
     /// Reads a whole file; refreshes its time when the last use was over a minute ago.
@@ -219,9 +301,14 @@ public final class DataCache: Sendable {
     }
 
     private struct File {
+        enum Kind { case entry, temporary, other }
         var name: String
         var size: Int
         var modified: Int
+        var kind: Kind {
+            if name.hasPrefix(".tmp-") { return .temporary }
+            return name.hasPrefix(".") ? .other : .entry
+        }
     }
 
     /// The entries and temporary files in `folder`: the names read in one pass, their sizes and
@@ -259,25 +346,41 @@ public final class DataCache: Sendable {
         return results.withLock { $0.flatMap { $0 } }
     }
 
-    /// Deletes temporary files over an hour old (a crashed write's), then the least recently
-    /// used entries while the total is over the limit.
+    /// Holding the ledger's lock: deletes dead writers' temporary files, counts the entries and
+    /// live writers' files, deletes the least recently used entries while the total is over the
+    /// limit, and sets the ledger to what is left.
     private func sweepNow() {
         staging.withLock { $0.writtenSinceSweep = 0 }
+        withLedgerLocked {
+            let total = trim(reserving: 0)
+            if total != Int.max { setLedger(total) }
+        }
+    }
+
+    /// The sweep's work, under the ledger's lock: leaves room for `reserving` more bytes; returns
+    /// the bytes left, or `Int.max` when it could not tell.
+    private func trim(reserving: Int) -> Int {
         let now = Int(time(nil)) * 1_000_000_000
         var entries: [File] = []
+        var live = 0
         for file in Self.files(in: folder) {
-            if file.name.hasPrefix(".tmp-") {
-                if now - file.modified > 3600 * 1_000_000_000 { _ = unlink(folder + file.name) }
-            } else {
-                entries.append(file)
+            switch file.kind {
+            case .entry: entries.append(file)
+            case .other: continue
+            case .temporary:
+                if now - file.modified > Self.temporaryGrace * 1_000_000_000, !Self.isLocked(folder + file.name) {
+                    _ = unlink(folder + file.name)
+                } else {
+                    live += file.size
+                }
             }
         }
-        var total = entries.reduce(0) { $0 + $1.size }
-        guard total > sizeLimit else { return }
-        let target = Int(Double(sizeLimit) * trimRatio)
+        var total = entries.reduce(live) { $0 + $1.size }
+        guard total + reserving > sizeLimit else { return total }
+        let target = min(Int(Double(sizeLimit) * trimRatio), sizeLimit - reserving)
         // Names resolved against the folder's descriptor, not the whole path each time.
         let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { return }
+        guard directory >= 0 else { return Int.max }
         defer { close(directory) }
         var victims: [String] = []
         for file in entries.sorted(by: { $0.modified < $1.modified }) {
@@ -289,6 +392,15 @@ public final class DataCache: Sendable {
             _ = unlinkat(directory, name, 0)
             return nil
         }
+        return total
+    }
+
+    /// `true` when a writer holds the lock on `file` (or it cannot be told: then it is kept).
+    private static func isLocked(_ file: String) -> Bool {
+        let fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return errno != ENOENT }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) != 0
     }
 }
 

@@ -16,10 +16,20 @@ import Synchronization
 /// - A join key has every header the request sends: before its response arrives nobody knows what
 ///   it varies on, so only requests the origin cannot tell apart share one download.
 final class ResponseIdentities: Sendable {
-    /// Request header names (lower-cased) that responses for a normalised URL said they vary on.
-    private let learned = Mutex<[String: Set<String>]>([:])
+    /// Request header names (lower-cased) that responses for a normalised URL said they vary on,
+    /// for at most ``learnedLimit`` URLs, the oldest learned forgotten first.
+    private let learned = Mutex(LearnedVary())
+    /// How many URLs' `Vary` names are kept. Forgetting is safe: entries are stored under keys
+    /// made after the response was learned, so a key made without the names misses them all and
+    /// costs one download, which learns them again.
+    let learnedLimit: Int
 
-    init() {}
+    init(learnedLimit: Int = 10_000) {
+        self.learnedLimit = max(1, learnedLimit)
+    }
+
+    /// The number of URLs whose `Vary` names are kept (for tests).
+    var learnedCount: Int { learned.withLock { $0.names.count } }
 
     /// The keys of `request`, with the `Vary` names learned so far for its URL; `customKey` (a
     /// delegate's) names the resource in the cache keys in place of its URL or `imageID`.
@@ -31,7 +41,7 @@ final class ResponseIdentities: Sendable {
         case .http(let http):
             let url = Self.normalizedURL(http.url)
             let credential = Self.credentialFingerprint(http.headers).map { "\ncredential=" + $0 } ?? ""
-            var names = learned.withLock { $0[url] } ?? []
+            var names = learned.withLock { $0.names[url] } ?? []
             for name in http.varyingHeaderNames { names.insert(name.lowercased()) }
             let varying = names.contains("*") ? Self.allHeaders(http.headers)
                 : names.sorted().map { name in "\n\(name): " + (Self.value(of: name, in: http.headers) ?? "") }.joined()
@@ -48,7 +58,7 @@ final class ResponseIdentities: Sendable {
         let names = Self.varyNames(response)
         guard !names.isEmpty else { return }
         let url = Self.normalizedURL(http.url)
-        learned.withLock { $0[url, default: []].formUnion(names) }
+        learned.withLock { $0.add(names, for: url, limit: learnedLimit) }
     }
 
     /// The header names a response's `Vary` lists, lower-cased.
@@ -115,4 +125,26 @@ struct ResponseKeys: Sendable, Hashable {
     var join: String
     /// What a partial download is kept under for a resume: only the same request resumes it.
     var resume: String
+}
+
+/// URLs' learned `Vary` names in the order first learned, so the oldest can be forgotten.
+struct LearnedVary: Sendable {
+    var names: [String: Set<String>] = [:]
+    /// URLs in the order learned; `head` is the oldest still kept (removed ones are skipped).
+    private var order: [String] = []
+    private var head = 0
+
+    mutating func add(_ new: Set<String>, for url: String, limit: Int) {
+        if names[url] == nil { order.append(url) }
+        names[url, default: []].formUnion(new)
+        while names.count > limit, head < order.count {
+            names[order[head]] = nil
+            head += 1
+        }
+        // Drop the forgotten prefix once it is as long as what is kept.
+        if head > 0, head >= order.count - head {
+            order.removeFirst(head)
+            head = 0
+        }
+    }
 }

@@ -259,7 +259,9 @@ public final class TestHTTPServer: Sendable {
                 }
                 let channel = boxed.value
                 guard index < pieces.count else {
-                    if cutAfter != nil { channel.close(promise: nil) } else { channel.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil) }
+                    // A cut is a FIN after the bytes sent, never a reset: a reset lets the client's
+                    // kernel drop what it has received and not yet handed on, which no client keeps.
+                    if cutAfter != nil { channel.close(mode: .output, promise: nil) } else { channel.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil) }
                     return
                 }
                 // The next piece (or the cut) after this one is written: a close drops unwritten data.

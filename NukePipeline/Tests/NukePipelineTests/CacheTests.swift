@@ -103,7 +103,7 @@ func container(width: Int) -> ImageContainer {
         let name = DataCache.fileName(forKey: "https://example.com/a.jpg")
         #expect(name.count == 64)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        #expect(files == [name])  // no temporary file left
+        #expect(files.sorted() == [DataCache.ledgerName, name])  // no temporary file left
         // A second instance (another process) on the same folder reads it.
         let other = try DataCache(path: folder)
         #expect(other.data(forKey: "https://example.com/a.jpg") == Data("hello".utf8))
@@ -113,7 +113,7 @@ func container(width: Int) -> ImageContainer {
     }
 
     /// A sweep deletes the least recently used entries down to the trim ratio, and a crashed
-    /// write's temporary file once it is old.
+    /// write's temporary file (no writer holds its lock).
     @Test func sweepsTheLeastRecentlyUsed() async throws {
         let folder = temporaryFolder()
         // Written by a cache with room for them all; swept by one limited to 10,000 bytes.
@@ -125,11 +125,59 @@ func container(width: Int) -> ImageContainer {
         for index in 0..<10 { setModified(folder.appendingPathComponent(DataCache.fileName(forKey: "k\(index)")).path, secondsAgo: 1000 - index) }
         let torn = folder.appendingPathComponent(".tmp-crashed").path
         #expect(FileManager.default.createFile(atPath: torn, contents: Data(count: 10)))
-        setModified(torn, secondsAgo: 7200)
+        setModified(torn, secondsAgo: 60)
         await cache.sweep()
         let left = (0..<10).filter { cache.containsData(forKey: "k\($0)") }
         #expect(left == [7, 8, 9])  // 4,500 bytes ≤ 5,000
         #expect(!FileManager.default.fileExists(atPath: torn))
+    }
+
+    /// A killed writer's temporary file goes at the next sweep, not an hour later; a live
+    /// writer's (it holds the lock) stays, and counts towards the limit.
+    @Test func deadWritersFilesGoAndLiveOnesCount() async throws {
+        let folder = temporaryFolder()
+        let cache = try DataCache(path: folder, sizeLimit: 10_000, trimRatio: 0.5)
+        for index in 0..<4 { cache.storeData(Data(count: 1500), forKey: "k\(index)") }
+        await cache.flush()
+        for index in 0..<4 { setModified(folder.appendingPathComponent(DataCache.fileName(forKey: "k\(index)")).path, secondsAgo: 1000 - index) }
+        let dead = folder.appendingPathComponent(".tmp-dead").path
+        let live = folder.appendingPathComponent(".tmp-live").path
+        #expect(FileManager.default.createFile(atPath: dead, contents: Data(count: 100_000)))
+        #expect(FileManager.default.createFile(atPath: live, contents: Data(count: 5_000)))
+        setModified(dead, secondsAgo: 30)
+        setModified(live, secondsAgo: 30)
+        let writer = open(live, O_RDONLY)
+        #expect(writer >= 0 && flock(writer, LOCK_EX) == 0)
+        await cache.sweep()
+        #expect(!FileManager.default.fileExists(atPath: dead))
+        #expect(FileManager.default.fileExists(atPath: live))
+        // 6,000 bytes of entries + 5,000 being written > 10,000: entries go down to 5,000 in all.
+        #expect((0..<4).filter { cache.containsData(forKey: "k\($0)") } == [])
+        close(writer)
+        await cache.sweep()
+        #expect(!FileManager.default.fileExists(atPath: live))
+    }
+
+    /// Two caches on one folder (as two processes: they share only the folder) keep its limit
+    /// together: every write adds to the folder's ledger, and the one that passes the limit sweeps.
+    /// Each alone would let the folder grow by a tenth of the limit between its own sweeps.
+    @Test func aSharedFolderKeepsTheLimitAcrossWriters() async throws {
+        let folder = temporaryFolder()
+        let limit = 200_000
+        let caches = [try DataCache(path: folder, sizeLimit: limit), try DataCache(path: folder, sizeLimit: limit)]
+        var largest = 0
+        for index in 0..<400 {
+            let cache = caches[index % 2]
+            cache.storeData(Data(count: 3_000 + index % 7 * 500), forKey: "k\(index)")
+            await cache.flush()
+            largest = max(largest, cache.totalSize.bytes)
+        }
+        // A write that would pass the limit sweeps first.
+        #expect(largest <= limit)
+        #expect(caches[0].totalSize.bytes >= limit / 2)
+        caches[1].storeData(Data(count: limit + 1), forKey: "huge")
+        await caches[1].flush()
+        #expect(!caches[0].containsData(forKey: "huge") && caches[0].totalSize.bytes <= limit)
     }
 
     @Test func pipelineServesOriginalDataFromDisk() async throws {

@@ -316,6 +316,27 @@ import Testing
         #expect(ResponseIdentities.normalizedURL(URL(string: "http://example.com:8080/")!) == "http://example.com:8080/")
     }
 
+    /// What responses said they vary on is kept for a bounded number of URLs (a server sees
+    /// unbounded ones); a forgotten URL's key leaves the variant headers out, so it misses every
+    /// variant stored under the learned keys: a download, never another user's entry.
+    @Test func learnedVaryIsBoundedAndForgettingMisses() throws {
+        let identities = ResponseIdentities(learnedLimit: 3)
+        let varying = DataLoadResponse(statusCode: 200, headers: [("Vary", "Authorization")])
+        func request(_ index: Int, user: String) -> ImageRequest {
+            ImageRequest(http: HTTPRequestDescription(url: URL(string: "https://example.com/\(index).jpg")!,
+                                                      headers: [("Authorization", user)]))
+        }
+        let first = identities.keys(for: request(0, user: "a")).cache
+        identities.learn(varying, for: request(0, user: "a"))
+        let learned = identities.keys(for: request(0, user: "a")).cache
+        #expect(learned != first && learned.contains("authorization"))
+        for index in 1..<50 { identities.learn(varying, for: request(index, user: "a")) }
+        #expect(identities.learnedCount == 3)
+        // URL 0 was forgotten: its key is the unlearned one, which no stored variant has.
+        #expect(identities.keys(for: request(0, user: "a")).cache == first)
+        #expect(identities.keys(for: request(49, user: "b")).cache != identities.keys(for: request(49, user: "a")).cache)
+    }
+
     // MARK: - Failures
 
     /// A refused connection ends at once (not after the connect timeout, here ten minutes) and
