@@ -42,6 +42,22 @@ swift test --package-path "$root/Examples/QOIPlugin" -q
 
 echo "integration: testing NukePipeline (its own package: loading, caches, sharing and resuming against HTTP servers on loopback)"
 swift test --package-path "$root/NukePipeline" -q
+echo "integration: scripts/install.sh --debug, then nuke fetch from a loopback origin (nuke runs the nuke-fetch beside it)"
+"$root/scripts/install.sh" --debug --prefix "$work/prefix"
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$root/Examples" > "$work/origin.log" 2>&1 &
+origin=$!
+port=""
+for _ in $(seq 600); do  # the line the server prints once it listens (at most a minute)
+    port="$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$work/origin.log" | head -n 1)"
+    [ -n "$port" ] && break
+    sleep 0.1
+done
+[ -n "$port" ] || { echo "integration: FAIL: the loopback origin did not start" >&2; cat "$work/origin.log" >&2; kill "$origin"; exit 1; }
+env -u NUKE_FETCH "$work/prefix/bin/nuke" fetch "http://127.0.0.1:$port/progressive.jpg" --size 64 --out "$work/fetched" \
+    || { kill "$origin"; exit 1; }
+kill "$origin"
+"$work/prefix/bin/nuke" info "$work/fetched/progressive.jpg" | tee "$work/fetched.info"
+grep -Eq "size +(64×[0-9]+|[0-9]+×64)$" "$work/fetched.info" || { echo "integration: FAIL: nuke fetch did not write a 64 px image" >&2; exit 1; }
 echo "integration: NukePipeline's DocC catalogue (its articles' code is NukeDocumentationTests'), warnings as errors"
 swift package --package-path "$root/NukePipeline" generate-documentation --target NukePipeline --warnings-as-errors
 

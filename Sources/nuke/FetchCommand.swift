@@ -13,9 +13,10 @@ struct FetchCommand: ParsableCommand {
         abstract: "Fetch URLs through NukePipeline to a folder (runs nuke-fetch).",
         discussion: """
         nuke fetch URL... --out DIR [--size 256] [--to webp] [--cache DIR] [--jobs N] [--from FILE]
-        `nuke fetch --help` (with nuke-fetch installed) lists every option. Build nuke-fetch with
-        `swift build -c release --package-path NukePipeline --product nuke-fetch`, then put it beside
-        nuke, on PATH, or in NUKE_FETCH.
+        `nuke fetch --help` (with nuke-fetch installed) lists every option. `scripts/install.sh`
+        builds nuke and nuke-fetch and installs them side by side (in ~/.local/bin); or build
+        nuke-fetch with `swift build -c release --package-path NukePipeline --product nuke-fetch`
+        and put it beside nuke, on PATH, or in NUKE_FETCH.
         """
     )
 
@@ -24,7 +25,8 @@ struct FetchCommand: ParsableCommand {
 
     func run() throws {
         guard let program = Self.locate() else {
-            Terminal.errorRaw("nuke fetch: nuke-fetch was not found (NUKE_FETCH, beside nuke, or on PATH); build it with "
+            Terminal.errorRaw("nuke fetch: nuke-fetch was not found (NUKE_FETCH, beside nuke, or on PATH); scripts/install.sh "
+                + "installs nuke and nuke-fetch side by side, or build it with "
                 + "`swift build -c release --package-path NukePipeline --product nuke-fetch`\n")
             throw ExitStatus.io
         }
