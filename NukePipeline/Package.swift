@@ -109,11 +109,12 @@ let package = Package(
                 "NukePipeline", "NukeFetch", "NukePipelineTestServer",
                 .product(name: "NukeCore", package: nukeCodecs),
                 .product(name: "NukeProcessing", package: nukeCodecs),
-                .product(name: "NukeJPEG", package: nukeCodecs),
-                .product(name: "NukePNG", package: nukeCodecs),
                 .product(name: "NukeIsolation", package: nukeCodecs),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
+            ]
+            // The path-equivalence matrix decodes with every codec `nuke` links, as `nuke` does.
+            + (["NukeSession", "NukeConformance", "NukeColor", "NukeSVG", "NukeNetpbm", "NukeXBM"] + defaultCodecs)
+                .map { .product(name: $0, package: nukeCodecs) },
             path: "Tests/NukePipelineTests",
             swiftSettings: swiftSettings
         ),

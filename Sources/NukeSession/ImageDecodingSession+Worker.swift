@@ -23,6 +23,8 @@ extension ImageDecodingSession {
         private var isHeaderResolved = false
         private var isSizeAnnounced = false
         private var targetSize: ImageSize?
+        /// The header made from the first image decoded, for a format no header hook reads.
+        private var derivedHeader: ImageHeader?
         /// The session's one decoder, fed only the bytes it has not seen.
         private var decoder: (any IncrementalImageDecoding)?
         private var codec: ImageCodecInfo?
@@ -211,7 +213,7 @@ extension ImageDecodingSession {
         private mutating func decodeFinal() {
             let started = ContinuousClock.now
             do {
-                let container: ImageContainer
+                var container: ImageContainer
                 if decoder != nil {
                     _ = pushNewBytes()
                     guard var current = decoder else { return }
@@ -221,8 +223,17 @@ extension ImageDecodingSession {
                 } else {
                     container = try configuration.registry.decode(makeContext(isCompleted: true))
                 }
-                let finished = ContinuousClock.now
                 announce(from: container)
+                // A format whose size no header hook read was decoded without a target: the
+                // caller's size for the header its image gives, finished here, as a one-shot
+                // decode with that target would be.
+                if targetSize == nil, configuration.context.targetSize == nil, let header = derivedHeader,
+                   let target = configuration.targetSize?(header) {
+                    var context = makeContext(isCompleted: true)
+                    context.targetSize = target
+                    container.finishDecodeToSize(for: context)
+                }
+                let finished = ContinuousClock.now
                 core.emit(.final(container, progress(for: container, index: previewCount + 1, started: started, finished: finished)))
             } catch {
                 core.emit(.failure(wrap(error)))
@@ -271,6 +282,7 @@ extension ImageDecodingSession {
                 isAnimated: container.image.isAnimated,
                 orientation: container.image.orientation
             )
+            derivedHeader = header
             core.emit(.sizeKnown(header))
         }
 

@@ -101,6 +101,8 @@ struct Conversion: Sendable {
         // they are turned a quarter, so fit them into the box turned the same way.
         context.appliesOrientation = appliesOrientation
         context.colorConversion = colorTarget ?? (keepsStoredColor ? nil : Self.colorTheOutputNeeds(header, format: format))
+        // `--color keep`, or a format that holds the pixels as decoded: the codec's own colour.
+        context.managesUncarriedColor = !keepsStoredColor && !format.holdsDecodedPixels
         context.userInfo.merge(decodingOptions) { $1 }
         let box = maxSize.map { size in
             !appliesOrientation && header?.orientation?.swapsDimensions == true ? ImageSize(width: size.height, height: size.width) : size
@@ -215,6 +217,8 @@ struct Conversion: Sendable {
         var context = ImageDecoderRegistry.shared.makeContext(for: head)
         context.prefersHighBitDepth = keepsHighBitDepth
         context.allocator = allocator
+        // A format that holds the pixels as decoded (PAM): the codec's own colour, as djpeg writes it.
+        context.managesUncarriedColor = false
         let file = FailureRecordingStream(stream)
         let sink = SizeRecordingSink(encoder.rowSink(writingTo: file))
         do {

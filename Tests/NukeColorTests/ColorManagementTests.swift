@@ -75,8 +75,14 @@ import Testing
         #expect(named.isEmpty ? !note.contains("default_cmyk.icc") : note.contains(named), "\(note)")
         #expect(container.image.iccProfile == nil)
 
-        // Without the request, the naive conversion, as djpeg makes it.
-        let naive = try Self.decode(try Self.fixture(file), to: nil)
+        // Without the request, the same: a bitmap cannot carry CMYK, so the registry asks for sRGB
+        // whenever a colour manager is linked.
+        let unasked = try Self.decode(try Self.fixture(file), to: nil)
+        #expect(unasked.image.bitmap == container.image.bitmap)
+        // Asked to keep the codec's own colour: the naive conversion, as djpeg makes it.
+        var context = ImageDecoderRegistry.shared.makeContext(for: try Self.fixture(file))
+        context.managesUncarriedColor = false
+        let naive = try ImageDecoderRegistry.shared.decode(context)
         #expect(ImageComparison(naive.image.bitmap, reference: try Netpbm.decode(try Self.fixture("jpeg/cmyk-adobe.pam"))).isMatch)
     }
 

@@ -138,11 +138,15 @@ extension ImagePipeline {
         resumableData.store(ResumableData(data: buffer, validator: validator, total: total), forKey: key)
     }
 
-    /// The bytes decide, not the `Content-Type`: a response no format the program links recognises
-    /// is refused before it is decoded or cached.
+    /// The bytes decide, not the `Content-Type`: a response in no format the registry's decoders
+    /// are registered for is refused before it is decoded or cached. A decoder registered for any
+    /// format (an app's closure, with no type) is asked instead, as the registry would ask it.
     private func validate(_ data: Data, contentType: String?) throws {
-        guard configuration.validatesContent else { return }
-        guard ImageType(data) != nil else { throw Error.notAnImage(contentType: contentType) }
+        guard configuration.validatesContent, ImageType(data) == nil else { return }
+        let registry = configuration.registry
+        guard registry.decoder(for: registry.makeContext(for: data, isCompleted: false)) != nil else {
+            throw Error.notAnImage(contentType: contentType)
+        }
     }
 }
 

@@ -38,9 +38,14 @@ enum DecodeOutcome: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension ConformanceSuite {
-    /// A context for `data` with the suite's limits.
+    /// A context for `data` with the suite's limits, asking for the codec's own colour: the suite
+    /// holds a codec to its reference decoder (djpeg's CMYK → RGB formula, for instance), and the
+    /// registry's colour rule (``NukeCore/ImageDecodingContext/managesUncarriedColor``) is the
+    /// core's, tested with the colour manager.
     func context(_ data: Data, isCompleted: Bool = true, limits: ImageLimits? = nil, highBitDepth: Bool = false) -> ImageDecodingContext {
-        ImageDecodingContext(data: data, isCompleted: isCompleted, prefersHighBitDepth: highBitDepth, limits: limits ?? options.limits)
+        var context = ImageDecodingContext(data: data, isCompleted: isCompleted, prefersHighBitDepth: highBitDepth, limits: limits ?? options.limits)
+        context.managesUncarriedColor = false
+        return context
     }
 
     /// Makes a fresh decoder for the context, or `nil` when the codec declines the data.

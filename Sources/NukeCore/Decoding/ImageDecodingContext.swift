@@ -60,8 +60,16 @@ public struct ImageDecodingContext: Sendable {
     /// (``ImageColorManagement``: link NukeColor). Done by the output stage on the decoded,
     /// already reduced image; a CMYK JPEG is converted row by row as it decodes. What was done is
     /// in ``ImageContainer/UserInfoKey/colorConversionKey``. Default `nil`: pixels in the file's
-    /// colour, its profile reported.
+    /// colour, its profile reported — except colour a bitmap cannot carry
+    /// (``managesUncarriedColor``).
     public var colorConversion: ImageColorTarget?
+    /// With ``colorConversion`` `nil`, pixels stored in a colour a ``Bitmap`` cannot carry (CMYK:
+    /// a bitmap is gray or RGB) are converted to sRGB through the file's profile (else a standard
+    /// CMYK one), when a colour manager is linked (NukeColor): a codec's own CMYK → RGB formula
+    /// is tens of levels off. The registry applies the rule once, from the header, on every path
+    /// (one call, sessions, helpers, `nuke convert`, NukePipeline). Default `true`; `false` keeps
+    /// the codec's formula (`nuke convert --color keep`).
+    public var managesUncarriedColor: Bool = true
     /// Leave the output stage (``appliesOrientation``, ``colorConversion``,
     /// ``prefersPremultipliedAlpha``) to the caller: the decode is planned as they ask (a box
     /// turned for the orientation, a CMYK JPEG converted as it decodes), but the image comes back

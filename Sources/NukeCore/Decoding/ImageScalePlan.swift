@@ -83,8 +83,8 @@ extension ImageDecodingContext {
 
 extension ImageScalePlan {
     /// `bitmap` — the image, or a codec's reduction of it — resampled to the final size by the
-    /// announced resampler (``ImageResizing``); itself when it is that size already, a pixel short
-    /// of it on one side (a codec's rounding: nothing is enlarged), or when no resampler is linked.
+    /// announced resampler (``ImageResizing``, else the core's area average); itself when it is
+    /// that size already, or a pixel short of it on one side (a codec's rounding: nothing is enlarged).
     ///
     /// - Parameters:
     ///   - bitmap: The decoded image, at the codec's reduction or full size.
@@ -93,9 +93,8 @@ extension ImageScalePlan {
     ///     resampler maps the final size onto that box, as Pillow's `thumbnail` does.
     public func finish(_ bitmap: Bitmap, scale: Double? = nil) -> Bitmap {
         guard bitmap.width > finalSize.width || bitmap.height > finalSize.height,
-              bitmap.width >= finalSize.width, bitmap.height >= finalSize.height,
-              let resize = ImageResizing.current else { return bitmap }
-        return resize(bitmap, finalSize, scale.map(sourceExtent))
+              bitmap.width >= finalSize.width, bitmap.height >= finalSize.height else { return bitmap }
+        return ImageResizing.resolved(bitmap, finalSize, scale.map(sourceExtent))
     }
 
     /// The part of a codec's reduction by `scale` that covers the image, in the reduction's own
@@ -110,7 +109,8 @@ extension ImageScalePlan {
 ///
 /// NukePixels announces its own (box reduction, then bicubic) from the `nuke_codecs` section, so
 /// any app that links a codec product has it; an app with NukeCore alone and decoders of its own
-/// gets their images at the size they decode.
+/// gets the core's area average, so that a decoder that ignores the target size is still
+/// finished to the planned size.
 public enum ImageResizing {
     /// Resamples a bitmap to a smaller size; `sourceExtent` is how much of the image it covers,
     /// in its own pixels, when a codec's reduction rounded its size up.
@@ -126,6 +126,12 @@ public enum ImageResizing {
     public static var current: Resize? {
         _ = ImageCodecs.linked   // runs the products' records, NukePixels' among them
         return installed.withLock { $0?.resize }
+    }
+
+    /// The announced resampler, else the core's area average.
+    static let resolved: Resize = { bitmap, size, extent in
+        if let announced = current { return announced(bitmap, size, extent) }
+        return AreaResampler.resize(bitmap, to: size, sourceExtent: extent)
     }
 
     /// The announced row resampler, once the linked products' records have run.

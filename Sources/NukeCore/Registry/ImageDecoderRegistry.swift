@@ -191,25 +191,40 @@ public final class ImageDecoderRegistry: Sendable {
     /// (``ImageDecodingContext/appliesOrientation``) and premultiplied alpha, on previews and the
     /// final image.
     public func incrementalDecoder(for context: ImageDecodingContext) -> (decoder: any IncrementalImageDecoding, codec: ImageCodecInfo)? {
-        let planned = oriented(context, header: context.appliesOrientation ? parseHeader(context.data) : .unavailable)
+        let planned = planned(context, header: parseHeader(context.data))
         for entry in registrations.entries(for: context.type) {
             if let decoder = entry.factory.incrementalDecoder(for: planned) {
-                return (ImageOutputStage.wrapping(gated(decoder, context: context, codec: entry.info), context: context), entry.info)
+                return (ImageOutputStage.wrapping(gated(decoder, context: context, codec: entry.info), context: outputContext(context, planned)), entry.info)
             }
         }
         return nil
     }
 
-    /// `context` with its target box turned a quarter when the orientation is applied and the
-    /// header says the image is stored on its side (EXIF 5–8): the box is for the image as
-    /// displayed. A format whose orientation comes after its header (a WebP's or PNG's EXIF) is
-    /// planned with the box as given.
-    private func oriented(_ context: ImageDecodingContext, header: ImageHeader.ParseResult) -> ImageDecodingContext {
-        guard context.appliesOrientation, let target = context.targetSize, case .parsed(let header) = header,
-              header.orientation?.swapsDimensions == true else { return context }
-        var turned = context
-        turned.targetSize = ImageSize(width: target.height, height: target.width)
-        return turned
+    /// `context` as the header plans it, the same way on every path:
+    /// - its target box turned a quarter when the orientation is applied and the header says the
+    ///   image is stored on its side (EXIF 5–8): the box is for the image as displayed. A format
+    ///   whose orientation comes after its header (a WebP's or PNG's EXIF) is planned with the box
+    ///   as given;
+    /// - sRGB asked for when the header says CMYK and nothing else was asked
+    ///   (``ImageDecodingContext/managesUncarriedColor``).
+    private func planned(_ context: ImageDecodingContext, header: ImageHeader.ParseResult) -> ImageDecodingContext {
+        guard case .parsed(let header) = header else { return context }
+        var planned = context
+        if context.appliesOrientation, let target = context.targetSize, header.orientation?.swapsDimensions == true {
+            planned.targetSize = ImageSize(width: target.height, height: target.width)
+        }
+        if context.colorConversion == nil, context.managesUncarriedColor, header.componentCount == 4, header.hasAlpha == false,
+           ImageColorManagement.current != nil {
+            planned.colorConversion = .sRGB
+        }
+        return planned
+    }
+
+    /// The output stage's context: the caller's, with the colour the plan chose.
+    private func outputContext(_ context: ImageDecodingContext, _ planned: ImageDecodingContext) -> ImageDecodingContext {
+        var output = context
+        output.colorConversion = planned.colorConversion
+        return output
     }
 
     /// `decoder` behind the header-limit gate, when the format has a header hook.
@@ -244,7 +259,7 @@ public final class ImageDecoderRegistry: Sendable {
         // What the header declares, against the limits, before any decoder sees the data.
         let header = parseHeader(context.data)
         try checkDeclaredLimits(context, header: header)
-        let planned = oriented(context, header: header)
+        let planned = planned(context, header: header)
         var attempts: [ImageCodecError] = []
         for entry in registrations.entries(for: context.type) {
             if context.isCancelled {
@@ -252,7 +267,7 @@ public final class ImageDecoderRegistry: Sendable {
                 break
             }
             guard let made = entry.factory.incrementalDecoder(for: planned) else { continue }
-            var decoder = ImageOutputStage.wrapping(made, context: context)
+            var decoder = ImageOutputStage.wrapping(made, context: outputContext(context, planned))
             do {
                 return try Self.decodeAll(&decoder, data: context.data, format: context.type)
             } catch {
@@ -303,15 +318,31 @@ public final class ImageDecoderRegistry: Sendable {
     }
 
     private func decode(_ context: ImageDecodingContext, reading read: () throws -> Data?, sink: (any ImageRowSink)?) throws -> ImageContainer {
+        // The header before the decoder: the plan (the box turned, the colour, the limits) is made
+        // from it, so pieces are read ahead until it parses, as far as the metadata limit reaches
+        // (a JPEG's frame header may follow a large ICC profile).
+        var context = context
+        var ended = false
+        while case .needsMoreData = parseHeader(context.data), context.data.count <= context.limits.maxMetadataBytes + Self.headerReadAhead {
+            guard let piece = try read() else {
+                ended = true
+                break
+            }
+            context.data.append(piece)
+        }
         var decode = try StreamingDecode(registry: self, context: context, rowsTo: sink)
         var container: ImageContainer?
-        while container == nil, let piece = try read() {
+        while !ended, container == nil, let piece = try read() {
             container = try decode.push(piece)
         }
         let final = try container ?? decode.finish()
         if let sink, !decode.streamsRows { try sink.write(final.image.bitmap) }
         return final
     }
+
+    /// Bytes read past the metadata limit while looking for a header: what a format puts before
+    /// its header besides metadata (a signature, a box list).
+    static let headerReadAhead = 64 * 1024
 
     /// Gives an incremental decoder all of the data at once and returns the final image.
     static func decodeAll(_ decoder: inout any IncrementalImageDecoding, data: Data, format: ImageType?) throws -> ImageContainer {

@@ -211,6 +211,9 @@ enum IsolationHelper {
             let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"64\" height=\"200\">\(texts)</svg>"
             _ = try? registry.decode(Data(svg.utf8))
         }
+        // The colour manager (NukeColor, when linked) reads its standard CMYK profile once, now:
+        // a CMYK JPEG without a profile is converted with it as in process.
+        _ = try? ImageColorManagement.current?.cmykConverter(profile: nil, inverted: false, to: .sRGB, pixelCount: 1)
         _ = String(describing: 1.5)
         return prepared
     }

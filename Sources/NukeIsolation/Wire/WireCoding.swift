@@ -24,6 +24,10 @@ struct IsolatedDecodeRequest: Sendable {
     /// The context's decode options that linked codecs declare (a TIFF's page, an SVG's DPI),
     /// by `userInfo` key: integers, numbers, flags and text.
     var options: [String: any Sendable] = [:]
+    /// The colour the host's plan chose (``ImageDecodingContext/colorConversion``, the registry's
+    /// CMYK rule applied by the host): a CMYK JPEG converts as it decodes, so in the helper. The
+    /// helper applies no colour rule of its own.
+    var colorConversion: ImageColorTarget?
 
     /// At most this many options cross the wire.
     static let maximumOptions = 64
@@ -37,6 +41,7 @@ struct IsolatedDecodeRequest: Sendable {
         prefersHighBitDepth = context.prefersHighBitDepth
         isStrict = context.isStrict
         prefersPremultipliedAlpha = context.prefersPremultipliedAlpha
+        colorConversion = context.colorConversion
         prefersFastScaling = context.prefersFastScaling
         self.wantsPreviews = wantsPreviews
         self.servesFrames = servesFrames
@@ -81,6 +86,11 @@ struct IsolatedDecodeRequest: Sendable {
             default: w.int(0)
             }
         }
+        switch colorConversion {
+        case nil: w.int(0)
+        case .sRGB?: w.int(1)
+        case .profile(let profile)?: w.int(2); w.bytes(profile)
+        }
         return w.data
     }
 
@@ -122,6 +132,15 @@ struct IsolatedDecodeRequest: Sendable {
             default: continue
             }
         }
+        // Absent from a request of an older host: none.
+        switch r.isAtEnd ? 0 : try r.int() {
+        case 0: colorConversion = nil
+        case 1: colorConversion = .sRGB
+        case 2:
+            guard let profile = try r.bytes(), profile.count <= limits.maxMetadataBytes else { throw WireReader.Malformed("a colour profile") }
+            colorConversion = .profile(profile)
+        default: throw WireReader.Malformed("an unknown colour target")
+        }
     }
 
     /// The context the helper decodes with.
@@ -130,6 +149,8 @@ struct IsolatedDecodeRequest: Sendable {
                                            prefersHighBitDepth: prefersHighBitDepth, limits: limits, allocator: allocator, isStrict: isStrict)
         context.prefersPremultipliedAlpha = prefersPremultipliedAlpha
         context.prefersFastScaling = prefersFastScaling
+        context.colorConversion = colorConversion
+        context.managesUncarriedColor = false
         context.userInfo.merge(options) { $1 }
         return context
     }
@@ -275,7 +296,7 @@ struct WireImage {
             case let value as Int: v.int(value); entries.append((key.rawValue, 1, v))
             case let value as Double: v.double(value); entries.append((key.rawValue, 2, v))
             case let value as Bool: v.bool(value); entries.append((key.rawValue, 3, v))
-            case let value as String: v.string(value); entries.append((key.rawValue, 4, v))
+            case let value as String: v.string(WireRules.asciiText(value)); entries.append((key.rawValue, 4, v))
             case let value as ImageSize: v.int(value.width); v.int(value.height); entries.append((key.rawValue, 5, v))
             case let value as [Int]: v.int(value.count); value.forEach { v.int($0) }; entries.append((key.rawValue, 6, v))
             case let value as [Double]: v.int(value.count); value.forEach { v.double($0) }; entries.append((key.rawValue, 7, v))

@@ -83,6 +83,17 @@ enum WireRules {
         return ImageContainer.UserInfoKey(raw)
     }
 
+    /// `text` as a helper sends it, within ``userInfoString(_:)``'s rule: an arrow (a colour
+    /// conversion's summary, "CMYK profile → sRGB") as `->`, any other byte outside printable ASCII
+    /// as `?`, at most ``maximumValueLength`` bytes.
+    static func asciiText(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        for scalar in text.unicodeScalars {
+            if scalar == "\u{2192}" { bytes += Array("->".utf8) } else { bytes.append((0x20...0x7E).contains(scalar.value) ? UInt8(scalar.value) : 0x3F) }
+        }
+        return String(decoding: bytes.prefix(maximumValueLength), as: UTF8.self)
+    }
+
     static func userInfoString(_ raw: String?) throws(WireReader.Malformed) -> String {
         guard let raw, raw.utf8.count <= maximumValueLength, raw.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
             throw malformed(.userInfoValue, "a string")

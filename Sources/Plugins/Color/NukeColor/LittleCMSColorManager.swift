@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 import CColorShim
 import NukeCore
 import NukePluginKit
@@ -164,7 +165,7 @@ public struct LittleCMSColorManager: ImageColorManaging {
             let source: ColorProfile
             if let profile, !profile.isEmpty, let opened = try? ColorProfile.open(profile), opened.space == NUKECOLOR_SPACE_CMYK {
                 source = opened
-            } else if let path = defaultCMYKProfilePath, let data = FileManager.default.contents(atPath: path) {
+            } else if let path = defaultCMYKProfilePath, let data = Self.defaultProfile(at: path) {
                 source = try ColorProfile.open(data, name: "\(URL(fileURLWithPath: path).lastPathComponent) (no CMYK profile in the file)")
             } else {
                 return nil
@@ -178,6 +179,17 @@ public struct LittleCMSColorManager: ImageColorManaging {
             throw ImageCodecError(.unsupported, stage: .decoding, format: .jpeg, codec: Self.codec, message: error.message)
         }
     }
+
+    /// The standard CMYK profile at `path`, read once per process: a sandboxed helper reads it
+    /// while warming up, before its sandbox forbids opening files, and converts with it after.
+    static func defaultProfile(at path: String) -> Data? {
+        if let cached = defaultProfiles.withLock({ $0[path] }) { return cached }
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        defaultProfiles.withLock { $0[path] = data }
+        return data
+    }
+
+    private static let defaultProfiles = Mutex<[String: Data]>([:])
 
     static func spaceName(_ space: nukecolor_space) -> String {
         switch space {

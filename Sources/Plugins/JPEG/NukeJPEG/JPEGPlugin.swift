@@ -34,8 +34,9 @@ public enum JPEGPlugin: ImageDecoderPlugin {
 extension ImageDecoders {
     /// Decodes JPEG with libjpeg-turbo: baseline, progressive and arithmetic-coded files,
     /// grayscale (to `PixelFormat.gray8`), YCbCr and RGB (to `PixelFormat.rgb8`), and
-    /// CMYK/YCCK (converted to `PixelFormat.rgb8`), with progressive previews and DCT-scaled
-    /// decoding.
+    /// CMYK/YCCK (converted to `PixelFormat.rgb8`: through the file's profile to sRGB when NukeColor
+    /// is linked, the registry's default for colour a bitmap cannot carry; else by the plain
+    /// formula), with progressive previews and DCT-scaled decoding.
     ///
     /// Add the product to an app target and the decoder registers itself with
     /// `ImageDecoderRegistry.shared`:
