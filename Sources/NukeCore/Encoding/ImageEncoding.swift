@@ -66,6 +66,10 @@ public struct ImageEncodingOptions: Sendable, Hashable {
     public var quality: Double
     /// Write a progressive JPEG or an interlaced PNG.
     public var isProgressive: Bool
+    /// JPEG: optimal Huffman tables for this image (libjpeg's `optimize_coding`, a second pass
+    /// over the coefficients; a progressive JPEG always has them), a few per cent smaller.
+    /// Default `false`, libjpeg's.
+    public var optimizesCoding: Bool = false
     /// Lossless encoding where the format offers both (WebP, AVIF).
     public var isLossless: Bool
     /// zlib level 0–9 for PNG; `nil` for the codec's default.

@@ -13,7 +13,8 @@ import NukeProcessing
 /// - `a:1` — an animated upload stays animated in WebP or PNG (APNG), every frame resized;
 ///   otherwise (the default, and in JPEG or AVIF) the thumbnail is its first frame;
 /// - `f:webp|jpeg|png|avif` — the format; without it, negotiated from `Accept`;
-/// - `q:1…100` — the quality (lossy formats).
+/// - `q:1…100` — the quality (lossy formats);
+/// - `pj:0|1` — a progressive JPEG (default 0: baseline; both with optimal Huffman tables).
 /// For example `fill:300:200,g:sm,q:75` or `s:128,f:jpeg`.
 struct ThumbnailRequest: Sendable, Equatable {
     enum Mode: String, Sendable { case fit, fill }
@@ -29,6 +30,8 @@ struct ThumbnailRequest: Sendable, Equatable {
     var format: ImageType?
     /// `nil`: the configured default.
     var quality: Int?
+    /// A progressive JPEG.
+    var progressiveJPEG = false
 
     /// imgproxy's gravity names.
     static let gravities: [String: ImageProcessors.Crop.Gravity] = [
@@ -82,8 +85,11 @@ struct ThumbnailRequest: Sendable, Equatable {
             case ("q", 2):
                 guard let value = Int(parts[1]), (1...100).contains(value) else { throw Invalid(reason: "q must be a whole number 1…100") }
                 quality = value
+            case ("pj", 2):
+                guard parts[1] == "0" || parts[1] == "1" else { throw Invalid(reason: "pj must be 0 or 1") }
+                progressiveJPEG = parts[1] == "1"
             default:
-                throw Invalid(reason: "unknown option \"\(option)\" (known: fit:W:H, fill:W:H, s:N, g:GRAVITY, a:0|1, f:FORMAT, q:1…100)")
+                throw Invalid(reason: "unknown option \"\(option)\" (known: fit:W:H, fill:W:H, s:N, g:GRAVITY, a:0|1, f:FORMAT, q:1…100, pj:0|1)")
             }
         }
     }

@@ -11,9 +11,29 @@ import Testing
         #expect(try ThumbnailRequest(processing: "fit:640:480") == ThumbnailRequest(width: 640, height: 480))
         #expect(try ThumbnailRequest(processing: "fill:64:64,g:sm,a:1") == ThumbnailRequest(mode: .fill, width: 64, height: 64, gravity: .entropy, keepsAnimation: true))
         #expect(try ThumbnailRequest(processing: "fill:64:64,g:we") == ThumbnailRequest(mode: .fill, width: 64, height: 64, gravity: .left))
+        var progressive = ThumbnailRequest(format: .jpeg)
+        progressive.progressiveJPEG = true
+        #expect(try ThumbnailRequest(processing: "f:jpeg,pj:1") == progressive)
     }
 
-    @Test(arguments: ["fill:300", "fit:0:10", "s:4096", "q:0", "q:101", "f:gif", "s:64,fit:64:64", "blur:3", "", "s:64,", "g:center", "g:ce,g:no", "a:2", "a:"])
+    /// JPEG thumbnails have optimal Huffman tables (smaller than libjpeg's default tables, same
+    /// pixels) and are progressive with `pj:1`.
+    @Test func jpegIsOptimisedAndProgressiveWhenAsked() throws {
+        let bitmap = Bitmap(width: 300, height: 200, pixelFormat: .rgb8, bytes: (0..<300 * 200).flatMap { index -> [UInt8] in
+            let x = index % 300, y = index / 300
+            return [UInt8(x * 255 / 299), UInt8(y * 255 / 199), UInt8((x * y) % 256)]
+        })
+        let container = ImageContainer(image: Image(bitmap: bitmap))
+        let baseline = try Thumbnailer.encoded(container, .init(request: ThumbnailRequest(format: .jpeg), format: .jpeg, quality: 80))
+        let progressive = try Thumbnailer.encoded(container, .init(request: try ThumbnailRequest(processing: "f:jpeg,pj:1"), format: .jpeg, quality: 80))
+        #expect(ImageHeader(baseline)?.isProgressive == false && ImageHeader(progressive)?.isProgressive == true)
+        let unoptimised = try ImageEncoderRegistry.shared.encode(container.image, as: .jpeg, options: ImageEncodingOptions(quality: 0.8, metadata: .display))
+        #expect(baseline.count < unoptimised.count)
+        let decoded = try ImageDecoderRegistry.shared.decode(baseline).image.bitmap
+        #expect(decoded == (try ImageDecoderRegistry.shared.decode(unoptimised).image.bitmap))
+    }
+
+    @Test(arguments: ["fill:300", "fit:0:10", "s:4096", "q:0", "q:101", "f:gif", "s:64,fit:64:64", "blur:3", "", "s:64,", "g:center", "g:ce,g:no", "a:2", "a:", "pj:2", "pj:1,pj:0"])
     func refusesBadOptions(_ processing: String) {
         #expect(throws: ThumbnailRequest.Invalid.self) { try ThumbnailRequest(processing: Substring(processing)) }
     }

@@ -183,13 +183,15 @@ public struct LittleCMSColorManager: ImageColorManaging {
     /// The standard CMYK profile at `path`, read once per process: a sandboxed helper reads it
     /// while warming up, before its sandbox forbids opening files, and converts with it after.
     static func defaultProfile(at path: String) -> Data? {
-        if let cached = defaultProfiles.withLock({ $0[path] }) { return cached }
+        if let cached = defaultProfiles.withLock({ $0[path] }) { return Data(cached) }
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        defaultProfiles.withLock { $0[path] = data }
+        defaultProfiles.withLock { $0[path] = Array(data) }
         return data
     }
 
-    private static let defaultProfiles = Mutex<[String: Data]>([:])
+    /// Kept as arrays, not `Data`: `Data` keeps its storage behind a tagged pointer, which
+    /// LeakSanitizer cannot follow from a global (the fuzz targets' leak check reported the cache).
+    private static let defaultProfiles = Mutex<[String: [UInt8]]>([:])
 
     static func spaceName(_ space: nukecolor_space) -> String {
         switch space {

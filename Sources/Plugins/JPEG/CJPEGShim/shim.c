@@ -756,6 +756,7 @@ nuke_status nukejpeg_encoder_start(nukejpeg_encoder *e, const nukejpeg_encode_pa
         e->cinfo.comp_info[0].h_samp_factor = 1;
         e->cinfo.comp_info[0].v_samp_factor = 1;
     }
+    if (params->optimize) e->cinfo.optimize_coding = TRUE;
     if (params->progressive) jpeg_simple_progression(&e->cinfo);
     // EXIF wants its APP1 right after SOI; JFIF and EXIF do not go together.
     if (params->exif && params->exif_count) e->cinfo.write_JFIF_header = FALSE;

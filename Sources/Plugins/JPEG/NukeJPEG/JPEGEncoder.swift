@@ -68,6 +68,7 @@ extension ImageEncoders {
                         width: UInt32(clamping: source.width), height: UInt32(clamping: source.height),
                         components: Int32(format.channelCount), bytes_per_row: 0,
                         quality: quality, progressive: options.isProgressive ? 1 : 0, full_chroma: quality >= 90 ? 1 : 0,
+                        optimize: options.optimizesCoding ? 1 : 0,
                         icc: iccBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), icc_count: iccBytes.count,
                         exif: exifBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), exif_count: exifBytes.count
                     )

@@ -140,6 +140,8 @@ typedef struct nukejpeg_encode_params {
     int32_t progressive;
     /// Full-resolution chroma (4:4:4) instead of libjpeg's default 4:2:0.
     int32_t full_chroma;
+    /// Optimal Huffman tables (libjpeg's `optimize_coding`: a second pass over the coefficients).
+    int32_t optimize;
     const uint8_t *_Nullable icc;
     size_t icc_count;
     /// The EXIF block including its "Exif\0\0" prefix, written as APP1.
