@@ -209,7 +209,10 @@ public final class HTTPDataLoader: DataLoading {
 /// sequence, and its own buffer behind a delegate that has not taken the last part): a 10 MB
 /// download cut at 90% on loopback kept as little as 60% of the bytes that had arrived, for the
 /// resume to fetch again. So parts are taken as they come, into this delegate's queue, and the
-/// client's reads are held back only while the consumer is ``bufferLimit`` bytes behind.
+/// client's reads are held back only while the consumer is ``bufferLimit`` bytes behind. While a
+/// read is held back, what the client has read from the socket stays in its own buffer, and is
+/// lost if the connection ends then: a resume asks for those bytes again. That bounds the queue
+/// of a consumer that falls behind a fast origin.
 final class StreamingDelegate: HTTPClientResponseDelegate {
     typealias Response = Void
 
